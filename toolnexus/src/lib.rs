@@ -1,0 +1,49 @@
+//! # toolnexus
+//!
+//! Turn a plain Rust function into an LLM tool. `#[tool]` generates the tool's name,
+//! description and JSON Schema, and an `execute` that lowers whatever the function returns —
+//! `Result`, your own enum, an image, a suspension waiting on a human — into a [`ToolResult`]
+//! that every provider and every other toolnexus port understands byte for byte.
+//!
+//! The wire contract is `SPEC.md` in the repository; this crate is its Rust port.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod attach;
+mod lower;
+mod part;
+mod result;
+mod schema;
+mod suspend;
+mod tool;
+
+pub use attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
+pub use lower::{IntoToolError, IntoToolResult, Json};
+pub use part::{
+    ContentPart, ContentPartError, Media, Source, base64_bytes, describe_part, part_bytes,
+};
+pub use result::ToolResult;
+pub use suspend::{
+    Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
+};
+pub use tool::{
+    BoxFuture, CancelSignal, DefineToolError, FnTool, Tool, ToolContext, ToolDef, ToolSource,
+    define_tool, sanitize,
+};
+pub use toolnexus_macros::*;
+
+/// `serde_json`, re-exported so users never need it in their own `Cargo.toml`.
+pub use serde_json;
+
+/// `schemars`, re-exported so users never need it in their own `Cargo.toml`.
+pub use schemars;
+
+/// Support for macro-generated code. Not public API: it may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+
+    pub use crate::schema::input_schema_for;
+}

@@ -1,0 +1,291 @@
+//! The [`Tool`] trait, its context, and tools built from data at run time.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::lower::IntoToolResult;
+use crate::result::ToolResult;
+use crate::suspend::Answer;
+
+/// A boxed, `Send` future: what [`Tool::execute`] returns, so `Tool` stays object safe.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Where a tool comes from. Serialized lowercase (`"native"`, `"mcp"`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolSource {
+    /// A tool served by an MCP server.
+    Mcp,
+    /// A tool from a skill bundle.
+    Skill,
+    /// A provider's built-in tool.
+    Builtin,
+    /// A tool implemented in this process (what `#[tool]` makes).
+    #[default]
+    Native,
+    /// A tool called over HTTP.
+    Http,
+    /// A tool exposed by another agent (agent-to-agent).
+    A2a,
+    /// Anything else.
+    Custom,
+}
+
+/// A cheap, clonable cancellation flag shared between the caller and a running tool.
+///
+/// It needs no async runtime: a tool polls [`is_cancelled`](Self::is_cancelled) at its own
+/// checkpoints.
+///
+/// ```
+/// let signal = toolnexus::CancelSignal::default();
+/// let seen_by_tool = signal.clone();
+/// signal.cancel();
+/// assert!(seen_by_tool.is_cancelled());
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct CancelSignal(Arc<AtomicBool>);
+
+impl CancelSignal {
+    /// Asks every holder of this signal to stop.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Release);
+    }
+
+    /// Whether [`cancel`](Self::cancel) was called on this signal or a clone of it.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
+/// What the caller passes to a tool beside its arguments.
+///
+/// A `#[tool]` fn receives it by declaring a parameter of type `&ToolContext` or `ToolContext`
+/// anywhere in its list; it never appears in the schema.
+#[derive(Clone, Debug, Default)]
+pub struct ToolContext {
+    /// The answer to this tool's earlier suspension, when it is being executed again.
+    pub answer: Option<Answer>,
+    /// How long the caller is willing to wait, if it said.
+    pub timeout: Option<Duration>,
+    /// Set when the caller gives up.
+    pub cancel: CancelSignal,
+}
+
+/// A tool a model can call. Object safe: toolkits hold `Arc<dyn Tool>`.
+///
+/// `#[tool]` implements it for you; implement it by hand for anything unusual, or use
+/// [`define_tool`] for tools described by data at run time.
+pub trait Tool: Send + Sync {
+    /// The name the model calls the tool by.
+    fn name(&self) -> &str;
+    /// What the tool does, for the model.
+    fn description(&self) -> &str;
+    /// The JSON Schema of the arguments object; built once, then borrowed.
+    fn input_schema(&self) -> &Map<String, Value>;
+    /// Where the tool comes from.
+    fn source(&self) -> ToolSource {
+        ToolSource::Native
+    }
+    /// Runs the tool. Failures are results with `is_error`, never panics.
+    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult>;
+}
+
+impl fmt::Debug for dyn Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name())
+            .field("source", &self.source())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Replaces every character outside `[a-zA-Z0-9_-]` with `_`, one `_` per character, to make
+/// a name every provider accepts.
+///
+/// ```
+/// assert_eq!(toolnexus::sanitize("fs.read_file"), "fs_read_file");
+/// ```
+pub fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Starts a tool described by data at run time (the JavaScript `defineTool`): a name, a
+/// description and a JSON Schema `Value`, then a sync ([`ToolDef::sync`]) or async
+/// ([`ToolDef::run`]) closure.
+///
+/// The schema must be a JSON object whose `type` is `"object"`; anything else is refused
+/// here, naming the tool, instead of failing later inside a provider.
+///
+/// ```
+/// use serde_json::{json, Value};
+/// use toolnexus::{define_tool, Tool, ToolContext};
+///
+/// let echo = define_tool("echo", "Echo the text back", json!({
+///     "type": "object",
+///     "properties": {"text": {"type": "string"}},
+///     "required": ["text"],
+/// }))
+/// .unwrap()
+/// .sync(|args: Value, _ctx: &ToolContext| args["text"].as_str().unwrap_or_default().to_owned());
+///
+/// let ctx = ToolContext::default();
+/// let result = futures_lite_block_on(echo.execute(json!({"text": "hi"}), &ctx));
+/// assert_eq!(result.output, "hi");
+/// # fn futures_lite_block_on<F: std::future::Future>(f: F) -> F::Output {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+pub fn define_tool(
+    name: impl Into<String>,
+    description: impl Into<String>,
+    input_schema: Value,
+) -> Result<ToolDef, DefineToolError> {
+    let name = name.into();
+    let schema = match input_schema {
+        Value::Object(schema) if schema.get("type") == Some(&Value::from("object")) => schema,
+        other => {
+            return Err(DefineToolError {
+                name,
+                found: json_kind(&other),
+            });
+        }
+    };
+    Ok(ToolDef {
+        name,
+        description: description.into(),
+        schema,
+        source: ToolSource::Native,
+    })
+}
+
+/// Why [`define_tool`] refused a schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefineToolError {
+    name: String,
+    found: &'static str,
+}
+
+impl fmt::Display for DefineToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the input schema of tool `{}` must be a JSON object with \"type\": \"object\", found {}",
+            self.name, self.found
+        )
+    }
+}
+
+impl std::error::Error for DefineToolError {}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object without \"type\": \"object\"",
+    }
+}
+
+/// A tool definition waiting for its closure; made by [`define_tool`].
+#[derive(Debug, Clone)]
+pub struct ToolDef {
+    name: String,
+    description: String,
+    schema: Map<String, Value>,
+    source: ToolSource,
+}
+
+type Run = dyn Fn(Value, &ToolContext) -> BoxFuture<'static, ToolResult> + Send + Sync;
+
+impl ToolDef {
+    /// Sets where the tool comes from (default [`ToolSource::Native`]).
+    #[must_use]
+    pub fn source(mut self, source: ToolSource) -> Self {
+        self.source = source;
+        self
+    }
+
+    /// Finishes the tool with a synchronous closure. It runs when the returned future is polled.
+    pub fn sync<F, R>(self, f: F) -> FnTool
+    where
+        F: Fn(Value, &ToolContext) -> R + Send + Sync + 'static,
+        R: IntoToolResult,
+    {
+        let f = Arc::new(f);
+        self.finish(Box::new(move |args, ctx| {
+            let f = Arc::clone(&f);
+            let ctx = ctx.clone();
+            Box::pin(async move { f(args, &ctx).into_tool_result() })
+        }))
+    }
+
+    /// Finishes the tool with an async closure; it gets its own clone of the context.
+    pub fn run<F, Fut>(self, f: F) -> FnTool
+    where
+        F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future + Send + 'static,
+        Fut::Output: IntoToolResult,
+    {
+        self.finish(Box::new(move |args, ctx| {
+            let future = f(args, ctx.clone());
+            Box::pin(async move { future.await.into_tool_result() })
+        }))
+    }
+
+    fn finish(self, run: Box<Run>) -> FnTool {
+        FnTool { def: self, run }
+    }
+}
+
+/// A tool made from data and a closure by [`define_tool`].
+pub struct FnTool {
+    def: ToolDef,
+    run: Box<Run>,
+}
+
+impl fmt::Debug for FnTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FnTool")
+            .field("def", &self.def)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tool for FnTool {
+    fn name(&self) -> &str {
+        &self.def.name
+    }
+
+    fn description(&self) -> &str {
+        &self.def.description
+    }
+
+    fn input_schema(&self) -> &Map<String, Value> {
+        &self.def.schema
+    }
+
+    fn source(&self) -> ToolSource {
+        self.def.source
+    }
+
+    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        (self.run)(args, ctx)
+    }
+}
