@@ -1,0 +1,5 @@
+use proc_macro2::TokenStream;
+
+pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
+    Err(syn::Error::new_spanned(&input.ident, "`ToolOutput` is being written"))
+}

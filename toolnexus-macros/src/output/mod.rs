@@ -1,0 +1,2 @@
+//! `#[derive(ToolOutput)]` (SPEC §6).
+pub mod expand;
