@@ -8,6 +8,7 @@
 use proc_macro::TokenStream;
 use syn::parse_macro_input;
 
+mod errors;
 mod json_schema;
 mod output;
 mod tool;

@@ -11,6 +11,7 @@
 
 mod attach;
 mod lower;
+mod macro_support;
 mod part;
 mod result;
 mod schema;
@@ -45,5 +46,6 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
+    pub use crate::macro_support::{assert_unique_tool_names, decode_args, field, invalid_args};
     pub use crate::schema::input_schema_for;
 }

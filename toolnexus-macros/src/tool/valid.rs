@@ -1,0 +1,272 @@
+//! Checks a parsed `#[tool]` and resolves its name, description and argument fields.
+
+use std::collections::BTreeSet;
+
+use syn::{Ident, Type};
+
+use super::ast::{Param, ParamKind, ToolFn};
+use crate::errors::Errors;
+
+/// Tool names every provider accepts: `^[a-zA-Z0-9_-]{1,64}$`.
+const MAX_NAME_LEN: usize = 64;
+
+/// What expansion needs, after validation.
+pub struct Plan<'a> {
+    pub name: String,
+    pub description: String,
+    pub fields: Vec<Field<'a>>,
+}
+
+/// One schema property: a non-context parameter.
+pub struct Field<'a> {
+    pub param: &'a Param<'a>,
+    pub ident: &'a Ident,
+    pub wire: String,
+    pub description: Option<String>,
+}
+
+/// Where the fn stands: a free fn, or a method inside `#[toolbox]`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    Free,
+    Toolbox,
+}
+
+pub fn validate<'a>(tool: &'a ToolFn<'a>, place: Place, errors: &mut Errors) -> Plan<'a> {
+    let sig = tool.sig;
+    check_signature(tool, place, errors);
+    let name = resolve_name(tool, errors);
+    let description = match &tool.args.description {
+        Some(text) => text.value().trim().to_owned(),
+        None => super::attr::doc_description(&tool.docs),
+    };
+    if description.is_empty() {
+        let at: &dyn quote::ToTokens = match &tool.args.description {
+            Some(literal) => literal,
+            None => &sig.ident,
+        };
+        errors.spanned(
+            at,
+            format_args!(
+                "`#[tool]` needs a description: add a doc comment to `{}` or write `#[tool(description = \"…\")]`",
+                sig.ident
+            ),
+        );
+    }
+    let fields = resolve_fields(tool, errors);
+    check_bullets(tool, errors);
+    Plan {
+        name,
+        description,
+        fields,
+    }
+}
+
+fn check_signature(tool: &ToolFn, place: Place, errors: &mut Errors) {
+    let sig = tool.sig;
+    if !sig.generics.params.is_empty() {
+        errors.spanned(
+            &sig.generics,
+            "`#[tool]` cannot be used on a generic fn: the schema needs concrete parameter types",
+        );
+    } else if let Some(clause) = &sig.generics.where_clause {
+        errors.spanned(clause, "`#[tool]` cannot be used on a fn with a `where` clause");
+    }
+    if let Some(unsafety) = &sig.unsafety {
+        errors.spanned(unsafety, "`#[tool]` cannot be used on an `unsafe fn`");
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.spanned(variadic, "`#[tool]` cannot be used on a variadic fn");
+    }
+    match (place, tool.receiver) {
+        (Place::Free, Some(receiver)) => errors.spanned(
+            receiver,
+            "a `self` receiver needs `#[toolbox]` on the enclosing `impl` block",
+        ),
+        (Place::Toolbox, None) => errors.spanned(
+            &sig.ident,
+            "a `#[tool]` method inside `#[toolbox]` needs a `&self` receiver",
+        ),
+        (Place::Toolbox, Some(receiver)) if receiver.mutability.is_some() => errors.spanned(
+            receiver,
+            "a `#[tool]` method cannot take `&mut self`: tools run concurrently; use `&self` with interior mutability (a `Mutex`, an atomic)",
+        ),
+        (Place::Toolbox, Some(receiver)) if receiver.reference.is_none() || receiver.colon_token.is_some() => {
+            errors.spanned(
+                receiver,
+                "a `#[tool]` method must take `&self`: the toolbox shares one instance between its tools",
+            )
+        }
+        _ => {}
+    }
+}
+
+fn resolve_name(tool: &ToolFn, errors: &mut Errors) -> String {
+    let (name, span) = match &tool.args.name {
+        Some(literal) => (literal.value(), literal.span()),
+        None => {
+            let ident = tool.sig.ident.to_string();
+            let ident = ident.strip_prefix("r#").unwrap_or(&ident).to_owned();
+            (ident, tool.sig.ident.span())
+        }
+    };
+    let valid_chars = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if name.is_empty() || !valid_chars {
+        errors.push(syn::Error::new(
+            span,
+            format_args!(
+                "invalid tool name `{name}`: use 1 to {MAX_NAME_LEN} ASCII letters, digits, `_` or `-`"
+            ),
+        ));
+    } else if name.len() > MAX_NAME_LEN {
+        errors.push(syn::Error::new(
+            span,
+            format_args!(
+                "tool name `{name}` is {} characters long; providers accept at most {MAX_NAME_LEN}",
+                name.len()
+            ),
+        ));
+    }
+    name
+}
+
+fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> Vec<Field<'a>> {
+    let mut fields = Vec::new();
+    let mut seen_context = false;
+    let mut wire_names = BTreeSet::new();
+    for param in &tool.params {
+        check_no_impl_trait(param.ty, errors);
+        let Some(ident) = param.ident else {
+            errors.spanned(
+                &param.arg.pat,
+                "tool parameters must be plain identifiers: bind the argument to a name and destructure it in the body",
+            );
+            continue;
+        };
+        if param.is_context() {
+            if seen_context {
+                errors.spanned(
+                    param.ty,
+                    "a tool takes at most one `ToolContext` parameter",
+                );
+            }
+            seen_context = true;
+            if let Some(attr) = param.arg.attrs.iter().find(|a| {
+                super::attr::is_param_attr(a) || super::attr::is_forwarded_attr(a)
+            }) {
+                errors.spanned(
+                    attr,
+                    "the `ToolContext` parameter is injected, not read from the arguments: remove this attribute",
+                );
+            }
+            continue;
+        }
+        if let (ParamKind::Optional { .. }, Some(default)) = (&param.kind, &param.attr.default) {
+            errors.spanned(
+                default.key(),
+                "`#[param(default)]` cannot be used on an `Option` parameter: a missing `Option` is already `None`",
+            );
+        }
+        let wire = param.wire_name().unwrap_or_default();
+        if !wire_names.insert(wire.clone()) {
+            let at: &dyn quote::ToTokens = match &param.attr.rename {
+                Some(literal) => literal,
+                None => ident,
+            };
+            errors.spanned(
+                at,
+                format_args!("two parameters of this tool are both named `{wire}` in its arguments"),
+            );
+        }
+        fields.push(Field {
+            param,
+            ident,
+            description: describe_param(tool, param, ident),
+            wire,
+        });
+    }
+    fields
+}
+
+fn describe_param(tool: &ToolFn, param: &Param, ident: &Ident) -> Option<String> {
+    if let Some(text) = &param.attr.description {
+        return Some(text.value().trim().to_owned());
+    }
+    let docs = super::attr::doc_description(&param.docs);
+    if !docs.is_empty() {
+        return Some(docs);
+    }
+    let ident = ident.to_string();
+    let ident = ident.strip_prefix("r#").unwrap_or(&ident);
+    tool.bullets
+        .iter()
+        .find(|bullet| bullet.name == ident)
+        .map(|bullet| bullet.text.clone())
+        .filter(|text| !text.is_empty())
+}
+
+fn check_bullets(tool: &ToolFn, errors: &mut Errors) {
+    let names: BTreeSet<String> = tool
+        .params
+        .iter()
+        .filter_map(|param| param.ident)
+        .map(|ident| {
+            let ident = ident.to_string();
+            ident.strip_prefix("r#").unwrap_or(&ident).to_owned()
+        })
+        .collect();
+    for bullet in &tool.bullets {
+        if !names.contains(&bullet.name) {
+            errors.spanned(
+                bullet.attr,
+                format_args!(
+                    "the `# Arguments` section names `{}`, which is not a parameter of `{}`",
+                    bullet.name, tool.sig.ident
+                ),
+            );
+        }
+    }
+}
+
+fn check_no_impl_trait(ty: &Type, errors: &mut Errors) {
+    if let Type::ImplTrait(found) = ty {
+        errors.spanned(
+            found,
+            "`impl Trait` parameters make the fn generic; `#[tool]` needs a concrete type",
+        );
+    }
+}
+
+/// `get_weather` ⇒ `GetWeatherTool`, keeping the fn name's span for navigation.
+pub fn struct_ident(fn_ident: &Ident) -> Ident {
+    Ident::new(&format!("{}Tool", pascal_case(fn_ident)), fn_ident.span())
+}
+
+pub fn pascal_case(ident: &Ident) -> String {
+    let text = ident.to_string();
+    let text = text.strip_prefix("r#").unwrap_or(&text);
+    text.split('_')
+        .filter(|piece| !piece.is_empty())
+        .map(|piece| {
+            let mut chars = piece.chars();
+            let first = chars.next().map(|c| c.to_ascii_uppercase());
+            first.into_iter().chain(chars).collect::<String>()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proc_macro2::Span;
+
+    #[test]
+    fn pascal_case_names_the_generated_struct() {
+        let ident = |s: &str| Ident::new(s, Span::call_site());
+        assert_eq!(struct_ident(&ident("get_weather")), "GetWeatherTool");
+        assert_eq!(struct_ident(&ident("_add__two")), "AddTwoTool");
+        assert_eq!(struct_ident(&Ident::new_raw("type", Span::call_site())), "TypeTool");
+    }
+}
