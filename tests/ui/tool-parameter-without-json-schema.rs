@@ -1,0 +1,14 @@
+use toolnexus::tool;
+
+#[derive(serde::Deserialize)]
+struct Point {
+    x: f64,
+}
+
+/// Reads a point.
+#[tool]
+fn norm(point: Point) -> f64 {
+    point.x.abs()
+}
+
+fn main() {}
