@@ -137,7 +137,7 @@ pub fn doc_lines(attrs: &[Attribute]) -> Vec<DocLine<'_>> {
         else {
             continue;
         };
-        for line in text.value().lines() {
+        for line in text.value().split('\n') {
             lines.push(DocLine {
                 text: line.trim().to_owned(),
                 attr,
