@@ -17,6 +17,9 @@ mod result;
 mod schema;
 mod suspend;
 mod tool;
+mod toolkit;
+mod profile;
+mod wire;
 
 pub use attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
 pub use lower::{IntoToolError, IntoToolResult, Json};
@@ -30,6 +33,11 @@ pub use suspend::{
 pub use tool::{
     BoxFuture, CancelSignal, DefineToolError, FnTool, Tool, ToolContext, ToolDef, ToolSource,
     define_tool, sanitize,
+};
+pub use toolkit::Toolkit;
+pub use profile::{GEMINI_RECURSION_DEPTH, gemini_schema, openai_strict_schema};
+pub use wire::{
+    Style, anthropic_tool_results, encode_part, openai_tool_messages, unsupported_placeholder,
 };
 pub use toolnexus_macros::*;
 

@@ -1,0 +1,527 @@
+//! Provider schema profiles (SPEC §8): rewrites of a tool's portable input schema for
+//! providers that accept only part of JSON Schema. Each works on a copy of the cached schema;
+//! the tool's own schema is never rebuilt or changed.
+
+use serde_json::{Map, Value, json};
+
+/// How many times [`gemini_schema`] expands one recursive definition along any path before it
+/// stops.
+///
+/// Gemini has no `$ref`, so a recursive type (which the portable schema keeps as `$defs` +
+/// `$ref`) is unrolled: the definition is inlined at most this many times, nested; the
+/// reference that would inline it once more is removed with whatever needs it (the property,
+/// an array of it, or an `anyOf` branch). A `Node { children: Vec<Node> }` argument therefore
+/// accepts trees three levels deep.
+pub const GEMINI_RECURSION_DEPTH: usize = 3;
+
+/// Rewrites an input schema to OpenAI's strict structured-outputs rules (what
+/// [`Toolkit::to_openai_strict`](crate::Toolkit::to_openai_strict) sends).
+///
+/// Every object schema — the root, nested objects, array items, `anyOf` branches and
+/// `$defs` — gets `"additionalProperties": false`, a `properties` object and a `required`
+/// list naming all its properties. A property that was optional becomes nullable instead:
+/// `"type": T` ⇒ `["T", "null"]` (with `null` added to an `enum`), and a `$ref`, `const` or
+/// composite schema ⇒ `{"anyOf": [schema, {"type": "null"}]}`, its `description` moved
+/// outside. Every `default` is removed, and `oneOf` becomes `anyOf` (strict mode accepts only
+/// `anyOf`; tagged enum variants are disjoint, so nothing is lost). `$defs` and `$ref` are
+/// kept: strict mode supports them, recursion included.
+///
+/// A map-like object (`additionalProperties` as a schema, from a `HashMap` or `BTreeMap`
+/// argument) cannot be expressed in strict mode; it is closed like every other object, so
+/// only `{}` validates. Use the non-strict [`Toolkit::to_openai`](crate::Toolkit::to_openai)
+/// for such tools.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let schema = json!({
+///     "type": "object",
+///     "properties": {"city": {"type": "string"}, "days": {"type": "integer", "default": 3}},
+///     "required": ["city"],
+/// });
+/// let strict = toolnexus::openai_strict_schema(schema.as_object().unwrap());
+/// assert_eq!(serde_json::Value::Object(strict), json!({
+///     "type": "object",
+///     "properties": {"city": {"type": "string"}, "days": {"type": ["integer", "null"]}},
+///     "required": ["city", "days"],
+///     "additionalProperties": false,
+/// }));
+/// ```
+pub fn openai_strict_schema(schema: &Map<String, Value>) -> Map<String, Value> {
+    let mut strict = schema.clone();
+    strict_in_place(&mut strict);
+    strict
+}
+
+fn strict_in_place(schema: &mut Map<String, Value>) {
+    schema.remove("default");
+    if !schema.contains_key("anyOf") {
+        if let Some(one_of) = schema.remove("oneOf") {
+            schema.insert("anyOf".to_owned(), one_of);
+        }
+    }
+    for_each_subschema(schema, |sub| {
+        if let Value::Object(sub) = sub {
+            strict_in_place(sub);
+        }
+    });
+    if !is_object_schema(schema) {
+        return;
+    }
+    let originally_required: Vec<String> = match schema.get("required") {
+        Some(Value::Array(names)) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
+    };
+    let properties = schema
+        .entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let mut all = Vec::new();
+    if let Value::Object(properties) = properties {
+        for (name, property) in properties.iter_mut() {
+            if !originally_required.contains(name) {
+                make_nullable(property);
+            }
+            all.push(Value::String(name.clone()));
+        }
+    }
+    schema.insert("required".to_owned(), Value::Array(all));
+    schema.insert("additionalProperties".to_owned(), Value::Bool(false));
+}
+
+/// Makes a strict-mode property schema also accept `null`, the strict way of saying
+/// "optional".
+fn make_nullable(schema: &mut Value) {
+    let Value::Object(map) = schema else {
+        // `true` already accepts null; `false` accepts nothing either way.
+        return;
+    };
+    if accepts_null(map) {
+        return;
+    }
+    let composite = ["$ref", "anyOf", "oneOf", "allOf", "const", "not"]
+        .iter()
+        .any(|key| map.contains_key(*key));
+    match map.get_mut("type") {
+        Some(Value::String(single)) if !composite => {
+            let single = std::mem::take(single);
+            map.insert("type".to_owned(), json!([single, "null"]));
+            add_null_to_enum(map);
+            return;
+        }
+        Some(Value::Array(types)) if !composite => {
+            types.push(Value::from("null"));
+            add_null_to_enum(map);
+            return;
+        }
+        _ => {}
+    }
+    let plain_any_of = ["$ref", "oneOf", "allOf", "const", "not", "type"]
+        .iter()
+        .all(|key| !map.contains_key(*key));
+    if let (true, Some(Value::Array(branches))) = (plain_any_of, map.get_mut("anyOf")) {
+        branches.push(json!({"type": "null"}));
+        return;
+    }
+    let mut inner = std::mem::take(map);
+    if let Some(description) = inner.remove("description") {
+        map.insert("description".to_owned(), description);
+    }
+    map.insert(
+        "anyOf".to_owned(),
+        json!([Value::Object(inner), {"type": "null"}]),
+    );
+}
+
+fn accepts_null(map: &Map<String, Value>) -> bool {
+    match map.get("type") {
+        Some(Value::String(single)) => single == "null",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
+        // Without a `type`, an `enum` that lists null, or an `anyOf` branch of null, admits it.
+        _ => {
+            let null_choice = match map.get("enum") {
+                Some(Value::Array(values)) => values.contains(&Value::Null),
+                _ => false,
+            };
+            let null_branch = match map.get("anyOf") {
+                Some(Value::Array(branches)) => branches.iter().any(is_null_schema),
+                _ => false,
+            };
+            null_choice || null_branch
+        }
+    }
+}
+
+fn add_null_to_enum(map: &mut Map<String, Value>) {
+    if let Some(Value::Array(values)) = map.get_mut("enum") {
+        if !values.contains(&Value::Null) {
+            values.push(Value::Null);
+        }
+    }
+}
+
+fn is_object_schema(schema: &Map<String, Value>) -> bool {
+    let typed_object = match schema.get("type") {
+        Some(Value::String(single)) => single == "object",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
+        _ => false,
+    };
+    typed_object || schema.contains_key("properties")
+}
+
+fn is_null_schema(schema: &Value) -> bool {
+    match schema.get("type") {
+        Some(Value::String(single)) => single == "null",
+        Some(Value::Array(types)) => !types.is_empty() && types.iter().all(|t| t == "null"),
+        _ => false,
+    }
+}
+
+/// Calls `visit` on every direct subschema of `schema`.
+fn for_each_subschema(schema: &mut Map<String, Value>, mut visit: impl FnMut(&mut Value)) {
+    for key in ["properties", "$defs", "definitions", "patternProperties"] {
+        if let Some(Value::Object(children)) = schema.get_mut(key) {
+            children.values_mut().for_each(&mut visit);
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        if let Some(Value::Array(children)) = schema.get_mut(key) {
+            children.iter_mut().for_each(&mut visit);
+        }
+    }
+    for key in ["items", "additionalProperties", "not"] {
+        match schema.get_mut(key) {
+            Some(Value::Array(children)) => children.iter_mut().for_each(&mut visit),
+            Some(child @ Value::Object(_)) => visit(child),
+            _ => {}
+        }
+    }
+}
+
+/// Lowers an input schema to the OpenAPI 3.0 subset Gemini's function declarations accept
+/// (what [`Toolkit::to_gemini`](crate::Toolkit::to_gemini) sends).
+///
+/// The output keeps only `type`, `format`, `title`, `description`, `nullable`, `enum`,
+/// `properties`, `required`, `items`, `anyOf` and the numeric, string, array and object
+/// bounds; everything else (`$schema`, `$defs`, `additionalProperties`, `default`,
+/// `examples`, …) is dropped. On the way:
+///
+/// - `$ref` is inlined; a recursive definition is unrolled [`GEMINI_RECURSION_DEPTH`] times
+///   and the deeper reference removed, so no `$ref` is ever left dangling. A reference that
+///   does not resolve is removed the same way.
+/// - A type array or an `anyOf`/`oneOf` branch of `null` becomes `"nullable": true`; other
+///   type arrays become `anyOf` branches; `oneOf` becomes `anyOf`; an `anyOf` left with one
+///   branch is merged into its parent; `allOf` is merged into its parent.
+/// - A string `const` becomes a one-value `enum`. Gemini enums are strings only, so a
+///   non-string `enum` is dropped and the `type` kept, and a boolean or number `const`
+///   becomes its type (`boolean`, `integer` or `number`).
+/// - `format` is kept only where Gemini documents it: `date-time`/`enum` on strings,
+///   `int32`/`int64` on integers, `float`/`double` on numbers.
+/// - `required` names only properties that survived.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let schema = json!({
+///     "type": "object",
+///     "properties": {"unit": {"type": ["string", "null"], "enum": ["c", "f", null], "default": "c"}},
+///     "additionalProperties": false,
+/// });
+/// let gemini = toolnexus::gemini_schema(schema.as_object().unwrap());
+/// assert_eq!(serde_json::Value::Object(gemini), json!({
+///     "type": "object",
+///     "properties": {"unit": {"type": "string", "nullable": true, "enum": ["c", "f"]}},
+/// }));
+/// ```
+pub fn gemini_schema(schema: &Map<String, Value>) -> Map<String, Value> {
+    let lowering = Gemini { root: schema };
+    lowering
+        .lower_map(schema, &mut Vec::new())
+        // Only a root that is nothing but an unresolvable reference gets here.
+        .unwrap_or_else(|| {
+            let mut empty = Map::new();
+            empty.insert("type".to_owned(), Value::from("object"));
+            empty.insert("properties".to_owned(), Value::Object(Map::new()));
+            empty
+        })
+}
+
+/// Keywords copied unchanged: their OpenAPI 3.0 meaning is the JSON Schema one.
+const GEMINI_PLAIN: [&str; 11] = [
+    "title",
+    "description",
+    "minItems",
+    "maxItems",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "minProperties",
+    "maxProperties",
+];
+
+struct Gemini<'a> {
+    root: &'a Map<String, Value>,
+}
+
+impl Gemini<'_> {
+    /// `None` means "this schema cannot be expressed": the caller removes whatever needs it.
+    fn lower(&self, schema: &Value, refs: &mut Vec<String>) -> Option<Value> {
+        match schema {
+            Value::Object(map) => self.lower_map(map, refs).map(Value::Object),
+            // `true` (anything) has no OpenAPI spelling closer than an empty schema.
+            Value::Bool(true) => Some(Value::Object(Map::new())),
+            _ => None,
+        }
+    }
+
+    fn lower_map(
+        &self,
+        map: &Map<String, Value>,
+        refs: &mut Vec<String>,
+    ) -> Option<Map<String, Value>> {
+        if let Some(Value::String(reference)) = map.get("$ref") {
+            return self.inline(reference, map, refs);
+        }
+
+        let mut nullable = false;
+        let mut types: Vec<&str> = match map.get("type") {
+            Some(Value::String(single)) => vec![single.as_str()],
+            Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        if types.contains(&"null") {
+            nullable = true;
+            types.retain(|t| *t != "null");
+            if types.is_empty() {
+                // A schema that only admits null leaves the model nothing to fill in.
+                return None;
+            }
+        }
+        if types.len() > 1 {
+            return self.split_types(map, &types, nullable, refs);
+        }
+
+        let mut branches = Vec::new();
+        let mut has_branches = false;
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(list)) = map.get(key) {
+                has_branches = true;
+                for branch in list {
+                    if is_null_schema(branch) {
+                        nullable = true;
+                    } else if let Some(lowered) = self.lower(branch, refs) {
+                        branches.push(lowered);
+                    }
+                }
+            }
+        }
+        if has_branches && branches.is_empty() {
+            return None;
+        }
+
+        let mut out = Map::new();
+        let mut kind = types.first().map(|t| (*t).to_owned());
+        let mut choices = None;
+        if let Some(Value::Array(values)) = map.get("enum") {
+            if values.contains(&Value::Null) {
+                nullable = true;
+            }
+            let values: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
+            if !values.is_empty() && values.iter().all(Value::is_string) {
+                choices = Some(values);
+            }
+        } else if let Some(constant) = map.get("const") {
+            match constant {
+                Value::String(constant) => choices = Some(vec![Value::String(constant.clone())]),
+                // Gemini enums are strings only; the value's type is the most left to say.
+                Value::Bool(_) if kind.is_none() => kind = Some("boolean".to_owned()),
+                Value::Number(number) if kind.is_none() => {
+                    let integral = number.is_i64() || number.is_u64();
+                    kind = Some(if integral { "integer" } else { "number" }.to_owned());
+                }
+                _ => {}
+            }
+        }
+        if choices.is_some() && kind.is_none() {
+            kind = Some("string".to_owned());
+        }
+        if let Some(kind) = &kind {
+            out.insert("type".to_owned(), Value::String(kind.clone()));
+            if let Some(Value::String(format)) = map.get("format") {
+                if gemini_format(kind, format) {
+                    out.insert("format".to_owned(), Value::String(format.clone()));
+                }
+            }
+        }
+        for key in GEMINI_PLAIN {
+            if let Some(value) = map.get(key) {
+                out.insert(key.to_owned(), value.clone());
+            }
+        }
+        if nullable {
+            out.insert("nullable".to_owned(), Value::Bool(true));
+        }
+        if let Some(choices) = choices {
+            out.insert("enum".to_owned(), Value::Array(choices));
+        }
+        if let Some(Value::Object(properties)) = map.get("properties") {
+            let mut lowered = Map::new();
+            for (name, property) in properties {
+                if let Some(property) = self.lower(property, refs) {
+                    lowered.insert(name.clone(), property);
+                }
+            }
+            let required: Vec<Value> = match map.get("required") {
+                Some(Value::Array(required)) => required
+                    .iter()
+                    .filter(|name| name.as_str().is_some_and(|name| lowered.contains_key(name)))
+                    .cloned()
+                    .collect(),
+                _ => Vec::new(),
+            };
+            out.insert("properties".to_owned(), Value::Object(lowered));
+            if !required.is_empty() {
+                out.insert("required".to_owned(), Value::Array(required));
+            }
+        }
+        if let Some(items @ Value::Object(_)) = map.get("items") {
+            // An array of something inexpressible is itself inexpressible.
+            out.insert("items".to_owned(), self.lower(items, refs)?);
+        }
+        match branches.len() {
+            0 => {}
+            1 => {
+                if let Some(Value::Object(only)) = branches.pop() {
+                    merge_into(&mut out, only);
+                }
+            }
+            _ => {
+                out.insert("anyOf".to_owned(), Value::Array(branches));
+            }
+        }
+        if let Some(Value::Array(all_of)) = map.get("allOf") {
+            for part in all_of {
+                // Every `allOf` part must hold, so losing one loses the whole schema.
+                if let Value::Object(part) = self.lower(part, refs)? {
+                    merge_into(&mut out, part);
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Inlines a `$ref`, its siblings (a `description`, say) overriding the target's keys.
+    fn inline(
+        &self,
+        reference: &str,
+        map: &Map<String, Value>,
+        refs: &mut Vec<String>,
+    ) -> Option<Map<String, Value>> {
+        let expanded = refs.iter().filter(|seen| *seen == reference).count();
+        if expanded >= GEMINI_RECURSION_DEPTH {
+            return None;
+        }
+        let mut merged = self.resolve(reference)?.clone();
+        for (key, value) in map {
+            if key != "$ref" {
+                merged.insert(key.clone(), value.clone());
+            }
+        }
+        refs.push(reference.to_owned());
+        let lowered = self.lower_map(&merged, refs);
+        refs.pop();
+        lowered
+    }
+
+    /// A schema with several non-null types becomes one `anyOf` branch per type.
+    fn split_types(
+        &self,
+        map: &Map<String, Value>,
+        types: &[&str],
+        nullable: bool,
+        refs: &mut Vec<String>,
+    ) -> Option<Map<String, Value>> {
+        let mut out = Map::new();
+        if let Some(description) = map.get("description") {
+            out.insert("description".to_owned(), description.clone());
+        }
+        if nullable {
+            out.insert("nullable".to_owned(), Value::Bool(true));
+        }
+        let mut branches = Vec::new();
+        for kind in types {
+            let mut branch = map.clone();
+            branch.remove("description");
+            branch.insert("type".to_owned(), Value::from(*kind));
+            if let Some(lowered) = self.lower_map(&branch, refs) {
+                branches.push(Value::Object(lowered));
+            }
+        }
+        if branches.is_empty() {
+            return None;
+        }
+        out.insert("anyOf".to_owned(), Value::Array(branches));
+        Some(out)
+    }
+
+    /// Resolves `#` or a `#/…` JSON pointer against the root schema.
+    fn resolve(&self, reference: &str) -> Option<&Map<String, Value>> {
+        let pointer = reference.strip_prefix('#')?;
+        let mut segments = pointer
+            .split('/')
+            .skip(1)
+            .map(|segment| segment.replace("~1", "/").replace("~0", "~"));
+        let Some(first) = segments.next() else {
+            return Some(self.root);
+        };
+        let mut at = self.root.get(&first)?;
+        for segment in segments {
+            at = match at {
+                Value::Object(map) => map.get(&segment)?,
+                Value::Array(list) => list.get(segment.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
+        }
+        at.as_object()
+    }
+}
+
+/// Merges an already-lowered schema into `out`: `out`'s keys win, except that `properties`
+/// and `required` are unions.
+fn merge_into(out: &mut Map<String, Value>, other: Map<String, Value>) {
+    for (key, value) in other {
+        let Some(mine) = out.get_mut(&key) else {
+            out.insert(key, value);
+            continue;
+        };
+        match (key.as_str(), mine, value) {
+            ("properties", Value::Object(mine), Value::Object(theirs)) => {
+                for (name, property) in theirs {
+                    mine.entry(name).or_insert(property);
+                }
+            }
+            ("required", Value::Array(mine), Value::Array(theirs)) => {
+                for name in theirs {
+                    if !mine.contains(&name) {
+                        mine.push(name);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn gemini_format(kind: &str, format: &str) -> bool {
+    matches!(
+        (kind, format),
+        ("string", "date-time" | "enum")
+            | ("integer", "int32" | "int64")
+            | ("number", "float" | "double")
+    )
+}

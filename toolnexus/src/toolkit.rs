@@ -1,0 +1,385 @@
+//! [`Toolkit`]: a set of tools looked up by name, executed safely, and described for every
+//! provider (SPEC §8).
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use serde_json::{Map, Value, json};
+
+use crate::profile::{gemini_schema, openai_strict_schema};
+use crate::result::ToolResult;
+use crate::suspend::{Answer, Reason, Request};
+use crate::tool::{Tool, ToolContext};
+
+/// A set of tools, looked up by name.
+///
+/// The first tool registered under a name wins; later ones with the same name are ignored, so
+/// a toolkit assembled from several sources never changes meaning depending on which came
+/// last. Executing through a toolkit never panics: an unknown name, bad arguments and a tool
+/// that panics all come back as results with `is_error`.
+///
+/// ```
+/// use serde_json::{json, Value};
+/// use toolnexus::{define_tool, ToolContext, Toolkit};
+///
+/// let add = define_tool("add", "Add two numbers", json!({
+///     "type": "object",
+///     "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+///     "required": ["a", "b"],
+/// }))
+/// .unwrap()
+/// .sync(|args: Value, _: &ToolContext| args["a"].as_f64().unwrap_or(0.0) + args["b"].as_f64().unwrap_or(0.0));
+///
+/// let tk = Toolkit::new().with(add);
+/// let ctx = ToolContext::default();
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// assert_eq!(tk.execute_json("add", r#"{"a":1,"b":2}"#, &ctx).await.output, "3");
+/// assert_eq!(tk.execute("nope", json!({}), &ctx).await.output, "Unknown tool: nope");
+/// # });
+/// assert_eq!(tk.to_openai()[0]["function"]["name"], "add");
+/// ```
+#[derive(Clone, Default)]
+pub struct Toolkit {
+    tools: Vec<Arc<dyn Tool>>,
+    /// Name → position in `tools`, so lookup stays logarithmic however many tools there are.
+    index: BTreeMap<String, usize>,
+}
+
+impl fmt::Debug for Toolkit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.tools.iter().map(|tool| tool.name()))
+            .finish()
+    }
+}
+
+impl Toolkit {
+    /// An empty toolkit.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one tool (ignored if its name is already taken) and returns the toolkit.
+    #[must_use]
+    pub fn with(mut self, tool: impl Tool + 'static) -> Self {
+        self.register(Arc::new(tool));
+        self
+    }
+
+    /// Adds several tools in order, e.g. from `tools![…]` or a `#[toolbox]`'s `tools()`.
+    /// A name that is already taken keeps its first tool.
+    #[must_use]
+    pub fn with_all(mut self, tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> Self {
+        for tool in tools {
+            self.register(tool);
+        }
+        self
+    }
+
+    /// Adds one tool in place. Returns `false`, leaving the toolkit unchanged, when a tool
+    /// with the same name is already registered (the first registration wins).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use serde_json::{json, Value};
+    /// use toolnexus::{define_tool, ToolContext, Toolkit};
+    ///
+    /// let make = |text: &'static str| {
+    ///     let schema = json!({"type": "object", "properties": {}});
+    ///     Arc::new(define_tool("echo", "Echo", schema).unwrap().sync(move |_: Value, _: &ToolContext| text))
+    /// };
+    /// let mut tk = Toolkit::new();
+    /// assert!(tk.register(make("first")));
+    /// assert!(!tk.register(make("second")));
+    /// assert_eq!(tk.len(), 1);
+    /// ```
+    pub fn register(&mut self, tool: Arc<dyn Tool>) -> bool {
+        if self.index.contains_key(tool.name()) {
+            return false;
+        }
+        self.index.insert(tool.name().to_owned(), self.tools.len());
+        self.tools.push(tool);
+        true
+    }
+
+    /// Every tool, in registration order.
+    pub fn tools(&self) -> &[Arc<dyn Tool>] {
+        &self.tools
+    }
+
+    /// The tool registered under `name`.
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.index.get(name).map(|&at| &self.tools[at])
+    }
+
+    /// The number of tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether the toolkit has no tools.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Runs the tool called `name`.
+    ///
+    /// An unknown name gives `is_error` with output `Unknown tool: NAME`. A panic inside the
+    /// tool — while its future is created or at any point while it runs — gives `is_error`
+    /// with output ``tool `NAME` panicked: <message>``; the toolkit stays usable. (The process's
+    /// panic hook still runs, so the panic is also reported on stderr as usual.)
+    pub async fn execute(&self, name: &str, args: Value, ctx: &ToolContext) -> ToolResult {
+        match self.get(name) {
+            Some(tool) => run_guarded(tool.as_ref(), args, ctx).await,
+            None => unknown(name),
+        }
+    }
+
+    /// Runs the tool called `name` with the raw argument string a model produced.
+    ///
+    /// An empty or all-whitespace string means `{}` (models send that for tools without
+    /// parameters); text that is not JSON gives `is_error` with output ``invalid arguments for
+    /// `NAME`: <serde message>``.
+    pub async fn execute_json(&self, name: &str, args: &str, ctx: &ToolContext) -> ToolResult {
+        let Some(tool) = self.get(name) else {
+            return unknown(name);
+        };
+        let args = if args.trim().is_empty() {
+            Value::Object(Map::new())
+        } else {
+            match serde_json::from_str(args) {
+                Ok(args) => args,
+                Err(error) => {
+                    return ToolResult::error(format!("invalid arguments for `{name}`: {error}"));
+                }
+            }
+        };
+        run_guarded(tool.as_ref(), args, ctx).await
+    }
+
+    /// Runs `name` under the suspension loop rule (SPEC §10), with a default context.
+    ///
+    /// See [`call_with`](Self::call_with).
+    ///
+    /// ```
+    /// use serde_json::{json, Value};
+    /// use toolnexus::{define_tool, Answer, Request, ToolContext, ToolResult, Toolkit};
+    ///
+    /// let deploy = define_tool("deploy", "Deploy", json!({"type": "object", "properties": {}}))
+    ///     .unwrap()
+    ///     .sync(|_: Value, ctx: &ToolContext| match &ctx.answer {
+    ///         Some(answer) if answer.ok => ToolResult::ok("deployed"),
+    ///         _ => toolnexus::pending(Request::new("approval", "Deploy to production?")),
+    ///     });
+    /// let tk = Toolkit::new().with(deploy);
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let result = tk
+    ///     .call("deploy", json!({}), |req: Request| async move {
+    ///         Answer { id: req.id, ok: true, data: None, reason: None }
+    ///     })
+    ///     .await;
+    /// assert_eq!(result.output, "deployed");
+    /// # });
+    /// ```
+    pub async fn call<W, Fut>(&self, name: &str, args: Value, wait_for: W) -> ToolResult
+    where
+        W: FnOnce(Request) -> Fut,
+        Fut: Future<Output = Answer>,
+    {
+        self.call_with(name, args, &ToolContext::default(), wait_for)
+            .await
+    }
+
+    /// Runs `name` under the suspension loop rule (SPEC §10), keeping `ctx`'s timeout and
+    /// cancel signal for both executions.
+    ///
+    /// 1. Execute. If the result is not a suspension, return it.
+    /// 2. Otherwise `wait_for(request)` gets the [`Answer`].
+    /// 3. `ok` ⇒ execute once more with `ctx.answer` set and return that result — unless it
+    ///    suspends again, which gives `is_error` with output `unresolved: <prompt>` (the
+    ///    second request's prompt). The loop never asks twice.
+    /// 4. Not `ok` ⇒ `is_error` with output `declined: <prompt>`, `expired: <prompt>` or
+    ///    `cancelled: <prompt>` after the answer's [`Reason`]; no reason counts as declined.
+    pub async fn call_with<W, Fut>(
+        &self,
+        name: &str,
+        args: Value,
+        ctx: &ToolContext,
+        wait_for: W,
+    ) -> ToolResult
+    where
+        W: FnOnce(Request) -> Fut,
+        Fut: Future<Output = Answer>,
+    {
+        let first = self.execute(name, args.clone(), ctx).await;
+        let Some(request) = first.pending() else {
+            return first;
+        };
+        let prompt = request.prompt.clone();
+        let answer = wait_for(request).await;
+        if !answer.ok {
+            let reason = match answer.reason {
+                Some(Reason::Expired) => "expired",
+                Some(Reason::Cancelled) => "cancelled",
+                Some(Reason::Declined) | None => "declined",
+            };
+            return ToolResult::error(format!("{reason}: {prompt}"));
+        }
+        let resumed = ToolContext {
+            answer: Some(answer),
+            ..ctx.clone()
+        };
+        let second = self.execute(name, args, &resumed).await;
+        match second.pending() {
+            Some(again) => ToolResult::error(format!("unresolved: {}", again.prompt)),
+            None => second,
+        }
+    }
+
+    /// OpenAI Chat Completions `tools`: `[{"type":"function","function":{name, description,
+    /// parameters}}]`, the parameters being each tool's cached schema as is.
+    ///
+    /// Names are emitted exactly as registered (never [`sanitize`](crate::sanitize)d here), so
+    /// the name a model calls is the name [`execute`](Self::execute) finds.
+    pub fn to_openai(&self) -> Value {
+        self.map_tools(|tool| {
+            json!({"type": "function", "function": function(tool, Value::Object(tool.input_schema().clone()))})
+        })
+    }
+
+    /// [`to_openai`](Self::to_openai) for OpenAI's strict mode: each function gets
+    /// `"strict": true` and its parameters are rewritten by
+    /// [`openai_strict_schema`](crate::openai_strict_schema).
+    pub fn to_openai_strict(&self) -> Value {
+        self.map_tools(|tool| {
+            let mut function = function(
+                tool,
+                Value::Object(openai_strict_schema(tool.input_schema())),
+            );
+            function.insert("strict".to_owned(), Value::Bool(true));
+            json!({"type": "function", "function": function})
+        })
+    }
+
+    /// Anthropic Messages `tools`: `[{name, description, input_schema}]`.
+    pub fn to_anthropic(&self) -> Value {
+        self.map_tools(|tool| {
+            json!({
+                "name": tool.name(),
+                "description": tool.description(),
+                "input_schema": tool.input_schema(),
+            })
+        })
+    }
+
+    /// Gemini `tools`: `[{"functionDeclarations":[{name, description, parameters}]}]`, the
+    /// parameters lowered by [`gemini_schema`](crate::gemini_schema).
+    ///
+    /// A tool whose lowered schema has no properties is declared without `parameters`,
+    /// because Gemini rejects an `OBJECT` with no properties.
+    pub fn to_gemini(&self) -> Value {
+        let declarations = self
+            .tools
+            .iter()
+            .map(|tool| {
+                let parameters = gemini_schema(tool.input_schema());
+                let empty = parameters
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .is_none_or(Map::is_empty);
+                let mut declaration = Map::new();
+                declaration.insert("name".to_owned(), tool.name().into());
+                declaration.insert("description".to_owned(), tool.description().into());
+                if !empty {
+                    declaration.insert("parameters".to_owned(), Value::Object(parameters));
+                }
+                Value::Object(declaration)
+            })
+            .collect::<Vec<_>>();
+        json!([{"functionDeclarations": declarations}])
+    }
+
+    /// MCP `tools/list` entries: `[{name, description, inputSchema}]`.
+    pub fn to_mcp(&self) -> Value {
+        self.map_tools(|tool| {
+            json!({
+                "name": tool.name(),
+                "description": tool.description(),
+                "inputSchema": tool.input_schema(),
+            })
+        })
+    }
+
+    fn map_tools(&self, describe: impl Fn(&dyn Tool) -> Value) -> Value {
+        Value::Array(
+            self.tools
+                .iter()
+                .map(|tool| describe(tool.as_ref()))
+                .collect(),
+        )
+    }
+}
+
+fn function(tool: &dyn Tool, parameters: Value) -> Map<String, Value> {
+    let mut function = Map::new();
+    function.insert("name".to_owned(), tool.name().into());
+    function.insert("description".to_owned(), tool.description().into());
+    function.insert("parameters".to_owned(), parameters);
+    function
+}
+
+fn unknown(name: &str) -> ToolResult {
+    ToolResult::error(format!("Unknown tool: {name}"))
+}
+
+/// Runs a tool, turning a panic — in the synchronous call that builds the future or in any
+/// poll of it — into an error result.
+async fn run_guarded(tool: &dyn Tool, args: Value, ctx: &ToolContext) -> ToolResult {
+    // `AssertUnwindSafe` is sound here: after a panic the tool's future is dropped, never
+    // polled again, and all we keep is the panic message.
+    let outcome = match catch_unwind(AssertUnwindSafe(|| tool.execute(args, ctx))) {
+        Ok(future) => CatchUnwind(future).await,
+        Err(payload) => Err(payload),
+    };
+    outcome.unwrap_or_else(|payload| {
+        ToolResult::error(format!(
+            "tool `{}` panicked: {}",
+            tool.name(),
+            panic_message(payload.as_ref())
+        ))
+    })
+}
+
+/// Polls a future inside `catch_unwind`, so a panic at any await point becomes `Err`.
+///
+/// `F: Unpin` (a `BoxFuture` is) keeps this free of pin projection and of `unsafe`.
+struct CatchUnwind<F>(F);
+
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Box<dyn Any + Send>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = Pin::new(&mut self.0);
+        match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
+            Err(payload) => Poll::Ready(Err(payload)),
+        }
+    }
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    if let Some(message) = payload.downcast_ref::<&'static str>() {
+        message
+    } else if let Some(message) = payload.downcast_ref::<String>() {
+        message
+    } else {
+        "the panic payload is not a string"
+    }
+}
