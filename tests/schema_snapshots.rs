@@ -301,3 +301,17 @@ fn schemas_follow_the_portable_shape() {
         assert!(std::ptr::eq(schema, case.tool.input_schema()), "{name}");
     }
 }
+
+/// Takes nothing.
+#[tool]
+fn no_parameters() -> &'static str {
+    "ok"
+}
+
+#[test]
+fn a_tool_without_parameters_still_has_properties() {
+    assert_eq!(
+        serde_json::to_string(NoParametersTool.input_schema()).unwrap(),
+        r#"{"type":"object","properties":{},"additionalProperties":false}"#
+    );
+}

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 /// Builds the input schema of a macro-generated arguments struct.
 ///
 /// Shape: `{"type":"object","properties":{…},"required":[…],"additionalProperties":false}` in
-/// that key order, then `$defs` only when a recursive type needs them; no `$schema`, no root
+/// that key order (`properties` present even when empty, `required` only when not), then `$defs` only when a recursive type needs them; no `$schema`, no root
 /// `title`/`description`; every `$ref` that can be inlined is; `format`s outside JSON Schema
 /// 2020-12 (`int64`, `uint8`, `double`, …) are dropped because strict validators reject them.
 pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
@@ -21,6 +21,10 @@ pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
         Value::Object(root) => root,
         _ => Map::new(),
     };
+    // Some clients reject an object schema without `properties`, so a tool without
+    // parameters still says `"properties": {}`.
+    root.entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()));
     let mut ordered = Map::new();
     for key in ["type", "properties", "required", "additionalProperties"] {
         if let Some(value) = root.remove(key) {
