@@ -57,3 +57,8 @@ pub mod __private {
     pub use crate::macro_support::{assert_unique_tool_names, decode_args, field, invalid_args};
     pub use crate::schema::input_schema_for;
 }
+
+/// The README's examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
