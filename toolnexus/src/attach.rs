@@ -94,10 +94,20 @@ pub fn from_path(
 }
 
 fn from_url(url: &str, opts: AttachOptions) -> Result<ContentPart, ContentPartError> {
-    let path = url.split(['?', '#']).next().unwrap_or(url);
+    // Only the URL's path names a file: `https://example.com` has no extension (its host's
+    // `.com` is not one), and a query or fragment is not part of the name.
+    let without_query = url.split(['?', '#']).next().unwrap_or(url);
+    let after_scheme = without_query
+        .split_once("://")
+        .map_or(without_query, |(_, rest)| rest);
+    let path = after_scheme
+        .find('/')
+        .map_or("", |slash| &after_scheme[slash..]);
     let mime_type = match opts.mime_type {
         Some(mime) => mime,
-        None => mime_for(path)?,
+        None => mime_for(path).map_err(|_| ContentPartError::UnknownExtension {
+            source: url.to_owned(),
+        })?,
     };
     let basename = path.rsplit('/').next().filter(|name| !name.is_empty());
     let name = opts.name.or_else(|| basename.map(str::to_owned));
@@ -119,7 +129,10 @@ fn from_data_url(rest: &str, opts: AttachOptions) -> Result<ContentPart, Content
     let declared = params.next().unwrap_or_default().trim();
     let is_base64 = params.any(|p| p.trim().eq_ignore_ascii_case("base64"));
     let data = if is_base64 {
-        let compact: String = payload.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+        let compact: String = payload
+            .chars()
+            .filter(|c| !c.is_ascii_whitespace())
+            .collect();
         // Accept unpadded payloads, but always store standard padded base64.
         let bytes = STANDARD
             .decode(&compact)
@@ -141,7 +154,11 @@ fn from_data_url(rest: &str, opts: AttachOptions) -> Result<ContentPart, Content
         None if declared.is_empty() => "application/octet-stream".to_owned(),
         None => declared.to_owned(),
     };
-    Ok(ContentPart::for_mime(&mime_type, Source::Data(data), opts.name))
+    Ok(ContentPart::for_mime(
+        &mime_type,
+        Source::Data(data),
+        opts.name,
+    ))
 }
 
 fn check_size(size: u64, limit: Option<usize>) -> Result<(), ContentPartError> {

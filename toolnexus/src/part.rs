@@ -233,12 +233,12 @@ impl ContentPartError {
 impl fmt::Display for ContentPartError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::SourceConflict => f.write_str(
-                "a content part has both `data` and `url`; give exactly one of them",
-            ),
-            Self::SourceMissing => f.write_str(
-                "a content part has neither `data` nor `url`; give exactly one of them",
-            ),
+            Self::SourceConflict => {
+                f.write_str("a content part has both `data` and `url`; give exactly one of them")
+            }
+            Self::SourceMissing => {
+                f.write_str("a content part has neither `data` nor `url`; give exactly one of them")
+            }
             Self::UnknownExtension { source } => write!(
                 f,
                 "cannot infer a media type from the extension of `{source}`; pass `AttachOptions::mime_type`"
@@ -287,14 +287,22 @@ pub fn base64_bytes(b64: &str) -> usize {
     (b64.len() / 4 * 3).saturating_sub(padding)
 }
 
-/// A one-line description of a part for the model's text: `"image (image/png, 82 bytes)"`, or
-/// the text itself for a text part.
+/// A one-line description of a part for the model's text: `"<type> (<mimeType>, <bytes>
+/// bytes)"`, e.g. `"image (image/png, 82 bytes)"` (`0 bytes` for a url part), or the text
+/// itself for a text part.
+///
+/// The form is byte-identical across ports: a file part is `"file (…)"` even when it has a
+/// `name`.
 pub fn describe_part(part: &ContentPart) -> String {
     match part {
         ContentPart::Text { text } => text.clone(),
         ContentPart::Image(media) | ContentPart::File(media) | ContentPart::Audio(media) => {
-            let subject = media.name.as_deref().unwrap_or(part.type_name());
-            format!("{subject} ({}, {} bytes)", media.mime_type, part_bytes(part))
+            format!(
+                "{} ({}, {} bytes)",
+                part.type_name(),
+                media.mime_type,
+                part_bytes(part)
+            )
         }
     }
 }
