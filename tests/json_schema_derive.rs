@@ -351,3 +351,27 @@ fn a_tool_input_schema_sees_the_same_types() {
     let theirs = toolnexus::__private::input_schema_for::<theirs::Forecast>();
     assert_eq!(ours, theirs);
 }
+
+/// `use toolnexus::JsonSchema;` brings the trait too, so bounds need no schemars path.
+#[allow(dead_code)]
+mod trait_through_toolnexus {
+    use toolnexus::JsonSchema;
+
+    #[derive(serde::Deserialize, JsonSchema)]
+    pub struct Wrapper<T> {
+        pub value: T,
+    }
+
+    pub fn name_of<T: JsonSchema>() -> String {
+        T::schema_name().into_owned()
+    }
+}
+
+#[test]
+fn the_trait_is_reachable_as_toolnexus_json_schema() {
+    assert_eq!(
+        trait_through_toolnexus::name_of::<trait_through_toolnexus::Wrapper<u8>>(),
+        "Wrapper"
+    );
+    assert_eq!(trait_through_toolnexus::name_of::<ours::Filter>(), "Filter");
+}

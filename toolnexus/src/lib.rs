@@ -41,6 +41,16 @@ pub use wire::{
 };
 pub use toolnexus_macros::*;
 
+/// `toolnexus::JsonSchema` is both schemars' trait and toolnexus' derive, like
+/// `schemars::JsonSchema`: the glob brings the trait, the explicit import replaces schemars'
+/// derive with ours (which needs no schemars in the user's `Cargo.toml`).
+#[doc(hidden)]
+pub mod __json_schema {
+    pub use schemars::*;
+    pub use toolnexus_macros::JsonSchema;
+}
+pub use __json_schema::JsonSchema;
+
 /// `serde_json`, re-exported so users never need it in their own `Cargo.toml`.
 pub use serde_json;
 
