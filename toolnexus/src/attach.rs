@@ -76,7 +76,15 @@ pub fn from_path(
         error,
     };
     let mut file = File::open(path).map_err(io)?;
-    let size = file.metadata().map_err(io)?.len();
+    let metadata = file.metadata().map_err(io)?;
+    // A device or pipe reports no meaningful size and may never end (`/dev/zero`).
+    if !metadata.is_file() {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        )));
+    }
+    let size = metadata.len();
     check_size(size, opts.max_part_bytes)?;
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     file.read_to_end(&mut bytes).map_err(io)?;

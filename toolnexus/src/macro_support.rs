@@ -10,6 +10,10 @@ use crate::result::ToolResult;
 /// `null` means `{}`; any other non-object, and every decode failure, becomes an `is_error`
 /// result `invalid arguments for `NAME`: …` that names the field, so the fn is never called
 /// with bad input.
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the tool's final result; boxing it would only add an allocation"
+)]
 pub fn decode_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolResult> {
     let args = match args {
         Value::Object(_) => args,
@@ -21,7 +25,84 @@ pub fn decode_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, To
             ));
         }
     };
+    if nesting_exceeds(&args, MAX_NESTING) {
+        dismantle(args);
+        return Err(invalid_args(
+            tool,
+            format_args!("arguments are nested more than {MAX_NESTING} levels deep"),
+        ));
+    }
     serde_json::from_value(args).map_err(|error| invalid_args(tool, error))
+}
+
+/// Parses the raw argument text a model produced: empty or all-whitespace means `{}` (models
+/// send that for tools without parameters); text over [`MAX_ARGUMENT_BYTES`] is refused before
+/// parsing, so a runaway model cannot make the process allocate without bound.
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the tool's final result; boxing it would only add an allocation"
+)]
+pub(crate) fn parse_args(tool: &str, text: &str) -> Result<Value, ToolResult> {
+    if text.len() > MAX_ARGUMENT_BYTES {
+        return Err(invalid_args(
+            tool,
+            format_args!(
+                "the arguments are {} bytes, over the {MAX_ARGUMENT_BYTES}-byte limit",
+                text.len()
+            ),
+        ));
+    }
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Map::new()));
+    }
+    serde_json::from_str(text).map_err(|error| invalid_args(tool, error))
+}
+
+/// The largest raw argument text [`Toolkit::execute_json`](crate::Toolkit::execute_json)
+/// accepts: 16 MiB, far above any real tool call, far below what hurts a server.
+pub const MAX_ARGUMENT_BYTES: usize = 16 * 1024 * 1024;
+
+/// serde_json's own recursion limit when parsing text; a `Value` built in code gets the same
+/// bound here, because decoding it recurses once per level and could overflow the stack.
+const MAX_NESTING: usize = 128;
+
+/// Whether `root` nests arrays/objects deeper than `limit`, checked without recursion and
+/// without allocating for flat arguments (the common case on the hot path).
+fn nesting_exceeds(root: &Value, limit: usize) -> bool {
+    fn nested_children(value: &Value) -> impl Iterator<Item = &Value> {
+        let (items, fields) = match value {
+            Value::Array(items) => (Some(items.iter()), None),
+            Value::Object(map) => (None, Some(map.values())),
+            _ => (None, None),
+        };
+        items
+            .into_iter()
+            .flatten()
+            .chain(fields.into_iter().flatten())
+            .filter(|child| child.is_array() || child.is_object())
+    }
+    let mut pending: Vec<(&Value, usize)> =
+        nested_children(root).map(|child| (child, 2)).collect();
+    while let Some((value, depth)) = pending.pop() {
+        if depth > limit {
+            return true;
+        }
+        pending.extend(nested_children(value).map(|child| (child, depth + 1)));
+    }
+    false
+}
+
+/// Drops a value without recursion: `Value`'s own drop recurses once per level, which
+/// overflows the stack on hostile nesting.
+fn dismantle(value: Value) {
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Array(items) => pending.extend(items),
+            Value::Object(map) => pending.extend(map.into_iter().map(|(_, child)| child)),
+            _ => {}
+        }
+    }
 }
 
 /// The error every port returns for arguments that do not fit the schema.

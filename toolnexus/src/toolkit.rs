@@ -12,6 +12,7 @@ use std::task::{Context, Poll};
 
 use serde_json::{Map, Value, json};
 
+use crate::macro_support::parse_args;
 use crate::profile::{gemini_schema, openai_strict_schema};
 use crate::result::ToolResult;
 use crate::suspend::{Answer, Reason, Request};
@@ -144,23 +145,18 @@ impl Toolkit {
     /// Runs the tool called `name` with the raw argument string a model produced.
     ///
     /// An empty or all-whitespace string means `{}` (models send that for tools without
-    /// parameters); text that is not JSON gives `is_error` with output ``invalid arguments for
-    /// `NAME`: <serde message>``.
+    /// parameters); text that is not JSON, or longer than [`MAX_ARGUMENT_BYTES`] (refused
+    /// before parsing), gives `is_error` with output ``invalid arguments for `NAME`: …``.
+    ///
+    /// [`MAX_ARGUMENT_BYTES`]: crate::MAX_ARGUMENT_BYTES
     pub async fn execute_json(&self, name: &str, args: &str, ctx: &ToolContext) -> ToolResult {
         let Some(tool) = self.get(name) else {
             return unknown(name);
         };
-        let args = if args.trim().is_empty() {
-            Value::Object(Map::new())
-        } else {
-            match serde_json::from_str(args) {
-                Ok(args) => args,
-                Err(error) => {
-                    return ToolResult::error(format!("invalid arguments for `{name}`: {error}"));
-                }
-            }
-        };
-        run_guarded(tool.as_ref(), args, ctx).await
+        match parse_args(name, args) {
+            Ok(args) => run_guarded(tool.as_ref(), args, ctx).await,
+            Err(invalid) => invalid,
+        }
     }
 
     /// Runs `name` under the suspension loop rule (SPEC §10), with a default context.
