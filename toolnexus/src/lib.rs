@@ -11,6 +11,7 @@
 
 mod attach;
 mod lower;
+mod output_support;
 mod macro_support;
 mod part;
 mod result;
@@ -65,6 +66,9 @@ pub mod __private {
     pub use serde_json;
 
     pub use crate::macro_support::{assert_unique_tool_names, decode_args, field, invalid_args};
+    pub use crate::output_support::{
+        Lowering, OutputPart, json_array, json_object, json_text, serialize,
+    };
     pub use crate::schema::input_schema_for;
 }
 

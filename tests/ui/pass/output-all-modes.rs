@@ -14,10 +14,18 @@ pub struct Summary {
 #[derive(ToolOutput)]
 pub enum Deploy<T: Debug, U> {
     #[output("deployed {service} to {env}")]
-    Done { service: String, env: String },
+    Done {
+        service: String,
+        env: String,
+    },
     #[output(error, "no such service: {0:?}")]
     Unknown(T),
-    #[output(pending, kind = "approval", prompt = "Approve {0}?", url = "https://ci/{0}")]
+    #[output(
+        pending,
+        kind = "approval",
+        prompt = "Approve {0}?",
+        url = "https://ci/{0}"
+    )]
     NeedsApproval(String),
     #[output("chart for {city}")]
     Chart {

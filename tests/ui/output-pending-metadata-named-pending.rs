@@ -1,0 +1,12 @@
+use toolnexus::ToolOutput;
+
+#[derive(ToolOutput)]
+enum Outcome {
+    #[output(pending, kind = "approval", prompt = "Deploy?")]
+    NeedsApproval {
+        #[metadata]
+        pending: bool,
+    },
+}
+
+fn main() {}
