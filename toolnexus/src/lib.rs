@@ -35,6 +35,7 @@ pub use tool::{
     BoxFuture, CancelSignal, DefineToolError, FnTool, Tool, ToolContext, ToolDef, ToolSource,
     define_tool, sanitize,
 };
+pub use macro_support::MAX_ARGUMENT_BYTES;
 pub use toolkit::Toolkit;
 pub use profile::{GEMINI_RECURSION_DEPTH, gemini_schema, openai_strict_schema};
 pub use wire::{
