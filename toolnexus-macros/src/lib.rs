@@ -13,19 +13,137 @@ mod json_schema;
 mod output;
 mod tool;
 
-/// Turns a plain function into a tool. See the `toolnexus` crate docs.
+/// Turns a plain function into a tool: a name, a description, the JSON Schema of its
+/// parameters and an `execute` that decodes a model's arguments, calls the fn and lowers what
+/// it returns into a `ToolResult`.
+///
+/// ```
+/// use toolnexus::{JsonSchema, Tool, ToolContext, tool};
+///
+/// #[derive(serde::Deserialize, JsonSchema)]
+/// #[serde(rename_all = "lowercase")]
+/// enum Unit { Celsius, Fahrenheit }
+///
+/// /// Current weather for a city.
+/// ///
+/// /// Use it before suggesting clothes.
+/// #[tool]
+/// async fn get_weather(
+///     /// City name, e.g. "Paris"
+///     city: String,
+///     /// Temperature unit; Celsius when omitted
+///     unit: Option<Unit>,
+///     #[param(default = 3)] days: u8,
+///     ctx: &ToolContext, // injected, not in the schema
+/// ) -> Result<String, std::io::Error> {
+///     let _ = (unit, ctx);
+///     Ok(format!("{city}: sunny for {days} days"))
+/// }
+///
+/// // The fn is unchanged; beside it stands `GetWeatherTool`.
+/// assert_eq!(GetWeatherTool::NAME, "get_weather");
+/// assert_eq!(GetWeatherTool::DESCRIPTION, "Current weather for a city.\n\nUse it before suggesting clothes.");
+/// let schema = toolnexus::serde_json::Value::Object(GetWeatherTool.input_schema().clone());
+/// assert_eq!(schema["required"], toolnexus::serde_json::json!(["city"]));
+/// assert_eq!(schema["properties"]["days"]["default"], 3);
+/// ```
+///
+/// # What it generates
+///
+/// Beside the fn, left exactly as written (minus parameter attributes), a unit struct
+/// `{PascalCase}Tool` with the fn's visibility — `Clone + Copy + Default + Debug`, associated
+/// consts `NAME` and `DESCRIPTION`, and `impl Tool`. Its input schema is built once, on first
+/// use, then borrowed: `{"type":"object","properties":{…},"required":[…],
+/// "additionalProperties":false}` in parameter order, without `$schema` or a root `title`,
+/// with `$ref`s inlined (recursive types keep `$defs`), non-standard `format`s dropped and
+/// `Option<T>` described as `T`.
+///
+/// # Attributes
+///
+/// - `#[tool(name = "…", description = "…")]`: the name defaults to the fn's; the description
+///   to its doc comment up to the first `# ` heading (lines trimmed, paragraphs kept).
+/// - A parameter is described by its own doc comment, else by a rustdoc `# Arguments` bullet
+///   (`` * `city` - … ``), else by `#[param(description = "…")]`, which wins over both.
+/// - `#[param(rename = "…")]` changes the argument's key; `#[param(default)]` and
+///   `#[param(default = expr)]` make it optional and show the value as `"default"` (a string
+///   literal converts with `Into`, so `#[param(default = "metric")] system: String` works).
+/// - `#[serde(…)]` and `#[schemars(…)]` on a parameter are forwarded to its field in the
+///   generated arguments struct.
+///
+/// # Arguments at run time
+///
+/// `null` means `{}`; a missing or `null` `Option`/defaulted argument is absent; unknown keys
+/// are refused (the schema says `additionalProperties: false`). Any failure is an
+/// `is_error` result ``invalid arguments for `NAME`: field `days`: …`` and the fn never runs.
+///
+/// # Compile errors
+///
+/// A missing description, an invalid or over-64-character name, an unknown `#[tool]` or
+/// `#[param]` key, a generic fn, a `self` receiver outside `#[toolbox]`, a pattern parameter,
+/// two parameters with one name, two `ToolContext` parameters, `default` on an `Option`, a
+/// `# Arguments` bullet naming no parameter, a parameter type without `Deserialize` or
+/// `JsonSchema`, and a return type without `IntoToolResult` — each reported on your own token.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     tool::expand::tool(args.into(), input.into()).into()
 }
 
-/// Turns every `#[tool]` method of an `impl` block into a tool bound to the instance.
+/// Turns every `#[tool]` method (taking `&self`) of an inherent `impl` block into a tool bound
+/// to one shared instance, and adds `pub fn tools(self: Arc<Self>) -> Vec<Arc<dyn Tool>>`
+/// (in method order). Everything `#[tool]` accepts works on the methods; other methods are
+/// left alone. `&mut self`, `self` by value, a missing receiver and two tools with one name
+/// are compile errors.
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::{AtomicU32, Ordering};
+/// use toolnexus::{Tool, ToolContext, tool, toolbox};
+///
+/// struct Counter { hits: AtomicU32 }
+///
+/// #[toolbox]
+/// impl Counter {
+///     /// Counts one more hit and returns the total.
+///     #[tool]
+///     fn hit(&self, #[param(default = 1)] by: u32) -> u32 {
+///         self.hits.fetch_add(by, Ordering::SeqCst) + by
+///     }
+/// }
+///
+/// let counter = Arc::new(Counter { hits: AtomicU32::new(0) });
+/// let tools = Arc::clone(&counter).tools();
+/// let ctx = ToolContext::default();
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let result = tools[0].execute(toolnexus::serde_json::json!({"by": 2}), &ctx).await;
+/// assert_eq!(result.output, "2");
+/// # });
+/// assert_eq!(counter.hits.load(Ordering::SeqCst), 2);
+/// ```
 #[proc_macro_attribute]
 pub fn toolbox(args: TokenStream, input: TokenStream) -> TokenStream {
     tool::expand::toolbox(args.into(), input.into()).into()
 }
 
-/// `tools![a, path::b]`: the tools generated for these fns, as `Vec<Arc<dyn Tool>>`.
+/// `tools![a, path::b]`: the tools `#[tool]` generated for these fns, as
+/// `Vec<Arc<dyn Tool>>`. Two entries with the same tool name are a compile-time error that
+/// names the tool.
+///
+/// ```
+/// use toolnexus::{tool, tools};
+///
+/// /// Adds two numbers.
+/// #[tool]
+/// fn add(a: f64, b: f64) -> f64 { a + b }
+///
+/// mod text {
+///     /// Upper-cases a text.
+///     #[toolnexus::tool]
+///     pub fn shout(text: String) -> String { text.to_uppercase() }
+/// }
+///
+/// let all = tools![add, text::shout];
+/// assert_eq!(all.iter().map(|t| t.name()).collect::<Vec<_>>(), ["add", "shout"]);
+/// ```
 #[proc_macro]
 pub fn tools(input: TokenStream) -> TokenStream {
     tool::expand::tools(input.into())
@@ -110,7 +228,26 @@ pub fn derive_tool_output(input: TokenStream) -> TokenStream {
         .into()
 }
 
-/// schemars' `JsonSchema` derive, usable with toolnexus as the only dependency.
+/// schemars' `JsonSchema` derive, usable with toolnexus as the only dependency: no
+/// `schemars` in your `Cargo.toml`, no schemars path in scope. It yields the same schema as
+/// schemars' own derive and honours `#[serde]`, `#[schemars]` and doc attributes.
+///
+/// ```
+/// use serde::Deserialize;
+/// use toolnexus::JsonSchema;
+///
+/// /// A price window.
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Filter {
+///     /// Lowest price
+///     min: f64,
+///     #[serde(default)]
+///     max: Option<f64>,
+/// }
+///
+/// let schema = toolnexus::schemars::schema_for!(Filter);
+/// assert_eq!(schema.get("description").unwrap(), "A price window.");
+/// ```
 #[proc_macro_derive(JsonSchema, attributes(schemars, serde))]
 pub fn derive_json_schema(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
