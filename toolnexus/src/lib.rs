@@ -1,11 +1,60 @@
 //! # toolnexus
 //!
-//! Turn a plain Rust function into an LLM tool. `#[tool]` generates the tool's name,
-//! description and JSON Schema, and an `execute` that lowers whatever the function returns —
-//! `Result`, your own enum, an image, a suspension waiting on a human — into a [`ToolResult`]
-//! that every provider and every other toolnexus port understands byte for byte.
+//! Turn a plain Rust function into an LLM tool. [`#[tool]`](macro@tool) generates the tool's
+//! name, description and JSON Schema, and an `execute` that lowers whatever the function
+//! returns — `Result`, your own enum, an image, a suspension waiting on a human — into a
+//! [`ToolResult`] that every provider and every other toolnexus port understands byte for
+//! byte. The wire contract is `docs/SPEC.md` in the repository; this crate is its Rust port.
 //!
-//! The wire contract is `SPEC.md` in the repository; this crate is its Rust port.
+//! ```
+//! use toolnexus::{ToolContext, Toolkit, tool, tools};
+//!
+//! /// Adds two numbers.
+//! #[tool]
+//! fn add(a: f64, b: f64) -> f64 {
+//!     a + b
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let toolkit = Toolkit::new().with_all(tools![add]);
+//! let definitions = toolkit.to_openai(); // also to_anthropic(), to_gemini(), to_mcp()
+//! assert_eq!(definitions[0]["function"]["name"], "add");
+//!
+//! // Arguments exactly as the model sent them; failures are results, never panics.
+//! let ctx = ToolContext::default();
+//! assert_eq!(toolkit.execute_json("add", r#"{"a": 2, "b": 40}"#, &ctx).await.output, "42");
+//! let bad = toolkit.execute_json("add", r#"{"a": 2}"#, &ctx).await;
+//! assert!(bad.is_error);
+//! assert_eq!(bad.output, "invalid arguments for `add`: missing field `b`");
+//! # });
+//! ```
+//!
+//! # A tour
+//!
+//! - Make tools: [`#[tool]`](macro@tool) on a fn, [`#[toolbox]`](macro@toolbox) on an `impl`
+//!   for tools that share state, [`define_tool`] for tools described by data at run time, or
+//!   implement [`Tool`] by hand. Collect them with [`tools!`] and a [`Toolkit`].
+//! - Return anything that implements [`IntoToolResult`]: text, numbers, [`Json`], content
+//!   parts ([`attach`], [`from_bytes`], [`from_path`]), a [`Request`] to suspend until a human
+//!   answers ([`pending`], [`auth_required`]), or your own type with
+//!   [`#[derive(ToolOutput)]`](derive@ToolOutput).
+//! - Talk to providers: [`Toolkit::to_openai`], [`Toolkit::to_openai_strict`],
+//!   [`Toolkit::to_anthropic`], [`Toolkit::to_gemini`], [`Toolkit::to_mcp`] for definitions;
+//!   [`ToolResult::to_openai_messages`], [`ToolResult::to_anthropic_block`] and
+//!   [`ToolResult::to_mcp`] for results; [`Toolkit::call`] for the suspension loop rule.
+//! - Parameter types need `serde::Deserialize` and a JSON Schema: derive
+//!   [`JsonSchema`](derive@JsonSchema) from this crate, so your `Cargo.toml` needs only
+//!   `toolnexus` and `serde`.
+//!
+//! # Choices where the contract is silent
+//!
+//! - Raw argument text over [`MAX_ARGUMENT_BYTES`] and arguments nested more than 128 levels
+//!   are refused as `invalid arguments`; `attach` refuses files that are not regular files.
+//! - `serde_json` is built with `preserve_order` (schemas keep parameter order) and
+//!   `float_roundtrip` (floats survive a round trip exactly); both are additive features.
+//! - `ToolResult` and `Request` are large values, so clippy's `result_large_err` fires on
+//!   `fn f() -> Result<T, ToolResult>`; boxing them would cost every call an allocation, so
+//!   allow the lint where you return them as errors.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
