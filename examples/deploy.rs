@@ -25,7 +25,11 @@ enum Deploy {
     },
     #[output(error, "no such service: {0}; known services are api and web")]
     Unknown(String),
-    #[output(pending, kind = "approval", prompt = "Approve deploying {service} {version} to production?")]
+    #[output(
+        pending,
+        kind = "approval",
+        prompt = "Approve deploying {service} {version} to production?"
+    )]
     NeedsApproval { service: String, version: String },
     #[output(error, "deploying {0} to production was not approved")]
     NotApproved(String),
@@ -82,9 +86,15 @@ impl Deployments {
             }
         }
         let deployment_id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
-        let entry = json!({"id": deployment_id, "service": service, "version": version, "env": env});
+        let entry =
+            json!({"id": deployment_id, "service": service, "version": version, "env": env});
         self.history.lock().expect("history lock").push(entry);
-        Deploy::Done { service, version, env, deployment_id }
+        Deploy::Done {
+            service,
+            version,
+            env,
+            deployment_id,
+        }
     }
 
     /// Renders the error-rate chart of a service.
@@ -95,7 +105,12 @@ impl Deployments {
         }
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/media/fixture.png");
         match toolnexus::attach(path) {
-            Ok(png) => Chart::Rendered { service, hours, png, points: hours as usize * 4 },
+            Ok(png) => Chart::Rendered {
+                service,
+                hours,
+                png,
+                points: hours as usize * 4,
+            },
             Err(_) => Chart::NoData(service),
         }
     }
@@ -108,7 +123,10 @@ impl Deployments {
 }
 
 fn show(label: &str, result: &ToolResult) {
-    println!("{label}\n  => {}", serde_json::to_string(result).expect("results serialize"));
+    println!(
+        "{label}\n  => {}",
+        serde_json::to_string(result).expect("results serialize")
+    );
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -128,31 +146,52 @@ async fn main() {
         ("error_chart", r#"{"service": "web", "hours": 6}"#),
         ("error_chart", r#"{"service": "web", "hours": "six"}"#),
     ] {
-        show(&format!("{name}({args})"), &toolkit.execute_json(name, args, &ctx).await);
+        show(
+            &format!("{name}({args})"),
+            &toolkit.execute_json(name, args, &ctx).await,
+        );
     }
 
     println!("\n# A production deploy suspends until a human answers\n");
     let args = json!({"service": "web", "version": "2.0.0", "env": "production"});
     let first = toolkit.execute("deploy", args.clone(), &ctx).await;
     show("deploy(web 2.0.0 to production)", &first);
-    let request: Request = first.pending().expect("a production deploy waits for approval");
+    let request: Request = first
+        .pending()
+        .expect("a production deploy waits for approval");
     println!("  (a human approves request {})", request.id);
     let approved = ToolContext {
-        answer: Some(Answer { id: request.id, ok: true, data: None, reason: None }),
+        answer: Some(Answer {
+            id: request.id,
+            ok: true,
+            data: None,
+            reason: None,
+        }),
         ..ToolContext::default()
     };
-    show("deploy again, with the answer", &toolkit.execute("deploy", args, &approved).await);
+    show(
+        "deploy again, with the answer",
+        &toolkit.execute("deploy", args, &approved).await,
+    );
 
     println!("\n# The same round trip through `Toolkit::call`, declined this time\n");
     let args = json!({"service": "api", "version": "1.5.0", "env": "production"});
     let declined = toolkit
         .call("deploy", args, |request: Request| async move {
             println!("  (asked: {:?}; the human declines)", request.prompt);
-            Answer { id: request.id, ok: false, data: None, reason: Some(Reason::Declined) }
+            Answer {
+                id: request.id,
+                ok: false,
+                data: None,
+                reason: Some(Reason::Declined),
+            }
         })
         .await;
     show("deploy(api 1.5.0 to production)", &declined);
 
     println!();
-    show("history()", &toolkit.execute_json("history", "", &ctx).await);
+    show(
+        "history()",
+        &toolkit.execute_json("history", "", &ctx).await,
+    );
 }

@@ -6,7 +6,9 @@
 //! Run it with `cargo run --example quickstart`.
 
 use serde::Deserialize;
-use toolnexus::{ContentPart, ContentPartError, JsonSchema, ToolContext, Toolkit, serde_json, tool, tools};
+use toolnexus::{
+    ContentPart, ContentPartError, JsonSchema, ToolContext, Toolkit, serde_json, tool, tools,
+};
 
 /// Adds two numbers.
 #[tool]
@@ -58,7 +60,9 @@ async fn get_weather(
         Unit::Celsius => (celsius, "°C"),
         Unit::Fahrenheit => (celsius * 9.0 / 5.0 + 32.0, "°F"),
     };
-    Ok(format!("{city}: {value:.0}{symbol}, dry, for the next {days} day(s)"))
+    Ok(format!(
+        "{city}: {value:.0}{symbol}, dry, for the next {days} day(s)"
+    ))
 }
 
 /// Takes a screenshot of the dashboard.
@@ -88,7 +92,10 @@ async fn main() {
     for (name, arguments) in calls {
         let result = toolkit.execute_json(name, arguments, &ctx).await;
         println!("{name}({arguments})");
-        println!("  => {}", serde_json::to_string(&result).expect("results serialize"));
+        println!(
+            "  => {}",
+            serde_json::to_string(&result).expect("results serialize")
+        );
     }
 }
 

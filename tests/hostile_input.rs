@@ -60,14 +60,25 @@ fn any_map() -> impl Strategy<Value = Option<Map<String, Value>>> {
 fn any_part() -> impl Strategy<Value = ContentPart> {
     prop_oneof![
         ".{0,20}".prop_map(ContentPart::text),
-        (prop::collection::vec(any::<u8>(), 0..64), "(image|audio|application|text)/[a-z]{1,8}")
+        (
+            prop::collection::vec(any::<u8>(), 0..64),
+            "(image|audio|application|text)/[a-z]{1,8}"
+        )
             .prop_map(|(bytes, mime)| from_bytes(&bytes, &mime)),
-        ("https://[a-z]{1,10}\\.com/[a-z]{1,8}\\.(png|pdf|mp3)").prop_map(|url| attach(url).unwrap()),
+        ("https://[a-z]{1,10}\\.com/[a-z]{1,8}\\.(png|pdf|mp3)")
+            .prop_map(|url| attach(url).unwrap()),
     ]
 }
 
 fn any_request() -> impl Strategy<Value = Request> {
-    (".{0,10}", ".{0,10}", ".{0,20}", prop::option::of(".{0,20}"), any_map(), prop::option::of(".{0,20}"))
+    (
+        ".{0,10}",
+        ".{0,10}",
+        ".{0,20}",
+        prop::option::of(".{0,20}"),
+        any_map(),
+        prop::option::of(".{0,20}"),
+    )
         .prop_map(|(id, kind, prompt, url, data, expires_at)| Request {
             id,
             kind,
@@ -78,7 +89,9 @@ fn any_request() -> impl Strategy<Value = Request> {
         })
 }
 
-fn roundtrip<T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(value: &T) {
+fn roundtrip<T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(
+    value: &T,
+) {
     let text = serde_json::to_string(value).unwrap();
     let back: T = serde_json::from_str(&text).unwrap();
     assert_eq!(&back, value, "{text}");
@@ -149,7 +162,11 @@ fn ten_thousand_levels_of_nesting_are_an_error() {
     let ctx = ToolContext::default();
     let raw = block_on(toolkit.execute_json("store", &format!(r#"{{"value":{text}}}"#), &ctx));
     assert!(raw.is_error, "{}", raw.output);
-    assert!(raw.output.starts_with("invalid arguments for `store`: "), "{}", raw.output);
+    assert!(
+        raw.output.starts_with("invalid arguments for `store`: "),
+        "{}",
+        raw.output
+    );
     // Not `json!`: it would serialize `value` recursively before the tool ever sees it.
     let args = Value::Object(Map::from_iter([("value".to_owned(), value)]));
     let direct = block_on(StoreTool.execute(args, &ctx));
@@ -163,14 +180,21 @@ fn a_100_mib_argument_string_is_refused_before_parsing() {
     let toolkit = Toolkit::new().with_all(tools![greet]);
     let result = block_on(toolkit.execute_json("greet", &huge, &ToolContext::default()));
     assert!(result.is_error);
-    assert!(result.output.starts_with("invalid arguments for `greet`: "), "{}", &result.output[..80.min(result.output.len())]);
+    assert!(
+        result.output.starts_with("invalid arguments for `greet`: "),
+        "{}",
+        &result.output[..80.min(result.output.len())]
+    );
     assert!(result.output.len() < 200, "the error echoes the payload");
 }
 
 #[cfg(unix)]
 #[test]
 fn a_device_that_never_ends_is_refused() {
-    let opts = toolnexus::AttachOptions { mime_type: Some("application/octet-stream".into()), ..Default::default() };
+    let opts = toolnexus::AttachOptions {
+        mime_type: Some("application/octet-stream".into()),
+        ..Default::default()
+    };
     let error = attach_with("/dev/zero", opts).unwrap_err();
     assert_eq!(error.code(), "io");
     assert!(error.to_string().contains("not a regular file"), "{error}");

@@ -58,7 +58,15 @@ struct Node {
 
 /// Every primitive.
 #[tool]
-fn primitives(i: i32, big: i64, small: u8, ratio: f32, precise: f64, flag: bool, letter: char) -> String {
+fn primitives(
+    i: i32,
+    big: i64,
+    small: u8,
+    ratio: f32,
+    precise: f64,
+    flag: bool,
+    letter: char,
+) -> String {
     format!("{i} {big} {small} {ratio} {precise} {flag} {letter}")
 }
 
@@ -76,7 +84,11 @@ fn optional(name: Option<String>, count: Option<u32>) -> String {
 
 /// Defaulted parameters.
 #[tool]
-fn defaulted(#[param(default = 3)] days: u8, #[param(default)] verbose: bool, #[param(default = "metric")] system: String) -> String {
+fn defaulted(
+    #[param(default = 3)] days: u8,
+    #[param(default)] verbose: bool,
+    #[param(default = "metric")] system: String,
+) -> String {
     format!("{days} {verbose} {system}")
 }
 
@@ -120,14 +132,17 @@ fn data_enum(shape: Shape) -> f64 {
 #[tool]
 fn recursive(tree: Node) -> usize {
     fn count(node: &Node) -> usize {
-        1 + node.children.iter().map(count).sum::<usize>()
+        usize::from(!node.name.is_empty()) + node.children.iter().map(count).sum::<usize>()
     }
     count(&tree)
 }
 
 /// A renamed parameter.
 #[tool]
-fn renamed(#[param(rename = "q")] query: String, #[param(rename = "max-results")] limit: u32) -> String {
+fn renamed(
+    #[param(rename = "q")] query: String,
+    #[param(rename = "max-results")] limit: u32,
+) -> String {
     format!("{query} {limit}")
 }
 
@@ -239,7 +254,11 @@ fn schemas_match_their_snapshots() {
             mismatched.push(format!("{}:\n{actual}", path.display()));
         }
     }
-    assert!(mismatched.is_empty(), "schemas differ from their snapshots:\n{}", mismatched.join("\n"));
+    assert!(
+        mismatched.is_empty(),
+        "schemas differ from their snapshots:\n{}",
+        mismatched.join("\n")
+    );
 }
 
 #[test]
@@ -260,15 +279,29 @@ async fn the_schema_and_the_decoder_agree() {
         let schema = Value::Object(case.tool.input_schema().clone());
         let validator = jsonschema::draft202012::new(&schema).unwrap();
 
-        assert!(validator.is_valid(&case.accepts), "{name}: schema rejects {}", case.accepts);
+        assert!(
+            validator.is_valid(&case.accepts),
+            "{name}: schema rejects {}",
+            case.accepts
+        );
         let accepted = case.tool.execute(case.accepts.clone(), &ctx).await;
-        assert!(!accepted.is_error, "{name}: fn rejects {}: {}", case.accepts, accepted.output);
+        assert!(
+            !accepted.is_error,
+            "{name}: fn rejects {}: {}",
+            case.accepts, accepted.output
+        );
 
-        assert!(!validator.is_valid(&case.rejects), "{name}: schema accepts {}", case.rejects);
+        assert!(
+            !validator.is_valid(&case.rejects),
+            "{name}: schema accepts {}",
+            case.rejects
+        );
         let rejected = case.tool.execute(case.rejects.clone(), &ctx).await;
         assert!(rejected.is_error, "{name}: fn accepts {}", case.rejects);
         assert!(
-            rejected.output.starts_with(&format!("invalid arguments for `{name}`: ")),
+            rejected
+                .output
+                .starts_with(&format!("invalid arguments for `{name}`: ")),
             "{name}: {}",
             rejected.output
         );
@@ -288,12 +321,22 @@ fn schemas_follow_the_portable_shape() {
         }
         let text = Value::Object(schema.clone()).to_string();
         for format in ["int32", "int64", "uint8", "uint32", "float", "double"] {
-            assert!(!text.contains(&format!("\"format\":\"{format}\"")), "{name} keeps format {format}");
+            assert!(
+                !text.contains(&format!("\"format\":\"{format}\"")),
+                "{name} keeps format {format}"
+            );
         }
         for (key, property) in schema["properties"].as_object().unwrap() {
-            let null_type = property["type"].as_array().is_some_and(|types| types.contains(&json!("null")));
-            let null_branch = property["anyOf"].as_array().is_some_and(|branches| branches.contains(&json!({"type": "null"})));
-            assert!(!null_type && !null_branch, "{name}.{key} is described as nullable");
+            let null_type = property["type"]
+                .as_array()
+                .is_some_and(|types| types.contains(&json!("null")));
+            let null_branch = property["anyOf"]
+                .as_array()
+                .is_some_and(|branches| branches.contains(&json!({"type": "null"})));
+            assert!(
+                !null_type && !null_branch,
+                "{name}.{key} is described as nullable"
+            );
         }
         // Only recursive types keep references.
         assert_eq!(schema.contains_key("$defs"), name == "recursive", "{name}");

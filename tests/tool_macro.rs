@@ -86,7 +86,10 @@ fn ret_part() -> ContentPart {
 /// Returns parts.
 #[tool]
 fn ret_parts() -> Vec<ContentPart> {
-    vec![ContentPart::text("caption"), from_bytes(&[1, 2, 3, 4], "audio/wav")]
+    vec![
+        ContentPart::text("caption"),
+        from_bytes(&[1, 2, 3, 4], "audio/wav"),
+    ]
 }
 /// Returns a request.
 #[tool]
@@ -102,7 +105,10 @@ fn ret_option(some: bool) -> Option<u8> {
 #[tool]
 fn ret_io(fail: bool) -> Result<String, std::io::Error> {
     if fail {
-        Err(std::io::Error::new(std::io::ErrorKind::NotFound, "config.toml not found"))
+        Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "config.toml not found",
+        ))
     } else {
         Ok("read".to_owned())
     }
@@ -135,12 +141,22 @@ async fn every_lowering_row_through_a_macro_tool() {
     assert_eq!(run(&RetFloatTool, json!({})).await, ok("2.5"));
     assert_eq!(run(&RetBoolTool, json!({})).await, ok("true"));
     assert_eq!(run(&RetUnitTool, json!({})).await, ok(""));
-    assert_eq!(run(&RetJsonTool, json!({})).await, ok(r#"{"b":1,"a":[true,null]}"#));
+    assert_eq!(
+        run(&RetJsonTool, json!({})).await,
+        ok(r#"{"b":1,"a":[true,null]}"#)
+    );
     let failure = run(&RetJsonFailureTool, json!({})).await;
     assert!(failure.is_error);
-    assert!(failure.output.contains("key must be a string"), "{}", failure.output);
+    assert!(
+        failure.output.contains("key must be a string"),
+        "{}",
+        failure.output
+    );
     assert_eq!(run(&RetValueStringTool, json!({})).await, ok("plain"));
-    assert_eq!(run(&RetValueObjectTool, json!({})).await, ok(r#"{"k":"v"}"#));
+    assert_eq!(
+        run(&RetValueObjectTool, json!({})).await,
+        ok(r#"{"k":"v"}"#)
+    );
     assert_eq!(
         run(&RetToolResultTool, json!({})).await,
         ToolResult::error("custom").with_metadata("code", 7)
@@ -151,8 +167,10 @@ async fn every_lowering_row_through_a_macro_tool() {
     );
     assert_eq!(
         run(&RetPartsTool, json!({})).await,
-        ok("caption\naudio (audio/wav, 4 bytes)")
-            .with_parts([ContentPart::text("caption"), from_bytes(&[1, 2, 3, 4], "audio/wav")])
+        ok("caption\naudio (audio/wav, 4 bytes)").with_parts([
+            ContentPart::text("caption"),
+            from_bytes(&[1, 2, 3, 4], "audio/wav")
+        ])
     );
     let suspended = run(&RetRequestTool, json!({})).await;
     assert!(suspended.is_error && suspended.is_pending());
@@ -198,7 +216,10 @@ async fn get_weather(
     #[param(default = "metric")] system: String,
 ) -> String {
     CALLS.fetch_add(1, Ordering::SeqCst);
-    format!("{city} {} {days} {system}", unit.as_deref().unwrap_or("celsius"))
+    format!(
+        "{city} {} {days} {system}",
+        unit.as_deref().unwrap_or("celsius")
+    )
 }
 
 #[tokio::test]
@@ -212,19 +233,29 @@ async fn name_description_and_the_fn_itself() {
     assert_eq!(GetWeatherTool.description(), GetWeatherTool::DESCRIPTION);
     assert_eq!(GetWeatherTool.source(), toolnexus::ToolSource::Native);
     // The fn stays callable exactly as written.
-    assert_eq!(get_weather("Oslo".into(), None, 1, "si".into()).await, "Oslo celsius 1 si");
+    assert_eq!(
+        get_weather("Oslo".into(), None, 1, "si".into()).await,
+        "Oslo celsius 1 si"
+    );
 }
 
 #[tokio::test]
 async fn decoding_absent_null_and_defaults() {
     let weather = |args| run(&GetWeatherTool, args);
-    assert_eq!(weather(json!({"city": "Paris"})).await.output, "Paris celsius 3 metric");
     assert_eq!(
-        weather(json!({"city": "Paris", "unit": null, "days": null, "system": null})).await.output,
+        weather(json!({"city": "Paris"})).await.output,
         "Paris celsius 3 metric"
     );
     assert_eq!(
-        weather(json!({"city": "Paris", "unit": "kelvin", "days": 5, "system": "imperial"})).await.output,
+        weather(json!({"city": "Paris", "unit": null, "days": null, "system": null}))
+            .await
+            .output,
+        "Paris celsius 3 metric"
+    );
+    assert_eq!(
+        weather(json!({"city": "Paris", "unit": "kelvin", "days": 5, "system": "imperial"}))
+            .await
+            .output,
         "Paris kelvin 5 imperial"
     );
 }
@@ -239,25 +270,54 @@ async fn bad_arguments_never_reach_the_fn() {
         (json!(7), "expected a JSON object, found a number"),
         (json!(true), "expected a JSON object, found a boolean"),
         (json!({}), "missing field `city`"),
-        (json!({"city": null}), "field `city`: invalid type: null, expected a string"),
-        (json!({"city": 1}), "field `city`: invalid type: integer `1`, expected a string"),
-        (json!({"city": "x", "days": 300}), "field `days`: invalid value: integer `300`, expected u8"),
-        (json!({"city": "x", "days": "3"}), "field `days`: invalid type: string \"3\", expected u8"),
-        (json!({"city": "x", "unit": 5}), "field `unit`: invalid type: integer `5`, expected a string"),
-        (json!({"city": "x", "country": "FR"}), "unknown field `country`, expected one of `city`, `unit`, `days`, `system`"),
+        (
+            json!({"city": null}),
+            "field `city`: invalid type: null, expected a string",
+        ),
+        (
+            json!({"city": 1}),
+            "field `city`: invalid type: integer `1`, expected a string",
+        ),
+        (
+            json!({"city": "x", "days": 300}),
+            "field `days`: invalid value: integer `300`, expected u8",
+        ),
+        (
+            json!({"city": "x", "days": "3"}),
+            "field `days`: invalid type: string \"3\", expected u8",
+        ),
+        (
+            json!({"city": "x", "unit": 5}),
+            "field `unit`: invalid type: integer `5`, expected a string",
+        ),
+        (
+            json!({"city": "x", "country": "FR"}),
+            "unknown field `country`, expected one of `city`, `unit`, `days`, `system`",
+        ),
     ];
     for (args, detail) in cases {
         let result = run(&GetWeatherTool, args.clone()).await;
         assert!(result.is_error, "{args}");
-        assert_eq!(result.output, format!("invalid arguments for `get_weather`: {detail}"), "{args}");
+        assert_eq!(
+            result.output,
+            format!("invalid arguments for `get_weather`: {detail}"),
+            "{args}"
+        );
     }
-    assert_eq!(CALLS.load(Ordering::SeqCst), before, "the fn ran on bad input");
+    assert_eq!(
+        CALLS.load(Ordering::SeqCst),
+        before,
+        "the fn ran on bad input"
+    );
 }
 
 /// Reports what the context carried.
 #[tool]
 fn context_first(ctx: &ToolContext, label: String) -> String {
-    let answer = ctx.answer.as_ref().map_or("none".to_owned(), |a| a.id.clone());
+    let answer = ctx
+        .answer
+        .as_ref()
+        .map_or("none".to_owned(), |a| a.id.clone());
     format!("{label}: {answer} cancelled={}", ctx.cancel.is_cancelled())
 }
 
@@ -270,7 +330,12 @@ async fn context_owned(label: String, ctx: ToolContext) -> String {
 #[tokio::test]
 async fn the_context_is_injected_and_not_in_the_schema() {
     let ctx = ToolContext {
-        answer: Some(Answer { id: "pnd-1".into(), ok: true, data: None, reason: None }),
+        answer: Some(Answer {
+            id: "pnd-1".into(),
+            ok: true,
+            data: None,
+            reason: None,
+        }),
         timeout: Some(std::time::Duration::from_secs(2)),
         ..ToolContext::default()
     };
@@ -281,7 +346,10 @@ async fn the_context_is_injected_and_not_in_the_schema() {
     assert_eq!(owned.output, "b: Some(2s)");
     for tool in [&ContextFirstTool as &dyn Tool, &ContextOwnedTool] {
         assert_eq!(tool.input_schema()["required"], json!(["label"]));
-        assert_eq!(tool.input_schema()["properties"].as_object().unwrap().len(), 1);
+        assert_eq!(
+            tool.input_schema()["properties"].as_object().unwrap().len(),
+            1
+        );
     }
 }
 
@@ -299,7 +367,12 @@ impl Calendar {
     ///
     /// * `slot` - An ISO time
     #[tool]
-    async fn book(&self, slot: String, #[param(default = 30)] minutes: u32, ctx: &ToolContext) -> String {
+    async fn book(
+        &self,
+        slot: String,
+        #[param(default = 30)] minutes: u32,
+        ctx: &ToolContext,
+    ) -> String {
         let _ = ctx;
         let count = self.booked.fetch_add(1, Ordering::SeqCst) + 1;
         format!("{} booked {slot} for {minutes} min (#{count})", self.owner)
@@ -318,7 +391,10 @@ impl Calendar {
 
 #[tokio::test]
 async fn a_toolbox_binds_its_tools_to_one_instance() {
-    let calendar = Arc::new(Calendar { owner: "ana".into(), booked: AtomicUsize::new(0) });
+    let calendar = Arc::new(Calendar {
+        owner: "ana".into(),
+        booked: AtomicUsize::new(0),
+    });
     assert_eq!(calendar.not_a_tool(), "ana");
     let tools = Arc::clone(&calendar).tools();
     let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
@@ -328,12 +404,18 @@ async fn a_toolbox_binds_its_tools_to_one_instance() {
         tools[0].input_schema()["properties"]["slot"]["description"],
         json!("An ISO time")
     );
-    assert_eq!(tools[0].input_schema()["properties"]["minutes"]["default"], json!(30));
+    assert_eq!(
+        tools[0].input_schema()["properties"]["minutes"]["default"],
+        json!(30)
+    );
     let booked = run(tools[0].as_ref(), json!({"slot": "09:00"})).await;
     assert_eq!(booked.output, "ana booked 09:00 for 30 min (#1)");
     assert_eq!(run(tools[1].as_ref(), json!(null)).await.output, "1");
     let bad = run(tools[0].as_ref(), json!({"slot": 9})).await;
-    assert_eq!(bad.output, "invalid arguments for `book`: field `slot`: invalid type: integer `9`, expected a string");
+    assert_eq!(
+        bad.output,
+        "invalid arguments for `book`: field `slot`: invalid type: integer `9`, expected a string"
+    );
     // The instance is shared, not copied.
     assert_eq!(calendar.count(), 1);
 }

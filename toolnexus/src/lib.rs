@@ -60,22 +60,24 @@
 
 mod attach;
 mod lower;
-mod output_support;
 mod macro_support;
+mod output_support;
 mod part;
+mod profile;
 mod result;
 mod schema;
 mod suspend;
 mod tool;
 mod toolkit;
-mod profile;
 mod wire;
 
 pub use attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
 pub use lower::{IntoToolError, IntoToolResult, Json};
+pub use macro_support::MAX_ARGUMENT_BYTES;
 pub use part::{
     ContentPart, ContentPartError, Media, Source, base64_bytes, describe_part, part_bytes,
 };
+pub use profile::{GEMINI_RECURSION_DEPTH, gemini_schema, openai_strict_schema};
 pub use result::ToolResult;
 pub use suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
@@ -84,13 +86,11 @@ pub use tool::{
     BoxFuture, CancelSignal, DefineToolError, FnTool, Tool, ToolContext, ToolDef, ToolSource,
     define_tool, sanitize,
 };
-pub use macro_support::MAX_ARGUMENT_BYTES;
 pub use toolkit::Toolkit;
-pub use profile::{GEMINI_RECURSION_DEPTH, gemini_schema, openai_strict_schema};
+pub use toolnexus_macros::*;
 pub use wire::{
     Style, anthropic_tool_results, encode_part, openai_tool_messages, unsupported_placeholder,
 };
-pub use toolnexus_macros::*;
 
 /// `toolnexus::JsonSchema` is both schemars' trait and toolnexus' derive, like
 /// `schemars::JsonSchema`: the glob brings the trait, the explicit import replaces schemars'

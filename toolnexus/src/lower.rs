@@ -110,7 +110,11 @@ impl IntoToolResult for ContentPart {
 
 impl IntoToolResult for Vec<ContentPart> {
     fn into_tool_result(self) -> ToolResult {
-        let output = self.iter().map(describe_part).collect::<Vec<_>>().join("\n");
+        let output = self
+            .iter()
+            .map(describe_part)
+            .collect::<Vec<_>>()
+            .join("\n");
         ToolResult::ok(output).with_parts(self)
     }
 }

@@ -81,8 +81,7 @@ fn nesting_exceeds(root: &Value, limit: usize) -> bool {
             .chain(fields.into_iter().flatten())
             .filter(|child| child.is_array() || child.is_object())
     }
-    let mut pending: Vec<(&Value, usize)> =
-        nested_children(root).map(|child| (child, 2)).collect();
+    let mut pending: Vec<(&Value, usize)> = nested_children(root).map(|child| (child, 2)).collect();
     while let Some((value, depth)) = pending.pop() {
         if depth > limit {
             return true;
@@ -128,7 +127,8 @@ where
     T: Deserialize<'de>,
     D: Deserializer<'de>,
 {
-    T::deserialize(deserializer).map_err(|error| D::Error::custom(format_args!("field `{name}`: {error}")))
+    T::deserialize(deserializer)
+        .map_err(|error| D::Error::custom(format_args!("field `{name}`: {error}")))
 }
 
 /// Fails compilation (it runs in a `const`) when two tools of one `tools![]` share a name.

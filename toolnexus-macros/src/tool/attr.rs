@@ -189,7 +189,11 @@ pub fn argument_bullets<'a>(lines: &[DocLine<'a>]) -> Vec<ArgumentBullet<'a>> {
         if !in_section || line.text.is_empty() {
             continue;
         }
-        if let Some(item) = line.text.strip_prefix("* ").or(line.text.strip_prefix("- ")) {
+        if let Some(item) = line
+            .text
+            .strip_prefix("* ")
+            .or(line.text.strip_prefix("- "))
+        {
             let (name, text) = split_bullet(item);
             bullets.push(ArgumentBullet {
                 name,
@@ -213,12 +217,11 @@ fn split_bullet(item: &str) -> (String, String) {
         Some(quoted) => quoted.split_once('`').unwrap_or((quoted, "")),
         None => item
             .split_once(char::is_whitespace)
-            .map_or((item, ""), |(name, rest)| (name.trim_end_matches(':'), rest)),
+            .map_or((item, ""), |(name, rest)| {
+                (name.trim_end_matches(':'), rest)
+            }),
     };
-    let text = rest
-        .trim_start()
-        .trim_start_matches(['-', ':', '—'])
-        .trim();
+    let text = rest.trim_start().trim_start_matches(['-', ':', '—']).trim();
     (name.to_owned(), text.to_owned())
 }
 

@@ -65,10 +65,16 @@ pub fn toolbox(args: TokenStream, input: TokenStream) -> TokenStream {
         errors.spanned(&args, "`#[toolbox]` takes no arguments");
     }
     if let Some((_, path, _)) = &item.trait_ {
-        errors.spanned(path, "`#[toolbox]` goes on an inherent `impl` block, not a trait impl");
+        errors.spanned(
+            path,
+            "`#[toolbox]` goes on an inherent `impl` block, not a trait impl",
+        );
     }
     if !item.generics.params.is_empty() {
-        errors.spanned(&item.generics, "`#[toolbox]` cannot be used on a generic `impl` block");
+        errors.spanned(
+            &item.generics,
+            "`#[toolbox]` cannot be used on a generic `impl` block",
+        );
     }
     let original = item.clone();
     let methods: Vec<(&syn::ImplItemFn, TokenStream)> = original
@@ -81,9 +87,7 @@ pub fn toolbox(args: TokenStream, input: TokenStream) -> TokenStream {
         .collect();
     let models: Vec<ToolFn> = methods
         .iter()
-        .map(|(method, args)| {
-            ToolFn::parse(args.clone(), &method.sig, &method.attrs, &mut errors)
-        })
+        .map(|(method, args)| ToolFn::parse(args.clone(), &method.sig, &method.attrs, &mut errors))
         .collect();
     let plans: Vec<Plan> = models
         .iter()
@@ -179,7 +183,12 @@ enum CallTarget<'a> {
 }
 
 /// The arguments struct, the `NAME`/`DESCRIPTION` consts and `impl Tool` for one tool.
-fn expand_tool(model: &ToolFn, plan: &Plan, struct_ident: &Ident, target: &CallTarget) -> TokenStream {
+fn expand_tool(
+    model: &ToolFn,
+    plan: &Plan,
+    struct_ident: &Ident,
+    target: &CallTarget,
+) -> TokenStream {
     let private = quote!(::toolnexus::__private);
     let args_ident = format_ident!("__ToolnexusArgs", span = Span::call_site());
     let args_ident = match target {
@@ -228,7 +237,10 @@ fn expand_tool(model: &ToolFn, plan: &Plan, struct_ident: &Ident, target: &CallT
                 });
                 // `required` makes schemars describe `T`, not `T | null`; `default` and
                 // `skip_serializing_if` keep it out of `required` without a `"default": null`.
-                let attrs = with(quote!(default, skip_serializing_if = "::core::option::Option::is_none"));
+                let attrs = with(quote!(
+                    default,
+                    skip_serializing_if = "::core::option::Option::is_none"
+                ));
                 quote!(#[serde(#attrs)] #[schemars(required)])
             }
             (_, Some(default)) => {
@@ -264,7 +276,11 @@ fn expand_tool(model: &ToolFn, plan: &Plan, struct_ident: &Ident, target: &CallT
                     }
                 });
                 let attrs = with(TokenStream::new());
-                if attrs.is_empty() { TokenStream::new() } else { quote!(#[serde(#attrs)]) }
+                if attrs.is_empty() {
+                    TokenStream::new()
+                } else {
+                    quote!(#[serde(#attrs)])
+                }
             }
         };
         fields.push(quote! {
@@ -291,7 +307,8 @@ fn expand_tool(model: &ToolFn, plan: &Plan, struct_ident: &Ident, target: &CallT
         Some(_) => quote!(#call.await),
         None => call,
     };
-    let lower = quote_spanned!(return_span(sig)=> ::toolnexus::IntoToolResult::into_tool_result(__value));
+    let lower =
+        quote_spanned!(return_span(sig)=> ::toolnexus::IntoToolResult::into_tool_result(__value));
     // An async tool's future must be `Send`; report it at the fn, not inside the macro.
     let boxed = quote_spanned!(sig.ident.span()=> ::std::boxed::Box::pin);
     let helpers_impl = if helpers.is_empty() {
@@ -367,7 +384,13 @@ fn return_span(sig: &Signature) -> Span {
 }
 
 fn is_str_literal(expr: &syn::Expr) -> bool {
-    matches!(expr, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(_), .. }))
+    matches!(
+        expr,
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(_),
+            ..
+        })
+    )
 }
 
 /// Whether a forwarded `#[serde(…)]` replaces deserialization (`with`, `deserialize_with`),
@@ -395,7 +418,10 @@ fn struct_docs(fn_ident: &Ident) -> String {
 
 /// `#[tool]` or a path to it such as `#[toolnexus::tool]`.
 fn is_tool_attr(attr: &syn::Attribute) -> bool {
-    attr.path().segments.last().is_some_and(|segment| segment.ident == "tool")
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|segment| segment.ident == "tool")
 }
 
 /// The arguments of a method's `#[tool(…)]` (empty for a bare `#[tool]`), if it has one.
@@ -409,7 +435,10 @@ fn tool_attr_args(attrs: &[syn::Attribute]) -> Option<TokenStream> {
 
 fn check_unique_names(plans: &[Plan], models: &[ToolFn], errors: &mut Errors) {
     for (index, plan) in plans.iter().enumerate() {
-        if plans[..index].iter().any(|earlier| earlier.name == plan.name) {
+        if plans[..index]
+            .iter()
+            .any(|earlier| earlier.name == plan.name)
+        {
             let model = &models[index];
             let at: &dyn quote::ToTokens = match &model.args.name {
                 Some(literal) => literal,
@@ -417,7 +446,10 @@ fn check_unique_names(plans: &[Plan], models: &[ToolFn], errors: &mut Errors) {
             };
             errors.spanned(
                 at,
-                format_args!("another `#[tool]` method of this toolbox is already named `{}`", plan.name),
+                format_args!(
+                    "another `#[tool]` method of this toolbox is already named `{}`",
+                    plan.name
+                ),
             );
         }
     }

@@ -70,7 +70,10 @@ fn check_signature(tool: &ToolFn, place: Place, errors: &mut Errors) {
             "`#[tool]` cannot be used on a generic fn: the schema needs concrete parameter types",
         );
     } else if let Some(clause) = &sig.generics.where_clause {
-        errors.spanned(clause, "`#[tool]` cannot be used on a fn with a `where` clause");
+        errors.spanned(
+            clause,
+            "`#[tool]` cannot be used on a fn with a `where` clause",
+        );
     }
     if let Some(unsafety) = &sig.unsafety {
         errors.spanned(unsafety, "`#[tool]` cannot be used on an `unsafe fn`");
@@ -147,15 +150,15 @@ fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> Vec<Field<'a
         };
         if param.is_context() {
             if seen_context {
-                errors.spanned(
-                    param.ty,
-                    "a tool takes at most one `ToolContext` parameter",
-                );
+                errors.spanned(param.ty, "a tool takes at most one `ToolContext` parameter");
             }
             seen_context = true;
-            if let Some(attr) = param.arg.attrs.iter().find(|a| {
-                super::attr::is_param_attr(a) || super::attr::is_forwarded_attr(a)
-            }) {
+            if let Some(attr) = param
+                .arg
+                .attrs
+                .iter()
+                .find(|a| super::attr::is_param_attr(a) || super::attr::is_forwarded_attr(a))
+            {
                 errors.spanned(
                     attr,
                     "the `ToolContext` parameter is injected, not read from the arguments: remove this attribute",
@@ -177,7 +180,9 @@ fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> Vec<Field<'a
             };
             errors.spanned(
                 at,
-                format_args!("two parameters of this tool are both named `{wire}` in its arguments"),
+                format_args!(
+                    "two parameters of this tool are both named `{wire}` in its arguments"
+                ),
             );
         }
         fields.push(Field {
@@ -267,6 +272,9 @@ mod tests {
         let ident = |s: &str| Ident::new(s, Span::call_site());
         assert_eq!(struct_ident(&ident("get_weather")), "GetWeatherTool");
         assert_eq!(struct_ident(&ident("_add__two")), "AddTwoTool");
-        assert_eq!(struct_ident(&Ident::new_raw("type", Span::call_site())), "TypeTool");
+        assert_eq!(
+            struct_ident(&Ident::new_raw("type", Span::call_site())),
+            "TypeTool"
+        );
     }
 }
