@@ -109,7 +109,8 @@ pub fn invalid_args(tool: &str, detail: impl std::fmt::Display) -> ToolResult {
     ToolResult::error(format!("invalid arguments for `{tool}`: {detail}"))
 }
 
-fn json_kind(value: &Value) -> &'static str {
+/// How a JSON value is named in error messages: "a string", "an array", ….
+pub(crate) fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::lower::IntoToolResult;
+use crate::macro_support::json_kind;
 use crate::result::ToolResult;
 use crate::suspend::Answer;
 
@@ -161,7 +162,10 @@ pub fn define_tool(
         other => {
             return Err(DefineToolError {
                 name,
-                found: json_kind(&other),
+                found: match other {
+                    Value::Object(_) => "an object without \"type\": \"object\"",
+                    other => json_kind(&other),
+                },
             });
         }
     };
@@ -191,17 +195,6 @@ impl fmt::Display for DefineToolError {
 }
 
 impl std::error::Error for DefineToolError {}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object without \"type\": \"object\"",
-    }
-}
 
 /// A tool definition waiting for its closure; made by [`define_tool`].
 #[derive(Debug, Clone)]
@@ -287,5 +280,44 @@ impl Tool for FnTool {
 
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         (self.run)(args, ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn define_tool_refuses_a_schema_that_is_not_an_object_schema() {
+        let cases = [
+            (json!("object"), "found a string"),
+            (json!([]), "found an array"),
+            (json!(null), "found null"),
+            (
+                json!({"properties": {}}),
+                "found an object without \"type\": \"object\"",
+            ),
+            (
+                json!({"type": "string"}),
+                "found an object without \"type\": \"object\"",
+            ),
+        ];
+        for (schema, found) in cases {
+            let error = define_tool("lookup", "Looks up", schema).unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                format!(
+                    "the input schema of tool `lookup` must be a JSON object with \"type\": \"object\", {found}"
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn sanitize_replaces_one_underscore_per_character() {
+        assert_eq!(sanitize("héllo/wörld"), "h_llo_w_rld");
+        assert_eq!(sanitize("ok-name_1"), "ok-name_1");
     }
 }
