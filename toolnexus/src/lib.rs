@@ -71,6 +71,11 @@ mod tool;
 mod toolkit;
 mod wire;
 
+#[cfg(feature = "mcp")]
+pub mod mcp;
+#[cfg(feature = "mcp")]
+pub use mcp::{McpServer, serve_stdio};
+
 pub use attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
 pub use lower::{IntoToolError, IntoToolResult, Json};
 pub use macro_support::MAX_ARGUMENT_BYTES;

@@ -1,0 +1,241 @@
+//! Serve a [`Toolkit`] as an MCP server with the official Rust MCP SDK, [`rmcp`].
+//!
+//! Enabled by the `mcp` cargo feature. rmcp needs Rust 1.88 or newer, so this feature does
+//! too (the rest of toolnexus builds on 1.85).
+//!
+//! - `tools/list` answers from each tool's cached [`input_schema`](crate::Tool::input_schema),
+//!   converted once when the server is built — the same `{name, description, inputSchema}`
+//!   entries as [`Toolkit::to_mcp`].
+//! - `tools/call` runs [`Toolkit::execute`], so an unknown tool, bad arguments and a tool that
+//!   panics all come back as `isError` results, never as protocol errors. The result is
+//!   [`ToolResult::to_mcp`]: the output as text, images and audio as MCP content, files as
+//!   embedded resources, URL parts as resource links. A suspension (see
+//!   [`pending`](crate::pending)) is an `isError` result whose text carries the prompt and,
+//!   when there is one, the url on the next line.
+//! - A client's `notifications/cancelled` sets the call's
+//!   [`ToolContext::cancel`](crate::ToolContext::cancel) signal.
+//!
+//! ```no_run
+//! use toolnexus::{Toolkit, define_tool, serde_json::json};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+//! let echo = define_tool("echo", "Echo the text back", json!({
+//!     "type": "object",
+//!     "properties": {"text": {"type": "string"}},
+//!     "required": ["text"],
+//! }))?
+//! .sync(|args: toolnexus::serde_json::Value, _: &toolnexus::ToolContext| {
+//!     args["text"].as_str().unwrap_or_default().to_owned()
+//! });
+//! toolnexus::mcp::serve_stdio(Toolkit::new().with(echo)).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+use std::future::{Future, poll_fn};
+use std::pin::pin;
+use std::sync::Arc;
+
+pub use rmcp;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use serde_json::Value;
+
+use crate::result::ToolResult;
+use crate::tool::ToolContext;
+use crate::toolkit::Toolkit;
+
+/// An rmcp [`ServerHandler`] that serves a [`Toolkit`]'s tools.
+///
+/// Build it from a `Toolkit` or an `Arc<Toolkit>`, then hand it to any rmcp transport with
+/// [`ServiceExt::serve`] — or use [`serve_stdio`] for the common case. Cloning is cheap (two
+/// `Arc`s), and the server reports itself as `toolnexus` with this crate's version unless
+/// [`with_server_info`](Self::with_server_info) says otherwise.
+///
+/// ```
+/// use std::sync::Arc;
+/// use toolnexus::{Toolkit, mcp::McpServer};
+///
+/// let server = McpServer::new(Arc::new(Toolkit::new())).with_instructions("No tools yet.");
+/// assert!(server.toolkit().is_empty());
+/// ```
+#[derive(Clone, Debug)]
+pub struct McpServer {
+    toolkit: Arc<Toolkit>,
+    /// The `tools/list` entries, converted once from the cached schemas.
+    tools: Arc<[McpTool]>,
+    info: ServerConfig,
+}
+
+impl McpServer {
+    /// A server for `toolkit` (a [`Toolkit`] or an `Arc<Toolkit>`).
+    pub fn new(toolkit: impl Into<Arc<Toolkit>>) -> Self {
+        let toolkit = toolkit.into();
+        let tools = toolkit
+            .tools()
+            .iter()
+            .map(|tool| {
+                McpTool::new(
+                    tool.name().to_owned(),
+                    tool.description().to_owned(),
+                    Arc::new(tool.input_schema().clone()),
+                )
+            })
+            .collect();
+        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("toolnexus", env!("CARGO_PKG_VERSION")));
+        Self {
+            toolkit,
+            tools,
+            info,
+        }
+    }
+
+    /// Replaces the name and version the server reports in `initialize` (default: `toolnexus`
+    /// and this crate's version).
+    #[must_use]
+    pub fn with_server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.info.server_info = Implementation::new(name, version);
+        self
+    }
+
+    /// Sets the instructions the server gives the client in `initialize`.
+    #[must_use]
+    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.info = self.info.with_instructions(instructions);
+        self
+    }
+
+    /// The toolkit being served.
+    pub fn toolkit(&self) -> &Arc<Toolkit> {
+        &self.toolkit
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        self.info.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<McpTool> {
+        self.tools.iter().find(|tool| tool.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let ctx = ToolContext::default();
+        let result = until_done(
+            self.toolkit.execute(&request.name, args, &ctx),
+            context.ct.cancelled(),
+            || ctx.cancel.cancel(),
+        )
+        .await;
+        Ok(call_tool_result(&result).into())
+    }
+}
+
+/// Serves `toolkit` over stdin/stdout until the client disconnects.
+///
+/// Needs a Tokio runtime (e.g. `#[tokio::main]`). Nothing else may write to stdout while it
+/// runs: that is the protocol channel (log to stderr). The error is a failed `initialize`
+/// handshake or a server task that did not finish cleanly.
+///
+/// For another transport (a socket, an in-process `tokio::io::duplex` pipe…) use rmcp
+/// directly: `McpServer::new(toolkit).serve(transport).await` with [`rmcp::ServiceExt`].
+pub async fn serve_stdio(
+    toolkit: impl Into<Arc<Toolkit>>,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let running = McpServer::new(toolkit)
+        .serve(rmcp::transport::stdio())
+        .await?;
+    running.waiting().await?;
+    Ok(())
+}
+
+/// [`ToolResult::to_mcp`] as rmcp's type.
+fn call_tool_result(result: &ToolResult) -> CallToolResult {
+    serde_json::from_value(result.to_mcp()).unwrap_or_else(|error| {
+        // Unreachable with the block types `to_mcp` emits; kept as a result, never a panic.
+        CallToolResult::error(vec![
+            ContentBlock::text(result.output.clone()),
+            ContentBlock::text(format!(
+                "toolnexus: result not representable in MCP: {error}"
+            )),
+        ])
+    })
+}
+
+/// Drives `work` to completion, calling `on_cancel` once if `cancelled` finishes first; the
+/// tool decides for itself how to stop, and its result is still returned.
+async fn until_done<T>(
+    work: impl Future<Output = T>,
+    cancelled: impl Future<Output = ()>,
+    on_cancel: impl FnOnce(),
+) -> T {
+    let mut work = pin!(work);
+    let mut cancelled = pin!(cancelled);
+    let mut on_cancel = Some(on_cancel);
+    poll_fn(|cx| {
+        if on_cancel.is_some() && cancelled.as_mut().poll(cx).is_ready() {
+            if let Some(on_cancel) = on_cancel.take() {
+                on_cancel();
+            }
+        }
+        work.as_mut().poll(cx)
+    })
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::part::ContentPart;
+
+    #[test]
+    fn every_block_type_converts() {
+        let file = crate::from_bytes(b"%PDF", "application/pdf");
+        let result = ToolResult::ok("out")
+            .with_part(ContentPart::text("more"))
+            .with_part(crate::from_bytes(b"\x89PNG", "image/png"))
+            .with_part(crate::from_bytes(b"RIFF", "audio/wav"))
+            .with_part(file);
+        let converted = call_tool_result(&result);
+        assert_eq!(
+            serde_json::to_value(&converted).unwrap()["content"],
+            result.to_mcp()["content"]
+        );
+        assert_eq!(converted.is_error, Some(false));
+    }
+
+    #[test]
+    fn a_cancelled_request_sets_the_cancel_signal_and_still_finishes() {
+        let ctx = ToolContext::default();
+        let work = async {
+            tokio::task::yield_now().await;
+            ctx.cancel.is_cancelled()
+        };
+        let saw_cancel = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(until_done(work, std::future::ready(()), || {
+                ctx.cancel.cancel()
+            }));
+        assert!(saw_cancel);
+    }
+}
