@@ -1,0 +1,255 @@
+//! SPEC §9: `execute` of a macro tool costs at most 1.3× a hand-written floor — `serde_json`
+//! decode of the same arguments struct, the call, and `to_string` — measured in the same run.
+//! Also the error path (a missing field) against serde_json's own failing decode.
+//!
+//! Run: `cargo bench -p toolnexus --bench execute`.
+
+mod common;
+mod counting;
+
+use std::hint::black_box;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use counting::allocations;
+use criterion::BatchSize;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use toolnexus::{Tool, ToolContext, ToolResult, Toolkit, tool, tools};
+
+/// Add two numbers.
+#[tool]
+fn add(a: f64, b: f64) -> f64 {
+    a + b
+}
+
+/// The floor's arguments struct, written by hand.
+#[derive(Deserialize)]
+struct Args {
+    a: f64,
+    b: f64,
+}
+
+/// The floor's call: the same body as the tool's.
+#[inline(never)]
+fn add_by_hand(a: f64, b: f64) -> f64 {
+    a + b
+}
+
+/// Polls a future to completion with a no-op waker; every tool here is ready at once.
+fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+    }
+}
+
+const ARGS: &str = r#"{"a":1.5,"b":2.25}"#;
+const MISSING: &str = r#"{"a":1.5}"#;
+
+fn main() {
+    let mut c = common::criterion();
+    let mut summary = common::Summary::new();
+    let ctx = ToolContext::default();
+    let toolkit = Toolkit::new().with_all(tools![add]);
+    let args: Value = serde_json::from_str(ARGS).unwrap();
+    let missing: Value = serde_json::from_str(MISSING).unwrap();
+
+    // The subject and the floor must agree before their speed is compared.
+    assert_eq!(block_on(AddTool.execute(args.clone(), &ctx)).output, "3.75");
+    assert_eq!(
+        block_on(toolkit.execute_json("add", ARGS, &ctx)).output,
+        "3.75"
+    );
+    let failed = block_on(AddTool.execute(missing.clone(), &ctx));
+    assert!(failed.is_error, "{failed:?}");
+    assert!(failed.output.contains("missing field `b`"), "{failed:?}");
+    assert_eq!(json!({"a": 1.5, "b": 2.25}), args);
+    print_allocations(&toolkit, &ctx, &args);
+
+    // Each routine is written once and used by criterion and by the interleaved run. The
+    // argument `Value` is cloned outside the timed region for floor and subject alike.
+    let floor_from_value = |args: Value| {
+        let Args { a, b } = serde_json::from_value(args).unwrap();
+        add_by_hand(a, b).to_string()
+    };
+    // Not a floor: the floor plus what `Tool::execute`'s signature imposes — the result as a
+    // `ToolResult` inside a `Box::pin`ned future — to show what the remaining gap is made of.
+    let floor_boxed = |args: Value| {
+        let Args { a, b } = serde_json::from_value(args).unwrap();
+        let future: toolnexus::BoxFuture<'_, ToolResult> =
+            Box::pin(async move { ToolResult::ok(add_by_hand(a, b).to_string()) });
+        block_on(future)
+    };
+    let tool_execute = |args: Value| block_on(AddTool.execute(args, black_box(&ctx)));
+    let floor_from_str = |text: &str| {
+        let Args { a, b } = serde_json::from_str(black_box(text)).unwrap();
+        add_by_hand(a, b).to_string()
+    };
+    // Not a floor: the text parsed into a `Value` first, then decoded, as `execute_json` must
+    // while `Tool::execute` takes a `Value`. Shows where `execute_json`'s time goes.
+    let str_via_value = |text: &str| {
+        let args: Value = serde_json::from_str(black_box(text)).unwrap();
+        let Args { a, b } = serde_json::from_value(args).unwrap();
+        add_by_hand(a, b).to_string()
+    };
+    let execute_json = |text: &str| block_on(toolkit.execute_json("add", black_box(text), &ctx));
+    let floor_error_from_value = |args: Value| {
+        serde_json::from_value::<Args>(args)
+            .err()
+            .unwrap()
+            .to_string()
+    };
+    let floor_error_from_str = |text: &str| {
+        serde_json::from_str::<Args>(black_box(text))
+            .err()
+            .unwrap()
+            .to_string()
+    };
+
+    let mut group = c.benchmark_group("execute");
+    let value = || args.clone();
+    group.bench_function("floor_from_value", |b| {
+        b.iter_batched(value, floor_from_value, BatchSize::SmallInput);
+    });
+    group.bench_function("tool_execute", |b| {
+        b.iter_batched(value, tool_execute, BatchSize::SmallInput);
+    });
+    group.bench_function("floor_boxed", |b| {
+        b.iter_batched(value, floor_boxed, BatchSize::SmallInput);
+    });
+    group.bench_function("floor_from_str", |b| b.iter(|| floor_from_str(ARGS)));
+    group.bench_function("toolkit_execute_json", |b| b.iter(|| execute_json(ARGS)));
+    group.bench_function("str_via_value", |b| b.iter(|| str_via_value(ARGS)));
+    group.finish();
+    summary.compare_interleaved(
+        "execute",
+        "floor_boxed",
+        "tool_execute",
+        None,
+        value,
+        floor_boxed,
+        tool_execute,
+    );
+    let text = || ARGS;
+    summary.compare_interleaved(
+        "execute",
+        "floor_from_value",
+        "tool_execute",
+        Some(1.3),
+        value,
+        floor_from_value,
+        tool_execute,
+    );
+    summary.compare_interleaved(
+        "execute",
+        "floor_from_str",
+        "toolkit_execute_json",
+        Some(1.3),
+        text,
+        floor_from_str,
+        execute_json,
+    );
+    summary.compare_interleaved(
+        "execute",
+        "str_via_value",
+        "toolkit_execute_json",
+        None,
+        text,
+        str_via_value,
+        execute_json,
+    );
+
+    let mut group = c.benchmark_group("execute_error");
+    let value = || missing.clone();
+    group.bench_function("floor_from_value", |b| {
+        b.iter_batched(value, floor_error_from_value, BatchSize::SmallInput);
+    });
+    group.bench_function("tool_execute", |b| {
+        b.iter_batched(value, tool_execute, BatchSize::SmallInput);
+    });
+    group.bench_function("floor_from_str", |b| {
+        b.iter(|| floor_error_from_str(MISSING));
+    });
+    group.bench_function("toolkit_execute_json", |b| b.iter(|| execute_json(MISSING)));
+    group.finish();
+    let text = || MISSING;
+    summary.compare_interleaved(
+        "execute_error",
+        "floor_from_value",
+        "tool_execute",
+        None,
+        value,
+        floor_error_from_value,
+        tool_execute,
+    );
+    summary.compare_interleaved(
+        "execute_error",
+        "floor_from_str",
+        "toolkit_execute_json",
+        None,
+        text,
+        floor_error_from_str,
+        execute_json,
+    );
+
+    c.final_summary();
+    summary.print();
+}
+
+/// Allocations per call, subject and floor, printed once before timing.
+fn print_allocations(toolkit: &Toolkit, ctx: &ToolContext, args: &Value) {
+    let count = |f: &dyn Fn()| {
+        f(); // warm any lazy state first
+        allocations(f).1
+    };
+    let value_clone = count(&|| drop(black_box(args.clone())));
+    let rows: [(&str, usize); 6] = [
+        (
+            "floor: from_value + call + to_string",
+            count(&|| {
+                let Args { a, b } = serde_json::from_value(args.clone()).unwrap();
+                black_box(add_by_hand(a, b).to_string());
+            }) - value_clone,
+        ),
+        (
+            "floor + ToolResult in a Box::pin'd future",
+            count(&|| {
+                let Args { a, b } = serde_json::from_value(args.clone()).unwrap();
+                let future: toolnexus::BoxFuture<'_, ToolResult> =
+                    Box::pin(async move { ToolResult::ok(add_by_hand(a, b).to_string()) });
+                drop(block_on(future));
+            }) - value_clone,
+        ),
+        (
+            "Tool::execute",
+            count(&|| drop(block_on(AddTool.execute(args.clone(), ctx)))) - value_clone,
+        ),
+        (
+            "floor: from_str + call + to_string",
+            count(&|| {
+                let Args { a, b } = serde_json::from_str(ARGS).unwrap();
+                black_box(add_by_hand(a, b).to_string());
+            }),
+        ),
+        (
+            "from_str::<Value> + from_value + call + to_string",
+            count(&|| {
+                let value: Value = serde_json::from_str(ARGS).unwrap();
+                let Args { a, b } = serde_json::from_value(value).unwrap();
+                black_box(add_by_hand(a, b).to_string());
+            }),
+        ),
+        (
+            "Toolkit::execute_json",
+            count(&|| drop(block_on(toolkit.execute_json("add", ARGS, ctx)))),
+        ),
+    ];
+    println!("allocations per call (the argument Value's clone excluded):");
+    for (what, n) in rows {
+        println!("  {what}: {n}");
+    }
+}
