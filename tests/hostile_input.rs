@@ -2,7 +2,7 @@
 //! overflow or an unbounded allocation.
 
 use proptest::prelude::*;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use toolnexus::{
     Answer, ContentPart, Reason, Request, Tool, ToolContext, ToolResult, Toolkit, attach,
     attach_with, from_bytes, part_bytes, tool, tools,

@@ -121,13 +121,35 @@ fn ret_anyhow() -> anyhow::Result<u32> {
 }
 /// Returns a ToolResult error.
 #[tool]
+#[expect(
+    clippy::result_large_err,
+    reason = "the plain form must work; the boxed one is tested too"
+)]
 fn ret_err_tool_result() -> Result<String, ToolResult> {
     Err(ToolResult::error("passed through").with_metadata("retry", true))
 }
 /// Returns a Request error.
 #[tool]
+#[expect(
+    clippy::result_large_err,
+    reason = "the plain form must work; the boxed one is tested too"
+)]
 fn ret_err_request() -> Result<String, Request> {
     Err(Request::new("approval", "Approve?").with_url("https://example.com/ok"))
+}
+/// Returns boxed errors.
+#[tool]
+fn ret_err_boxed(suspend: bool) -> Result<String, Box<Request>> {
+    if suspend {
+        Err(Box::new(Request::new("input", "Which one?")))
+    } else {
+        Ok("fine".to_owned())
+    }
+}
+/// Returns a boxed ToolResult error.
+#[tool]
+fn ret_err_boxed_result() -> Result<String, Box<ToolResult>> {
+    Err(Box::new(ToolResult::error("boxed")))
 }
 
 #[tokio::test]
@@ -193,6 +215,19 @@ async fn every_lowering_row_through_a_macro_tool() {
     assert_eq!(
         run(&RetErrToolResultTool, json!({})).await,
         ToolResult::error("passed through").with_metadata("retry", true)
+    );
+    assert_eq!(
+        run(&RetErrBoxedResultTool, json!({})).await,
+        ToolResult::error("boxed")
+    );
+    assert_eq!(
+        run(&RetErrBoxedTool, json!({"suspend": false})).await,
+        ok("fine")
+    );
+    let boxed = run(&RetErrBoxedTool, json!({"suspend": true})).await;
+    assert_eq!(
+        (boxed.output.as_str(), boxed.is_pending()),
+        ("Which one?", true)
     );
     let approval = run(&RetErrRequestTool, json!({})).await;
     assert_eq!(approval.output, "Approve?\nhttps://example.com/ok");
@@ -426,4 +461,59 @@ async fn tools_macro_collects_generated_tools() {
     let names: Vec<&str> = all.iter().map(|t| t.name()).collect();
     assert_eq!(names, ["ret_string", "get_weather", "context_first"]);
     assert_eq!(run(all[0].as_ref(), json!({})).await.output, "text");
+}
+
+#[tokio::test]
+async fn raw_argument_text_decodes_like_a_value() {
+    let ctx = ToolContext::default();
+    let texts = [
+        r#"{"city": "Paris"}"#,
+        r#"  {"city": "Paris", "unit": null, "days": 4}"#,
+        r#"{}"#,
+        r#"{"city": 1}"#,
+        r#"{"city": "x", "days": 300}"#,
+        r#"{"city": "x", "country": "FR"}"#,
+        "null",
+        "[1, 2]",
+        r#""Paris""#,
+        "",
+        "  \n",
+    ];
+    for text in texts {
+        let value = if text.trim().is_empty() {
+            json!({})
+        } else {
+            serde_json::from_str(text).unwrap()
+        };
+        let from_value = GetWeatherTool.execute(value, &ctx).await;
+        let from_text = GetWeatherTool.execute_json(text, &ctx).await;
+        assert_eq!(from_text, from_value, "{text}");
+    }
+}
+
+#[tokio::test]
+async fn raw_argument_text_reports_syntax_errors_with_their_place() {
+    let ctx = ToolContext::default();
+    // Broken inside an argument: the field is named.
+    let inside = GetWeatherTool.execute_json(r#"{"city": "Par"#, &ctx).await;
+    assert_eq!(
+        inside.output,
+        "invalid arguments for `get_weather`: field `city`: EOF while parsing a string"
+    );
+    // Broken between arguments: the position is given.
+    let between = GetWeatherTool
+        .execute_json(r#"{"city": "Paris""#, &ctx)
+        .await;
+    assert_eq!(
+        between.output,
+        "invalid arguments for `get_weather`: EOF while parsing an object at line 1 column 16"
+    );
+    // Text cannot hide a second value for the same key behind the first.
+    let duplicated = GetWeatherTool
+        .execute_json(r#"{"city": "a", "city": "b"}"#, &ctx)
+        .await;
+    assert_eq!(
+        duplicated.output,
+        "invalid arguments for `get_weather`: duplicate field `city`"
+    );
 }

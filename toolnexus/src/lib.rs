@@ -53,8 +53,10 @@
 //! - `serde_json` is built with `preserve_order` (schemas keep parameter order) and
 //!   `float_roundtrip` (floats survive a round trip exactly); both are additive features.
 //! - `ToolResult` and `Request` are large values, so clippy's `result_large_err` fires on
-//!   `fn f() -> Result<T, ToolResult>`; boxing them would cost every call an allocation, so
-//!   allow the lint where you return them as errors.
+//!   `fn f() -> Result<T, Request>`; return `Result<T, Box<Request>>` (or
+//!   `Box<ToolResult>`) instead, which lowers the same way.
+//! - [`Tool::execute_json`] takes the raw argument text; `#[tool]` decodes it straight into
+//!   its arguments. A key given twice in that text is refused (`duplicate field`).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -120,7 +122,9 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
-    pub use crate::macro_support::{assert_unique_tool_names, decode_args, field, invalid_args};
+    pub use crate::macro_support::{
+        assert_unique_tool_names, decode_args, decode_args_json, field, invalid_args,
+    };
     pub use crate::output_support::{
         Lowering, OutputPart, json_array, json_object, json_text, serialize,
     };

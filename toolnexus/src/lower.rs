@@ -36,7 +36,8 @@ pub trait IntoToolResult {
 
 /// The error half of a returned `Result<T, E>`: how `Err(e)` lowers.
 ///
-/// A [`ToolResult`] passes through unchanged, a [`Request`] suspends, and any other
+/// A [`ToolResult`] passes through unchanged, a [`Request`] suspends (either may be boxed,
+/// which keeps clippy's `result_large_err` quiet), and any other
 /// `E: Display` (io errors, `anyhow::Error`, `Box<dyn Error>`, `String`, thiserror enums)
 /// becomes `is_error` with output `format!("{e:#}")`, so anyhow shows its whole chain.
 #[diagnostic::on_unimplemented(
@@ -64,6 +65,20 @@ impl IntoToolError for ToolResult {
 impl IntoToolError for Request {
     fn into_tool_error(self) -> ToolResult {
         pending(self)
+    }
+}
+
+/// `Result<T, Box<ToolResult>>` keeps the `Result` small (clippy's `result_large_err`).
+impl IntoToolError for Box<ToolResult> {
+    fn into_tool_error(self) -> ToolResult {
+        *self
+    }
+}
+
+/// `Result<T, Box<Request>>` keeps the `Result` small (clippy's `result_large_err`).
+impl IntoToolError for Box<Request> {
+    fn into_tool_error(self) -> ToolResult {
+        pending(*self)
     }
 }
 

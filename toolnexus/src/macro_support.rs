@@ -25,7 +25,12 @@ pub fn decode_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, To
             ));
         }
     };
-    if nesting_exceeds(&args, MAX_NESTING) {
+    // Flat arguments (the common case) skip the walk.
+    let nested = args.as_object().is_some_and(|map| {
+        map.values()
+            .any(|value| value.is_array() || value.is_object())
+    });
+    if nested && nesting_exceeds(&args, MAX_NESTING) {
         dismantle(args);
         return Err(invalid_args(
             tool,
@@ -33,6 +38,37 @@ pub fn decode_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, To
         ));
     }
     serde_json::from_value(args).map_err(|error| invalid_args(tool, error))
+}
+
+/// [`decode_args`] for the raw argument text a model produced: an object is decoded straight
+/// into `T` (no intermediate `Value`); anything else takes the [`parse_args`] path, so both
+/// entry points report the same errors.
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the tool's final result; boxing it would only add an allocation"
+)]
+pub fn decode_args_json<T: DeserializeOwned>(tool: &str, text: &str) -> Result<T, ToolResult> {
+    if text.len() <= MAX_ARGUMENT_BYTES && text.trim_start().starts_with('{') {
+        // The parser's own recursion limit (128) bounds nesting here.
+        return serde_json::from_str(text)
+            .map_err(|error| invalid_args(tool, without_position(&error)));
+    }
+    decode_args(tool, parse_args(tool, text)?)
+}
+
+/// serde_json's message for a value that does not fit, without its ` at line L column C`
+/// suffix, so it reads the same whether the arguments arrived as text or as a `Value`; a
+/// syntax error keeps its position, which is what the model needs to fix it.
+fn without_position(error: &serde_json::Error) -> String {
+    let message = error.to_string();
+    if !error.is_data() {
+        return message;
+    }
+    let suffix = format!(" at line {} column {}", error.line(), error.column());
+    match message.strip_suffix(&suffix) {
+        Some(bare) => bare.to_owned(),
+        None => message,
+    }
 }
 
 /// Parses the raw argument text a model produced: empty or all-whitespace means `{}` (models
@@ -55,7 +91,7 @@ pub(crate) fn parse_args(tool: &str, text: &str) -> Result<Value, ToolResult> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Map::new()));
     }
-    serde_json::from_str(text).map_err(|error| invalid_args(tool, error))
+    serde_json::from_str(text).map_err(|error| invalid_args(tool, without_position(&error)))
 }
 
 /// The largest raw argument text [`Toolkit::execute_json`](crate::Toolkit::execute_json)

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::lower::IntoToolResult;
-use crate::macro_support::json_kind;
+use crate::macro_support::{json_kind, parse_args};
 use crate::result::ToolResult;
 use crate::suspend::Answer;
 
@@ -96,6 +96,23 @@ pub trait Tool: Send + Sync {
     }
     /// Runs the tool. Failures are results with `is_error`, never panics.
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult>;
+    /// Runs the tool with the raw argument text a model produced.
+    ///
+    /// Empty or all-whitespace text means `{}`; text over
+    /// [`MAX_ARGUMENT_BYTES`](crate::MAX_ARGUMENT_BYTES) or that is not JSON gives an
+    /// `invalid arguments for `NAME`` error. The default parses the text into a `Value` and
+    /// calls [`execute`](Self::execute); `#[tool]` overrides it to decode the text straight
+    /// into its arguments, skipping the intermediate `Value`.
+    fn execute_json<'a>(
+        &'a self,
+        args: &'a str,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, ToolResult> {
+        match parse_args(self.name(), args) {
+            Ok(args) => self.execute(args, ctx),
+            Err(invalid) => Box::pin(std::future::ready(invalid)),
+        }
+    }
 }
 
 impl fmt::Debug for dyn Tool {

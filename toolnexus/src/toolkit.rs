@@ -10,13 +10,12 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use crate::macro_support::parse_args;
 use crate::profile::{gemini_schema, openai_strict_schema};
 use crate::result::ToolResult;
 use crate::suspend::{Answer, Reason, Request};
-use crate::tool::{Tool, ToolContext};
+use crate::tool::{BoxFuture, Tool, ToolContext};
 
 /// A set of tools, looked up by name.
 ///
@@ -135,10 +134,15 @@ impl Toolkit {
     /// tool — while its future is created or at any point while it runs — gives `is_error`
     /// with output ``tool `NAME` panicked: <message>``; the toolkit stays usable. (The process's
     /// panic hook still runs, so the panic is also reported on stderr as usual.)
-    pub async fn execute(&self, name: &str, args: Value, ctx: &ToolContext) -> ToolResult {
+    pub fn execute<'a>(
+        &'a self,
+        name: &str,
+        args: Value,
+        ctx: &'a ToolContext,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
         match self.get(name) {
-            Some(tool) => run_guarded(tool.as_ref(), args, ctx).await,
-            None => unknown(name),
+            Some(tool) => Guarded::start(tool.as_ref(), || tool.execute(args, ctx)),
+            None => Guarded::Done(Some(unknown(name))),
         }
     }
 
@@ -147,15 +151,18 @@ impl Toolkit {
     /// An empty or all-whitespace string means `{}` (models send that for tools without
     /// parameters); text that is not JSON, or longer than [`MAX_ARGUMENT_BYTES`] (refused
     /// before parsing), gives `is_error` with output ``invalid arguments for `NAME`: …``.
+    /// A `#[tool]` decodes the text straight into its arguments ([`Tool::execute_json`]).
     ///
     /// [`MAX_ARGUMENT_BYTES`]: crate::MAX_ARGUMENT_BYTES
-    pub async fn execute_json(&self, name: &str, args: &str, ctx: &ToolContext) -> ToolResult {
-        let Some(tool) = self.get(name) else {
-            return unknown(name);
-        };
-        match parse_args(name, args) {
-            Ok(args) => run_guarded(tool.as_ref(), args, ctx).await,
-            Err(invalid) => invalid,
+    pub fn execute_json<'a>(
+        &'a self,
+        name: &str,
+        args: &'a str,
+        ctx: &'a ToolContext,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
+        match self.get(name) {
+            Some(tool) => Guarded::start(tool.as_ref(), || tool.execute_json(args, ctx)),
+            None => Guarded::Done(Some(unknown(name))),
         }
     }
 
@@ -244,9 +251,7 @@ impl Toolkit {
     /// Names are emitted exactly as registered (never [`sanitize`](crate::sanitize)d here), so
     /// the name a model calls is the name [`execute`](Self::execute) finds.
     pub fn to_openai(&self) -> Value {
-        self.map_tools(|tool| {
-            json!({"type": "function", "function": function(tool, Value::Object(tool.input_schema().clone()))})
-        })
+        self.map_tools(|tool| openai_entry(function(tool, tool.input_schema().clone())))
     }
 
     /// [`to_openai`](Self::to_openai) for OpenAI's strict mode: each function gets
@@ -254,23 +259,21 @@ impl Toolkit {
     /// [`openai_strict_schema`](crate::openai_strict_schema).
     pub fn to_openai_strict(&self) -> Value {
         self.map_tools(|tool| {
-            let mut function = function(
-                tool,
-                Value::Object(openai_strict_schema(tool.input_schema())),
-            );
+            let mut function = function(tool, openai_strict_schema(tool.input_schema()));
             function.insert("strict".to_owned(), Value::Bool(true));
-            json!({"type": "function", "function": function})
+            openai_entry(function)
         })
     }
 
     /// Anthropic Messages `tools`: `[{name, description, input_schema}]`.
     pub fn to_anthropic(&self) -> Value {
         self.map_tools(|tool| {
-            json!({
-                "name": tool.name(),
-                "description": tool.description(),
-                "input_schema": tool.input_schema(),
-            })
+            let mut entry = named(tool);
+            entry.insert(
+                "input_schema".to_owned(),
+                Value::Object(tool.input_schema().clone()),
+            );
+            Value::Object(entry)
         })
     }
 
@@ -289,26 +292,30 @@ impl Toolkit {
                     .get("properties")
                     .and_then(Value::as_object)
                     .is_none_or(Map::is_empty);
-                let mut declaration = Map::new();
-                declaration.insert("name".to_owned(), tool.name().into());
-                declaration.insert("description".to_owned(), tool.description().into());
+                let mut declaration = named(tool.as_ref());
                 if !empty {
                     declaration.insert("parameters".to_owned(), Value::Object(parameters));
                 }
                 Value::Object(declaration)
             })
             .collect::<Vec<_>>();
-        json!([{"functionDeclarations": declarations}])
+        let mut entry = Map::new();
+        entry.insert(
+            "functionDeclarations".to_owned(),
+            Value::Array(declarations),
+        );
+        Value::Array(vec![Value::Object(entry)])
     }
 
     /// MCP `tools/list` entries: `[{name, description, inputSchema}]`.
     pub fn to_mcp(&self) -> Value {
         self.map_tools(|tool| {
-            json!({
-                "name": tool.name(),
-                "description": tool.description(),
-                "inputSchema": tool.input_schema(),
-            })
+            let mut entry = named(tool);
+            entry.insert(
+                "inputSchema".to_owned(),
+                Value::Object(tool.input_schema().clone()),
+            );
+            Value::Object(entry)
         })
     }
 
@@ -322,52 +329,94 @@ impl Toolkit {
     }
 }
 
-fn function(tool: &dyn Tool, parameters: Value) -> Map<String, Value> {
-    let mut function = Map::new();
-    function.insert("name".to_owned(), tool.name().into());
-    function.insert("description".to_owned(), tool.description().into());
-    function.insert("parameters".to_owned(), parameters);
+// The entries are built with `Map::insert` rather than `json!`: `json!` serializes a
+// non-literal value, which would deep-copy every cached schema a second time.
+
+/// `{name, description}`, the start of every provider's tool entry.
+fn named(tool: &dyn Tool) -> Map<String, Value> {
+    let mut entry = Map::new();
+    entry.insert("name".to_owned(), tool.name().into());
+    entry.insert("description".to_owned(), tool.description().into());
+    entry
+}
+
+fn function(tool: &dyn Tool, parameters: Map<String, Value>) -> Map<String, Value> {
+    let mut function = named(tool);
+    function.insert("parameters".to_owned(), Value::Object(parameters));
     function
+}
+
+/// `{"type":"function","function":{…}}`.
+fn openai_entry(function: Map<String, Value>) -> Value {
+    let mut entry = Map::new();
+    entry.insert("type".to_owned(), "function".into());
+    entry.insert("function".to_owned(), Value::Object(function));
+    Value::Object(entry)
 }
 
 fn unknown(name: &str) -> ToolResult {
     ToolResult::error(format!("Unknown tool: {name}"))
 }
 
-/// Runs a tool, turning a panic — in the synchronous call that builds the future or in any
-/// poll of it — into an error result.
-async fn run_guarded(tool: &dyn Tool, args: Value, ctx: &ToolContext) -> ToolResult {
-    // `AssertUnwindSafe` is sound here: after a panic the tool's future is dropped, never
-    // polled again, and all we keep is the panic message.
-    let outcome = match catch_unwind(AssertUnwindSafe(|| tool.execute(args, ctx))) {
-        Ok(future) => CatchUnwind(future).await,
-        Err(payload) => Err(payload),
-    };
-    outcome.unwrap_or_else(|payload| {
-        ToolResult::error(format!(
-            "tool `{}` panicked: {}",
-            tool.name(),
-            panic_message(payload.as_ref())
-        ))
-    })
+/// A tool call that turns a panic — in the synchronous call that builds the tool's future or
+/// in any poll of it — into an error result.
+///
+/// A hand-written future rather than an `async fn`: it is on every call's path, and this
+/// keeps it to one `catch_unwind` per step with nothing else in between. Every field is
+/// `Unpin` (a `BoxFuture` is), so it needs no pin projection and no `unsafe`.
+enum Guarded<'a> {
+    Running {
+        tool: &'a dyn Tool,
+        future: BoxFuture<'a, ToolResult>,
+    },
+    Done(Option<ToolResult>),
 }
 
-/// Polls a future inside `catch_unwind`, so a panic at any await point becomes `Err`.
-///
-/// `F: Unpin` (a `BoxFuture` is) keeps this free of pin projection and of `unsafe`.
-struct CatchUnwind<F>(F);
-
-impl<F: Future + Unpin> Future for CatchUnwind<F> {
-    type Output = Result<F::Output, Box<dyn Any + Send>>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let inner = Pin::new(&mut self.0);
-        match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
-            Err(payload) => Poll::Ready(Err(payload)),
+impl<'a> Guarded<'a> {
+    fn start(tool: &'a dyn Tool, start: impl FnOnce() -> BoxFuture<'a, ToolResult>) -> Self {
+        // `AssertUnwindSafe` is sound here: after a panic the tool's future is dropped, never
+        // polled again, and all we keep is the panic message.
+        match catch_unwind(AssertUnwindSafe(start)) {
+            Ok(future) => Self::Running { tool, future },
+            Err(payload) => Self::Done(Some(panicked(tool, payload.as_ref()))),
         }
     }
+}
+
+impl Future for Guarded<'_> {
+    type Output = ToolResult;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
+        match &mut *self {
+            Self::Running { tool, future } => {
+                let tool = *tool;
+                match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+                    Ok(Poll::Pending) => Poll::Pending,
+                    Ok(Poll::Ready(result)) => {
+                        *self = Self::Done(None);
+                        Poll::Ready(result)
+                    }
+                    Err(payload) => {
+                        *self = Self::Done(None);
+                        Poll::Ready(panicked(tool, payload.as_ref()))
+                    }
+                }
+            }
+            Self::Done(result) => Poll::Ready(
+                result
+                    .take()
+                    .expect("a tool call future polled after it completed"),
+            ),
+        }
+    }
+}
+
+fn panicked(tool: &dyn Tool, payload: &(dyn Any + Send)) -> ToolResult {
+    ToolResult::error(format!(
+        "tool `{}` panicked: {}",
+        tool.name(),
+        panic_message(payload)
+    ))
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> &str {

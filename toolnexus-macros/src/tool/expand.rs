@@ -301,7 +301,7 @@ fn expand_tool(
     let sig = model.sig;
     let call = match target {
         CallTarget::Free(ident) => quote!(#ident(#(#call_args),*)),
-        CallTarget::Method(ident) => quote!(self.0.#ident(#(#call_args),*)),
+        CallTarget::Method(ident) => quote!(__tool.0.#ident(#(#call_args),*)),
     };
     let call = match sig.asyncness {
         Some(_) => quote!(#call.await),
@@ -311,15 +311,16 @@ fn expand_tool(
         quote_spanned!(return_span(sig)=> ::toolnexus::IntoToolResult::into_tool_result(__value));
     // An async tool's future must be `Send`; report it at the fn, not inside the macro.
     let boxed = quote_spanned!(sig.ident.span()=> ::std::boxed::Box::pin);
-    let helpers_impl = if helpers.is_empty() {
-        TokenStream::new()
-    } else {
+    let decode = |decoder: TokenStream| {
         quote! {
-            impl #args_ident {
-                #(#helpers)*
+            match #decoder {
+                ::core::result::Result::Ok(args) => args.run(self, __ctx),
+                ::core::result::Result::Err(error) => ::std::boxed::Box::pin(::core::future::ready(error)),
             }
         }
     };
+    let from_value = decode(quote!(#private::decode_args::<#args_ident>(Self::NAME, __args)));
+    let from_text = decode(quote!(#private::decode_args_json::<#args_ident>(Self::NAME, __args)));
 
     quote! {
         #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
@@ -329,7 +330,23 @@ fn expand_tool(
             #(#fields),*
         }
 
-        #helpers_impl
+        impl #args_ident {
+            #(#helpers)*
+
+            /// Calls the fn with these arguments; both `execute` entry points end here.
+            fn run<'a>(
+                self,
+                __tool: &'a #struct_ident,
+                __ctx: &'a ::toolnexus::ToolContext,
+            ) -> ::toolnexus::BoxFuture<'a, ::toolnexus::ToolResult> {
+                let #args_ident { #(#field_idents),* } = self;
+                let _ = (__tool, __ctx);
+                #boxed(async move {
+                    let __value = #call;
+                    #lower
+                })
+            }
+        }
 
         #[automatically_derived]
         impl #struct_ident {
@@ -360,17 +377,15 @@ fn expand_tool(
                 __args: #private::serde_json::Value,
                 __ctx: &'a ::toolnexus::ToolContext,
             ) -> ::toolnexus::BoxFuture<'a, ::toolnexus::ToolResult> {
-                let #args_ident { #(#field_idents),* } = match #private::decode_args::<#args_ident>(Self::NAME, __args) {
-                    ::core::result::Result::Ok(args) => args,
-                    ::core::result::Result::Err(error) => {
-                        return ::std::boxed::Box::pin(::core::future::ready(error));
-                    }
-                };
-                let _ = __ctx;
-                #boxed(async move {
-                    let __value = #call;
-                    #lower
-                })
+                #from_value
+            }
+
+            fn execute_json<'a>(
+                &'a self,
+                __args: &'a str,
+                __ctx: &'a ::toolnexus::ToolContext,
+            ) -> ::toolnexus::BoxFuture<'a, ::toolnexus::ToolResult> {
+                #from_text
             }
         }
     }
