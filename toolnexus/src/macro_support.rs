@@ -41,7 +41,7 @@ pub fn decode_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, To
 }
 
 /// [`decode_args`] for the raw argument text a model produced: an object is decoded straight
-/// into `T` (no intermediate `Value`); anything else takes the [`parse_args`] path, so both
+/// into `T` (no intermediate `Value`); anything else is parsed into a `Value` first, so both
 /// entry points report the same errors.
 #[expect(
     clippy::result_large_err,
