@@ -17,4 +17,7 @@ impl Counter {
     }
 }
 
-fn main() {}
+fn main() {
+    // The failed toolbox still has `tools()`, so this line adds no second error.
+    let _tools = std::sync::Arc::new(Counter).tools();
+}

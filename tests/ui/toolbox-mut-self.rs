@@ -14,4 +14,7 @@ impl Counter {
     }
 }
 
-fn main() {}
+fn main() {
+    // The failed toolbox still has `tools()`, so this line adds no second error.
+    let _tools = std::sync::Arc::new(Counter { value: 0 }).tools();
+}

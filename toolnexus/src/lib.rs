@@ -129,6 +129,8 @@ pub mod __private {
         Lowering, OutputPart, json_array, json_object, json_text, serialize,
     };
     pub use crate::schema::input_schema_for;
+    // The public items generated code names, reached the same way as everything else here.
+    pub use crate::{BoxFuture, IntoToolResult, Request, Tool, ToolContext, ToolResult, pending};
 }
 
 /// The README's examples run as doctests.

@@ -71,8 +71,8 @@ fn wrap(
     quote! {
         const _: () = {
             #[automatically_derived]
-            impl #impl_generics ::toolnexus::IntoToolResult for #ident #ty_generics #where_clause {
-                fn into_tool_result(self) -> ::toolnexus::ToolResult {
+            impl #impl_generics ::toolnexus::__private::IntoToolResult for #ident #ty_generics #where_clause {
+                fn into_tool_result(self) -> ::toolnexus::__private::ToolResult {
                     #body
                 }
             }
@@ -143,7 +143,7 @@ fn base(
                     .as_ref()
                     .expect("checked: ok has a format string"),
             );
-            quote!(::toolnexus::ToolResult::ok(#text))
+            quote!(::toolnexus::__private::ToolResult::ok(#text))
         }
         Mode::Error(_) => {
             let text = text(
@@ -152,7 +152,7 @@ fn base(
                     .as_ref()
                     .expect("checked: error has a format string"),
             );
-            quote!(::toolnexus::ToolResult::error(#text))
+            quote!(::toolnexus::__private::ToolResult::error(#text))
         }
         Mode::Pending(_) => {
             let [kind, prompt] = [&output.kind, &output.prompt].map(|keyed| {
@@ -167,7 +167,7 @@ fn base(
                 let url = text(&url.format);
                 quote!(.with_url(#url))
             });
-            quote!(::toolnexus::pending(::toolnexus::Request::new(#kind, #prompt) #url))
+            quote!(::toolnexus::__private::pending(::toolnexus::__private::Request::new(#kind, #prompt) #url))
         }
         Mode::Json(_) => json(variant, bounds, used),
         Mode::Transparent(_) => {
@@ -256,8 +256,8 @@ fn delegate(field: &Field, bounds: &mut Bounds, used: &mut HashSet<usize>) -> To
     used.insert(field.index);
     let ty = field.ty();
     let binding = field.binding();
-    bounds.add(ty, quote!(::toolnexus::IntoToolResult));
-    let lower = quote_spanned!(ty.span()=> <#ty as ::toolnexus::IntoToolResult>::into_tool_result);
+    bounds.add(ty, quote!(::toolnexus::__private::IntoToolResult));
+    let lower = quote_spanned!(ty.span()=> <#ty as ::toolnexus::__private::IntoToolResult>::into_tool_result);
     quote!(#lower(#binding))
 }
 

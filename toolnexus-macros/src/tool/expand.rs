@@ -112,6 +112,18 @@ pub fn toolbox(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     }
     let self_ty = &item.self_ty;
+    let tools_fn = |body: TokenStream| {
+        quote! {
+            #[automatically_derived]
+            impl #self_ty {
+                /// The `#[tool]` methods of this toolbox as tools sharing this instance,
+                /// in method order.
+                pub fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::std::sync::Arc<dyn ::toolnexus::__private::Tool>> {
+                    #body
+                }
+            }
+        }
+    };
     let generated = match errors.finish() {
         Ok(()) => {
             let mut tool_impls = Vec::new();
@@ -126,24 +138,23 @@ pub fn toolbox(args: TokenStream, input: TokenStream) -> TokenStream {
                 });
                 constructors.push(quote! {
                     ::std::sync::Arc::new(#struct_ident(::std::sync::Arc::clone(&self)))
-                        as ::std::sync::Arc<dyn ::toolnexus::Tool>
+                        as ::std::sync::Arc<dyn ::toolnexus::__private::Tool>
                 });
             }
+            let tools = tools_fn(quote!(::std::vec![#(#constructors),*]));
             quote! {
                 const _: () = {
                     #(#tool_impls)*
-                    #[automatically_derived]
-                    impl #self_ty {
-                        /// The `#[tool]` methods of this toolbox as tools sharing this instance,
-                        /// in method order.
-                        pub fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::std::sync::Arc<dyn ::toolnexus::Tool>> {
-                            ::std::vec![#(#constructors),*]
-                        }
-                    }
+                    #tools
                 };
             }
         }
-        Err(error) => error.into_compile_error(),
+        // A `tools()` that compiles keeps callers from cascading into more errors.
+        Err(error) => {
+            let error = error.into_compile_error();
+            let tools = tools_fn(quote!(::std::vec::Vec::new()));
+            quote!(#error #tools)
+        }
     };
     quote! {
         #item
@@ -170,8 +181,8 @@ pub fn tools(input: TokenStream) -> syn::Result<TokenStream> {
     Ok(quote! {
         {
             const _: () = ::toolnexus::__private::assert_unique_tool_names(&[#(#structs::NAME),*]);
-            let tools: ::std::vec::Vec<::std::sync::Arc<dyn ::toolnexus::Tool>> =
-                ::std::vec![#(::std::sync::Arc::new(#structs) as ::std::sync::Arc<dyn ::toolnexus::Tool>),*];
+            let tools: ::std::vec::Vec<::std::sync::Arc<dyn ::toolnexus::__private::Tool>> =
+                ::std::vec![#(::std::sync::Arc::new(#structs) as ::std::sync::Arc<dyn ::toolnexus::__private::Tool>),*];
             tools
         }
     })
@@ -307,8 +318,7 @@ fn expand_tool(
         Some(_) => quote!(#call.await),
         None => call,
     };
-    let lower =
-        quote_spanned!(return_span(sig)=> ::toolnexus::IntoToolResult::into_tool_result(__value));
+    let lower = quote_spanned!(return_span(sig)=> ::toolnexus::__private::IntoToolResult::into_tool_result(__value));
     // An async tool's future must be `Send`; report it at the fn, not inside the macro.
     let boxed = quote_spanned!(sig.ident.span()=> ::std::boxed::Box::pin);
     let decode = |decoder: TokenStream| {
@@ -337,8 +347,8 @@ fn expand_tool(
             fn run<'a>(
                 self,
                 __tool: &'a #struct_ident,
-                __ctx: &'a ::toolnexus::ToolContext,
-            ) -> ::toolnexus::BoxFuture<'a, ::toolnexus::ToolResult> {
+                __ctx: &'a ::toolnexus::__private::ToolContext,
+            ) -> ::toolnexus::__private::BoxFuture<'a, ::toolnexus::__private::ToolResult> {
                 let #args_ident { #(#field_idents),* } = self;
                 let _ = (__tool, __ctx);
                 #boxed(async move {
@@ -357,7 +367,7 @@ fn expand_tool(
         }
 
         #[automatically_derived]
-        impl ::toolnexus::Tool for #struct_ident {
+        impl ::toolnexus::__private::Tool for #struct_ident {
             fn name(&self) -> &str {
                 Self::NAME
             }
@@ -375,16 +385,16 @@ fn expand_tool(
             fn execute<'a>(
                 &'a self,
                 __args: #private::serde_json::Value,
-                __ctx: &'a ::toolnexus::ToolContext,
-            ) -> ::toolnexus::BoxFuture<'a, ::toolnexus::ToolResult> {
+                __ctx: &'a ::toolnexus::__private::ToolContext,
+            ) -> ::toolnexus::__private::BoxFuture<'a, ::toolnexus::__private::ToolResult> {
                 #from_value
             }
 
             fn execute_json<'a>(
                 &'a self,
                 __args: &'a str,
-                __ctx: &'a ::toolnexus::ToolContext,
-            ) -> ::toolnexus::BoxFuture<'a, ::toolnexus::ToolResult> {
+                __ctx: &'a ::toolnexus::__private::ToolContext,
+            ) -> ::toolnexus::__private::BoxFuture<'a, ::toolnexus::__private::ToolResult> {
                 #from_text
             }
         }
