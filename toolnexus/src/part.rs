@@ -40,18 +40,25 @@ pub enum ContentPart {
 }
 
 /// The payload of an image, file or audio part.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Wire form: a part's without its `type`: `{"mimeType":…,"data":…}` (or `"url"`), `"name"`
+/// last and only when set. Deserializing enforces exactly one of `data` and `url`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Media {
     /// The IANA media type, e.g. `image/png`.
     pub mime_type: String,
     /// The bytes (as base64) or where to fetch them.
+    #[serde(flatten)]
     pub source: Source,
     /// A file name for the model or the user (file parts only).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
 
-/// Where a part's bytes are.
-#[derive(Debug, Clone, PartialEq)]
+/// Where a part's bytes are. Wire form: `{"data":…}` or `{"url":…}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Source {
     /// Standard, padded base64 of the bytes.
     Data(String),
@@ -128,38 +135,56 @@ impl Serialize for ContentPart {
     }
 }
 
+/// The keys of a media part as they arrive; [`MediaWire::into_media`] applies the
+/// exactly-one-source rule shared by [`Media`] and [`ContentPart`].
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct MediaWire {
+    mime_type: Option<String>,
+    data: Option<String>,
+    url: Option<String>,
+    name: Option<String>,
+}
+
+impl MediaWire {
+    fn into_media<E: de::Error>(self) -> Result<Media, E> {
+        let source = match (self.data, self.url) {
+            (Some(_), Some(_)) => return Err(E::custom(ContentPartError::SourceConflict)),
+            (None, None) => return Err(E::custom(ContentPartError::SourceMissing)),
+            (Some(data), None) => Source::Data(data),
+            (None, Some(url)) => Source::Url(url),
+        };
+        let mime_type = self.mime_type.ok_or_else(|| E::missing_field("mimeType"))?;
+        Ok(Media {
+            mime_type,
+            source,
+            name: self.name,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Media {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        MediaWire::deserialize(deserializer)?.into_media()
+    }
+}
+
 impl<'de> Deserialize<'de> for ContentPart {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
-        #[serde(rename_all = "camelCase")]
         struct Wire {
             #[serde(rename = "type")]
             kind: String,
             text: Option<String>,
-            mime_type: Option<String>,
-            data: Option<String>,
-            url: Option<String>,
-            name: Option<String>,
+            #[serde(flatten)]
+            media: MediaWire,
         }
         let wire = Wire::deserialize(deserializer)?;
         if wire.kind == "text" {
             let text = wire.text.ok_or_else(|| de::Error::missing_field("text"))?;
             return Ok(Self::Text { text });
         }
-        let source = match (wire.data, wire.url) {
-            (Some(_), Some(_)) => return Err(de::Error::custom(ContentPartError::SourceConflict)),
-            (None, None) => return Err(de::Error::custom(ContentPartError::SourceMissing)),
-            (Some(data), None) => Source::Data(data),
-            (None, Some(url)) => Source::Url(url),
-        };
-        let mime_type = wire
-            .mime_type
-            .ok_or_else(|| de::Error::missing_field("mimeType"))?;
-        let media = Media {
-            mime_type,
-            source,
-            name: wire.name,
-        };
+        let media = wire.media.into_media()?;
         match wire.kind.as_str() {
             "image" => Ok(Self::Image(media)),
             "file" => Ok(Self::File(media)),
@@ -304,5 +329,47 @@ pub fn describe_part(part: &ContentPart) -> String {
                 part_bytes(part)
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn media_and_source_have_the_part_wire_form_without_its_type() {
+        let media = Media {
+            mime_type: "application/pdf".into(),
+            source: Source::Url("https://example.com/r.pdf".into()),
+            name: Some("r.pdf".into()),
+        };
+        let text = serde_json::to_string(&media).unwrap();
+        assert_eq!(
+            text,
+            r#"{"mimeType":"application/pdf","url":"https://example.com/r.pdf","name":"r.pdf"}"#
+        );
+        assert_eq!(serde_json::from_str::<Media>(&text).unwrap(), media);
+        assert_eq!(
+            serde_json::to_value(Source::Data("AA==".into())).unwrap(),
+            json!({"data": "AA=="})
+        );
+    }
+
+    #[test]
+    fn media_needs_exactly_one_source() {
+        let both = json!({"mimeType": "image/png", "data": "AA==", "url": "https://x"});
+        let error = serde_json::from_value::<Media>(both).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            ContentPartError::SourceConflict.to_string()
+        );
+        let neither = json!({"mimeType": "image/png"});
+        let error = serde_json::from_value::<Media>(neither).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            ContentPartError::SourceMissing.to_string()
+        );
     }
 }
