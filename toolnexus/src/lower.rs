@@ -97,9 +97,14 @@ impl<T: Serialize> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> ToolResult {
         match serde_json::to_string(&self.0) {
             Ok(json) => ToolResult::ok(json),
-            Err(error) => ToolResult::error(format!("cannot serialize the tool's output: {error}")),
+            Err(error) => serialize_failed(&error),
         }
     }
+}
+
+/// The error result for output that cannot be serialized, shared with `#[derive(ToolOutput)]`.
+pub(crate) fn serialize_failed(error: &serde_json::Error) -> ToolResult {
+    ToolResult::error(format!("cannot serialize the tool's output: {error}"))
 }
 
 impl IntoToolResult for Value {

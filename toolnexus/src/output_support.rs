@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::lower::{IntoToolResult, Json, serialize_failed};
 use crate::part::ContentPart;
 use crate::result::ToolResult;
 
@@ -97,10 +98,7 @@ pub fn serialize<T: Serialize + ?Sized>(value: &T) -> Result<Value, serde_json::
 
 /// `#[output(json)]` over one field: its compact JSON, as [`Json`](crate::Json) does.
 pub fn json_text<T: Serialize + ?Sized>(value: &T) -> ToolResult {
-    match serde_json::to_string(value) {
-        Ok(json) => ToolResult::ok(json),
-        Err(error) => serialize_failed(&error),
-    }
+    Json(value).into_tool_result()
 }
 
 /// `#[output(json)]` over several named fields: an object keyed by field name, in order.
@@ -123,8 +121,4 @@ pub fn json_array<const N: usize>(items: [Result<Value, serde_json::Error>; N]) 
         Ok(items) => ToolResult::ok(Value::Array(items).to_string()),
         Err(error) => serialize_failed(&error),
     }
-}
-
-fn serialize_failed(error: &serde_json::Error) -> ToolResult {
-    ToolResult::error(format!("cannot serialize the tool's output: {error}"))
 }
