@@ -99,3 +99,55 @@ fn sanitize_pairs() {
         assert_eq!(json!(sanitize(name)), pair[1], "sanitize({name:?})");
     }
 }
+
+/// The §10 loop rule's wording, against `loop_rule.json`: vectors produced by the Python port's
+/// own `_resolve_pending` (`scripts/loop-rule-vectors.py`). A refusal reads
+/// `declined/expired: <prompt>` whatever its reason; a second suspension reads
+/// `unresolved: <prompt>` with the prompt that was answered.
+#[test]
+fn loop_rule_wording() {
+    use toolnexus::{Answer, Reason, ToolContext, ToolResult, Toolkit, define_tool};
+
+    let text = std::fs::read_to_string(root().join("tests/conformance/loop_rule.json")).unwrap();
+    let vectors: Value = serde_json::from_str(&text).unwrap();
+    let deploy = |suspend_twice: bool| {
+        define_tool(
+            "deploy",
+            "Deploy",
+            json!({"type": "object", "properties": {}}),
+        )
+        .unwrap()
+        .sync(move |_: Value, ctx: &ToolContext| match &ctx.answer {
+            None => pending(Request::new("approval", "Deploy to production?")),
+            Some(_) if suspend_twice => pending(Request::new("approval", "Really, really deploy?")),
+            Some(_) => ToolResult::ok("deployed"),
+        })
+    };
+    let run = |suspend_twice: bool, ok: bool, reason: Option<Reason>| {
+        let toolkit = Toolkit::new().with(deploy(suspend_twice));
+        let call = toolkit.call("deploy", json!({}), |request: Request| async move {
+            Answer {
+                id: request.id,
+                ok,
+                data: None,
+                reason,
+            }
+        });
+        let result = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(call);
+        json!({"output": result.output, "isError": result.is_error})
+    };
+    let cases = [
+        ("refused_declined", false, false, Some(Reason::Declined)),
+        ("refused_expired", false, false, Some(Reason::Expired)),
+        ("refused_cancelled", false, false, Some(Reason::Cancelled)),
+        ("refused_without_reason", false, false, None),
+        ("unresolved", true, true, None),
+    ];
+    assert_eq!(cases.len(), vectors.as_object().unwrap().len());
+    for (name, suspend_twice, ok, reason) in cases {
+        assert_eq!(run(suspend_twice, ok, reason), vectors[name], "{name}");
+    }
+}

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::profile::{gemini_schema, openai_strict_schema};
 use crate::result::ToolResult;
-use crate::suspend::{Answer, Reason, Request};
+use crate::suspend::{Answer, Request};
 use crate::tool::{BoxFuture, Tool, ToolContext};
 
 /// A set of tools, looked up by name.
@@ -206,9 +206,10 @@ impl Toolkit {
     /// 2. Otherwise `wait_for(request)` gets the [`Answer`].
     /// 3. `ok` ⇒ execute once more with `ctx.answer` set and return that result — unless it
     ///    suspends again, which gives `is_error` with output `unresolved: <prompt>` (the
-    ///    second request's prompt). The loop never asks twice.
-    /// 4. Not `ok` ⇒ `is_error` with output `declined: <prompt>`, `expired: <prompt>` or
-    ///    `cancelled: <prompt>` after the answer's [`Reason`]; no reason counts as declined.
+    ///    prompt that was answered, as every port prints it). The loop never asks twice.
+    /// 4. Not `ok` ⇒ `is_error` with output literally `declined/expired: <prompt>`, whatever
+    ///    the answer's [`Reason`](crate::Reason) (SPEC §10: every port prints exactly this; the
+    ///    reason stays advisory, for the calling code).
     pub async fn call_with<W, Fut>(
         &self,
         name: &str,
@@ -227,22 +228,19 @@ impl Toolkit {
         let prompt = request.prompt.clone();
         let answer = wait_for(request).await;
         if !answer.ok {
-            let reason = match answer.reason {
-                Some(Reason::Expired) => "expired",
-                Some(Reason::Cancelled) => "cancelled",
-                Some(Reason::Declined) | None => "declined",
-            };
-            return ToolResult::error(format!("{reason}: {prompt}"));
+            // Every port prints exactly this, whatever the reason: the reason is advisory.
+            return ToolResult::error(format!("declined/expired: {prompt}"));
         }
         let resumed = ToolContext {
             answer: Some(answer),
             ..ctx.clone()
         };
         let second = self.execute(name, args, &resumed).await;
-        match second.pending() {
-            Some(again) => ToolResult::error(format!("unresolved: {}", again.prompt)),
-            None => second,
+        // The first request's prompt, as every port prints it: the loop never asks twice.
+        if second.is_pending() {
+            return ToolResult::error(format!("unresolved: {prompt}"));
         }
+        second
     }
 
     /// OpenAI Chat Completions `tools`: `[{"type":"function","function":{name, description,

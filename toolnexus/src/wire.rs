@@ -124,28 +124,18 @@ pub fn openai_tool_messages<'a>(
     let mut messages = Vec::new();
     let mut relocated = Vec::new();
     for (call_id, tool_name, result) in results {
-        if has_media(result) {
-            messages.push(tool_message(call_id, result.output.clone()));
+        messages.push(tool_message(call_id, result));
+        let mut media = result
+            .parts
+            .iter()
+            .filter(|part| part.media().is_some())
+            .peekable();
+        if media.peek().is_some() {
             relocated.push(json!({
                 "type": "text",
                 "text": format!("Output of tool {tool_name} ({call_id}):"),
             }));
-            relocated.extend(
-                result
-                    .parts
-                    .iter()
-                    .map(|part| encode_or_placeholder(part, Style::OpenAi)),
-            );
-        } else {
-            // Text parts need no relocation: a tool message carries text itself.
-            let mut content = result.output.clone();
-            for part in &result.parts {
-                if let ContentPart::Text { text } = part {
-                    content.push('\n');
-                    content.push_str(text);
-                }
-            }
-            messages.push(tool_message(call_id, content));
+            relocated.extend(media.map(|part| encode_or_placeholder(part, Style::OpenAi)));
         }
     }
     if !relocated.is_empty() {
@@ -170,11 +160,12 @@ pub fn anthropic_tool_results<'a>(
 impl ToolResult {
     /// The OpenAI Chat Completions messages answering tool call `call_id`.
     ///
-    /// Always the `tool` message `{"role":"tool","tool_call_id":…,"content":output}`. When the
-    /// result has non-text parts, one `user` message follows, carrying the text
-    /// `Output of tool NAME (CALL_ID):` and then every part encoded with [`Style::OpenAi`]
-    /// (a refused part becomes its [`unsupported_placeholder`] text). Text parts of a result
-    /// without other parts are appended to the tool message's content, one per line.
+    /// Always the `tool` message `{"role":"tool","tool_call_id":…,"content":output}`; when the
+    /// result has text parts, `content` is instead a list of text blocks, the output first
+    /// (as the other ports send it). When the result has non-text parts, one `user` message
+    /// follows, carrying the text `Output of tool NAME (CALL_ID):` and then each of those parts
+    /// encoded with [`Style::OpenAi`] (a refused part becomes its [`unsupported_placeholder`]
+    /// text).
     /// For several calls of one assistant turn use [`openai_tool_messages`], which sends a
     /// single `user` message after all the tool messages.
     ///
@@ -195,8 +186,8 @@ impl ToolResult {
     /// `{"type":"tool_result","tool_use_id":…,"content":…,"is_error":…}`.
     ///
     /// `content` is the output string, or, when there are parts, a block list: the output as
-    /// a text block (left out when the output is empty, as Anthropic rejects empty text
-    /// blocks), then every part encoded with [`Style::Anthropic`] (a refused part becomes its
+    /// a text block (always, as SPEC §8A and every port write it, even when empty), then every
+    /// part encoded with [`Style::Anthropic`] (a refused part becomes its
     /// [`unsupported_placeholder`] text).
     ///
     /// ```
@@ -213,9 +204,7 @@ impl ToolResult {
             Value::String(self.output.clone())
         } else {
             let mut blocks = Vec::with_capacity(self.parts.len() + 1);
-            if !self.output.is_empty() {
-                blocks.push(json!({"type": "text", "text": self.output}));
-            }
+            blocks.push(json!({"type": "text", "text": self.output}));
             blocks.extend(
                 self.parts
                     .iter()
@@ -293,12 +282,25 @@ fn mcp_block(index: usize, part: &ContentPart) -> Value {
     }
 }
 
-fn tool_message(call_id: &str, content: String) -> Value {
+/// The `tool` message: `content` is the output, or, when the result has text parts, text
+/// blocks (the output, then each text part), as the other ports send it.
+fn tool_message(call_id: &str, result: &ToolResult) -> Value {
+    let mut texts = result
+        .parts
+        .iter()
+        .filter(|part| matches!(part, ContentPart::Text { .. }))
+        .peekable();
+    let content = if texts.peek().is_none() {
+        Value::String(result.output.clone())
+    } else {
+        let output = json!({"type": "text", "text": result.output});
+        Value::Array(
+            std::iter::once(output)
+                .chain(texts.map(|part| encode_or_placeholder(part, Style::OpenAi)))
+                .collect(),
+        )
+    };
     json!({"role": "tool", "tool_call_id": call_id, "content": content})
-}
-
-fn has_media(result: &ToolResult) -> bool {
-    result.parts.iter().any(|part| part.media().is_some())
 }
 
 fn encode_or_placeholder(part: &ContentPart, style: Style) -> Value {

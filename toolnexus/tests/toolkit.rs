@@ -375,14 +375,17 @@ fn call_without_a_suspension_never_asks() {
 }
 
 #[test]
-fn call_reports_a_refusal_by_its_reason() {
+fn call_reports_any_refusal_as_declined_expired_whatever_the_reason() {
     let cases = [
-        (Some(Reason::Declined), "declined: Deploy to production?"),
-        (None, "declined: Deploy to production?"),
-        (Some(Reason::Expired), "expired: Deploy to production?"),
-        (Some(Reason::Cancelled), "cancelled: Deploy to production?"),
+        Some(Reason::Declined),
+        None,
+        Some(Reason::Expired),
+        Some(Reason::Cancelled),
     ];
-    for (reason, expected) in cases {
+    // SPEC §10 and every port (Python 0.21.0's client.py, the upstream Rust crate): one
+    // literal wording whatever the reason.
+    let expected = "declined/expired: Deploy to production?";
+    for reason in cases {
         let executions = Arc::new(AtomicUsize::new(0));
         let tk = Toolkit::new().with(deploy_tool(Arc::clone(&executions), false));
         let result = block_on(tk.call("deploy", json!({}), answer(false, reason)));
@@ -399,7 +402,7 @@ fn call_gives_up_when_the_tool_suspends_again() {
     let result = block_on(tk.call("deploy", json!({}), answer(true, None)));
     assert_eq!(
         result,
-        ToolResult::error("unresolved: Really, really deploy?")
+        ToolResult::error("unresolved: Deploy to production?")
     );
     assert!(!result.is_pending());
     assert_eq!(executions.load(Ordering::Relaxed), 2);

@@ -196,7 +196,12 @@ fn text_only_parts_stay_in_the_tool_message() {
     let result = ToolResult::ok("summary").with_part(ContentPart::text("details"));
     assert_eq!(
         result.to_openai_messages("call_3", "summarize"),
-        [json!({"role": "tool", "tool_call_id": "call_3", "content": "summary\ndetails"})]
+        [
+            json!({"role": "tool", "tool_call_id": "call_3", "content": [
+                {"type": "text", "text": "summary"},
+                {"type": "text", "text": "details"},
+            ]})
+        ]
     );
 }
 
@@ -217,12 +222,15 @@ fn a_batch_sends_one_user_message_after_all_tool_messages_in_call_order() {
         [
             json!({"role": "tool", "tool_call_id": "call_a", "content": "shot"}),
             json!({"role": "tool", "tool_call_id": "call_b", "content": "boom"}),
-            json!({"role": "tool", "tool_call_id": "call_c", "content": "report"}),
+            // Text parts stay in the tool message, as the Python and upstream Rust ports do.
+            json!({"role": "tool", "tool_call_id": "call_c", "content": [
+                {"type": "text", "text": "report"},
+                {"type": "text", "text": "page 1"},
+            ]}),
             json!({"role": "user", "content": [
                 {"type": "text", "text": "Output of tool screenshot (call_a):"},
                 encode_part(&png, Style::OpenAi).unwrap(),
                 {"type": "text", "text": "Output of tool report (call_c):"},
-                {"type": "text", "text": "page 1"},
                 encode_part(&pdf, Style::OpenAi).unwrap(),
             ]}),
         ]
@@ -260,11 +268,11 @@ fn an_anthropic_block_with_an_image_carries_it_natively() {
             "is_error": false,
         })
     );
-    // Anthropic rejects empty text blocks, so an empty output adds none.
+    // SPEC §8A and every port: the output's text block comes first, even when empty.
     let silent = ToolResult::ok("").with_part(fixture_png());
     assert_eq!(
         silent.to_anthropic_block("toolu_4")["content"],
-        json!([golden["encode"]["image_data"]["anthropic"]])
+        json!([{"type": "text", "text": ""}, golden["encode"]["image_data"]["anthropic"]])
     );
     let message = anthropic_tool_results([("toolu_1", &result), ("toolu_4", &silent)]);
     assert_eq!(message["role"], "user");
