@@ -1,9 +1,11 @@
-//! Collects errors so one `#[tool]` reports every mistake at once (serde_derive's `Ctxt`).
+//! Collects errors so one macro call reports every mistake at once (serde_derive's `Ctxt`).
 
 use std::fmt::Display;
 
 use quote::ToTokens;
 
+/// Every mistake found so far. Collected rather than returned early so one build reports all
+/// of them, each at its own token.
 #[derive(Default)]
 pub struct Errors(Option<syn::Error>);
 
@@ -11,7 +13,7 @@ impl Errors {
     pub fn push(&mut self, error: syn::Error) {
         match &mut self.0 {
             Some(first) => first.combine(error),
-            None => self.0 = Some(error),
+            slot => *slot = Some(error),
         }
     }
 

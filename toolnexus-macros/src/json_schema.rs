@@ -15,6 +15,7 @@
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote};
+use syn::ext::IdentExt;
 use syn::{Attribute, Data, DeriveInput, Fields, Ident, Meta};
 
 /// The schemars trait, as generated code must name it.
@@ -114,10 +115,29 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         _ => None,
     };
 
-    let cow = quote!(::std::borrow::Cow<'static, str>);
     let generator_ty = quote!(::toolnexus::__private::schemars::SchemaGenerator);
     let schema = quote!(::toolnexus::__private::schemars::Schema);
     let delegate = quote!(<#copy #ty_generics as #trait_path>);
+    // schemars' derive overrides its two hidden `_schemars_private_*` methods only for a
+    // transparent type (one that is its single field, or `with` another type), so a
+    // `#[serde(transparent)] struct Maybe(Option<T>)` field is optional like an `Option`. Only
+    // then must ours forward them too; every other type keeps the trait's defaults, so the
+    // hidden API is touched only where schemars itself touches it. The schemars version is
+    // bounded in `toolnexus/Cargo.toml` for this reason.
+    let transparent = has_top_level_key(&input.attrs, &["serde", "schemars"], "transparent")
+        || has_top_level_key(&input.attrs, &["schemars"], "with");
+    let transparent_forwarding = transparent.then(|| {
+        quote! {
+            fn _schemars_private_non_optional_json_schema(#generator: &mut #generator_ty) -> #schema {
+                #delegate::_schemars_private_non_optional_json_schema(#generator)
+            }
+
+            fn _schemars_private_is_option() -> bool {
+                #delegate::_schemars_private_is_option()
+            }
+        }
+    });
+    let cow = quote!(::std::borrow::Cow<'static, str>);
 
     Ok(quote! {
         #[allow(deprecated, non_camel_case_types, non_snake_case, unused_qualifications)]
@@ -152,13 +172,7 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
                     #delegate::json_schema(#generator)
                 }
 
-                fn _schemars_private_non_optional_json_schema(#generator: &mut #generator_ty) -> #schema {
-                    #delegate::_schemars_private_non_optional_json_schema(#generator)
-                }
-
-                fn _schemars_private_is_option() -> bool {
-                    #delegate::_schemars_private_is_option()
-                }
+                #transparent_forwarding
             }
         };
     })
@@ -251,8 +265,7 @@ fn top_level_keys<'a>(
 
 /// An identifier's name without a raw prefix (`r#type` ⇒ `type`), as serde names it.
 fn unraw(ident: &Ident) -> String {
-    let name = ident.to_string();
-    name.strip_prefix("r#").map(str::to_owned).unwrap_or(name)
+    ident.unraw().to_string()
 }
 
 #[cfg(test)]

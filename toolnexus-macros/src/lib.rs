@@ -223,9 +223,7 @@ pub fn tools(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(ToolOutput, attributes(output, part, metadata))]
 pub fn derive_tool_output(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
-    output::expand::derive(&input)
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    output::expand::derive(&input).into()
 }
 
 /// schemars' `JsonSchema` derive, usable with toolnexus as the only dependency: no

@@ -1,5 +1,5 @@
 //! Emits `impl IntoToolResult` for a checked model.
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 
 use proc_macro2::{TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -14,16 +14,16 @@ use super::valid;
 
 /// `#[derive(ToolOutput)]`. Mistakes come back as `compile_error!`s beside a stub impl, so
 /// code that relies on the impl does not add errors of its own.
-pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
+pub fn derive(input: &DeriveInput) -> TokenStream {
     let mut errors = Errors::default();
     let model = Input::from_syn(input, &mut errors);
     if let Some(model) = &model {
         valid::check(model, &mut errors);
     }
-    Ok(match (model, errors.into_error()) {
-        (Some(model), None) => implement(&model),
-        (_, error) => {
-            let error = error.map(syn::Error::into_compile_error);
+    match (model, errors.finish()) {
+        (Some(model), Ok(())) => implement(&model),
+        (_, result) => {
+            let error = result.err().map(syn::Error::into_compile_error);
             let stub = wrap(
                 &input.ident,
                 &input.generics,
@@ -34,7 +34,7 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
             );
             quote!(#error #stub)
         }
-    })
+    }
 }
 
 fn implement(input: &Input) -> TokenStream {
@@ -83,7 +83,7 @@ fn wrap(
 /// One `match` arm: bind the fields the variant uses, build the base result from its mode,
 /// then add `#[metadata]` and `#[part]` fields.
 fn arm(variant: &Variant, bounds: &mut Bounds) -> TokenStream {
-    let mut used = HashSet::new();
+    let mut used = BTreeSet::new();
     let base = match &variant.output {
         Spec::Given(output) => base(variant, output, bounds, &mut used),
         Spec::Absent | Spec::Broken => {
@@ -132,7 +132,7 @@ fn base(
     variant: &Variant,
     output: &Output,
     bounds: &mut Bounds,
-    used: &mut HashSet<usize>,
+    used: &mut BTreeSet<usize>,
 ) -> TokenStream {
     let mut text = |format: &Format| format_call(variant, format, bounds, used);
     match &output.mode {
@@ -186,7 +186,7 @@ fn format_call(
     variant: &Variant,
     format: &Format,
     bounds: &mut Bounds,
-    used: &mut HashSet<usize>,
+    used: &mut BTreeSet<usize>,
 ) -> TokenStream {
     let field = |arg: &Arg| {
         variant
@@ -219,7 +219,7 @@ fn format_call(
 
 /// `#[output(json)]`: one field serializes as itself; several as an object of named fields
 /// or an array of tuple fields.
-fn json(variant: &Variant, bounds: &mut Bounds, used: &mut HashSet<usize>) -> TokenStream {
+fn json(variant: &Variant, bounds: &mut Bounds, used: &mut BTreeSet<usize>) -> TokenStream {
     let fields: Vec<_> = variant.plain_fields().collect();
     for field in &fields {
         used.insert(field.index);
@@ -252,7 +252,7 @@ fn json(variant: &Variant, bounds: &mut Bounds, used: &mut HashSet<usize>) -> To
 }
 
 /// A field lowered by its own `IntoToolResult` (`transparent`, or no `#[output]`).
-fn delegate(field: &Field, bounds: &mut Bounds, used: &mut HashSet<usize>) -> TokenStream {
+fn delegate(field: &Field, bounds: &mut Bounds, used: &mut BTreeSet<usize>) -> TokenStream {
     used.insert(field.index);
     let ty = field.ty();
     let binding = field.binding();
@@ -268,7 +268,7 @@ fn checked(ty: &Type, helper: TokenStream) -> TokenStream {
 }
 
 /// The pattern binding exactly the fields in `used`, so none is left unused.
-fn pattern(variant: &Variant, used: &HashSet<usize>) -> TokenStream {
+fn pattern(variant: &Variant, used: &BTreeSet<usize>) -> TokenStream {
     let path = variant.path();
     let used_fields = variant
         .fields
@@ -297,7 +297,7 @@ fn pattern(variant: &Variant, used: &HashSet<usize>) -> TokenStream {
 /// concrete, so their checks above already point at them.
 struct Bounds<'a> {
     params: Vec<&'a Ident>,
-    seen: HashSet<String>,
+    seen: BTreeSet<String>,
     predicates: Vec<TokenStream>,
 }
 
@@ -305,7 +305,7 @@ impl<'a> Bounds<'a> {
     fn new(generics: &'a Generics) -> Self {
         Self {
             params: generics.type_params().map(|param| &param.ident).collect(),
-            seen: HashSet::new(),
+            seen: BTreeSet::new(),
             predicates: Vec::new(),
         }
     }

@@ -1,6 +1,7 @@
 //! The borrowed model of one `#[tool]` fn or method: references into the user's tokens.
 
 use proc_macro2::TokenStream;
+use syn::ext::IdentExt;
 use syn::{
     Attribute, FnArg, GenericArgument, Ident, PatType, PathArguments, Receiver, Signature, Type,
 };
@@ -93,8 +94,7 @@ impl<'a> Param<'a> {
         if let Some(rename) = &self.attr.rename {
             return Some(rename.value());
         }
-        let ident = self.ident?.to_string();
-        Some(ident.strip_prefix("r#").unwrap_or(&ident).to_owned())
+        Some(self.ident?.unraw().to_string())
     }
 
     pub fn is_context(&self) -> bool {

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 
+use syn::ext::IdentExt;
 use syn::{Ident, Type};
 
 use super::ast::{Param, ParamKind, ToolFn};
@@ -107,11 +108,7 @@ fn check_signature(tool: &ToolFn, place: Place, errors: &mut Errors) {
 fn resolve_name(tool: &ToolFn, errors: &mut Errors) -> String {
     let (name, span) = match &tool.args.name {
         Some(literal) => (literal.value(), literal.span()),
-        None => {
-            let ident = tool.sig.ident.to_string();
-            let ident = ident.strip_prefix("r#").unwrap_or(&ident).to_owned();
-            (ident, tool.sig.ident.span())
-        }
+        None => (tool.sig.ident.unraw().to_string(), tool.sig.ident.span()),
     };
     let valid_chars = name
         .chars()
@@ -203,8 +200,7 @@ fn describe_param(tool: &ToolFn, param: &Param, ident: &Ident) -> Option<String>
     if !docs.is_empty() {
         return Some(docs);
     }
-    let ident = ident.to_string();
-    let ident = ident.strip_prefix("r#").unwrap_or(&ident);
+    let ident = ident.unraw().to_string();
     tool.bullets
         .iter()
         .find(|bullet| bullet.name == ident)
@@ -217,10 +213,7 @@ fn check_bullets(tool: &ToolFn, errors: &mut Errors) {
         .params
         .iter()
         .filter_map(|param| param.ident)
-        .map(|ident| {
-            let ident = ident.to_string();
-            ident.strip_prefix("r#").unwrap_or(&ident).to_owned()
-        })
+        .map(|ident| ident.unraw().to_string())
         .collect();
     for bullet in &tool.bullets {
         if !names.contains(&bullet.name) {
@@ -250,9 +243,10 @@ pub fn struct_ident(fn_ident: &Ident) -> Ident {
 }
 
 pub fn pascal_case(ident: &Ident) -> String {
-    let text = ident.to_string();
-    let text = text.strip_prefix("r#").unwrap_or(&text);
-    text.split('_')
+    ident
+        .unraw()
+        .to_string()
+        .split('_')
         .filter(|piece| !piece.is_empty())
         .map(|piece| {
             let mut chars = piece.chars();
