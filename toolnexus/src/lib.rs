@@ -90,8 +90,8 @@ pub use suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
 };
 pub use tool::{
-    BoxFuture, CancelSignal, DefineToolError, FnTool, Tool, ToolContext, ToolDef, ToolSource,
-    define_tool, sanitize,
+    BoxFuture, CancelSignal, DefineToolError, FnTool, Tool, ToolAnnotations, ToolContext, ToolDef,
+    ToolSource, define_tool, sanitize,
 };
 pub use toolkit::Toolkit;
 pub use toolnexus_macros::*;
@@ -128,7 +128,10 @@ pub mod __private {
     pub use crate::output_support::{
         Lowering, OutputPart, json_array, json_object, json_text, serialize,
     };
-    pub use crate::schema::input_schema_for;
+    pub use crate::schema::{
+        OutputSchemaProbe, ProbeStructured, ProbeUnstructured, StructuredOutput, WRAPPED_RESULT,
+        input_schema_for, output_schema_for,
+    };
     // The public items generated code names, reached the same way as everything else here.
     pub use crate::{BoxFuture, IntoToolResult, Request, Tool, ToolContext, ToolResult, pending};
 }

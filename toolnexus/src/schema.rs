@@ -1,4 +1,5 @@
-//! The portable input schema of a `#[tool]` (SPEC §5), built once per tool.
+//! The portable schemas of a `#[tool]`: its input schema (SPEC §5) and, for a fn returning
+//! `Json<T>`, its MCP output schema (SPEC §8), each built once per tool.
 
 use schemars::generate::SchemaSettings;
 use schemars::transform::{RestrictFormats, Transform};
@@ -12,15 +13,7 @@ use serde_json::{Map, Value};
 /// `title`/`description`; every `$ref` that can be inlined is; `format`s outside JSON Schema
 /// 2020-12 (`int64`, `uint8`, `double`, …) are dropped because strict validators reject them.
 pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
-    let mut settings = SchemaSettings::draft2020_12();
-    settings.inline_subschemas = true;
-    let mut schema: Schema = settings.into_generator().into_root_schema_for::<T>();
-    // Infers the allowed formats from `$schema`, so it must run before `$schema` is removed.
-    RestrictFormats::default().transform(&mut schema);
-    let mut root = match schema.to_value() {
-        Value::Object(root) => root,
-        _ => Map::new(),
-    };
+    let mut root = portable_root::<T>();
     // Some clients reject an object schema without `properties`, so a tool without
     // parameters still says `"properties": {}`.
     root.entry("properties")
@@ -31,9 +24,230 @@ pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
             ordered.insert(key.to_owned(), value);
         }
     }
-    for key in ["$schema", "title", "description"] {
-        root.remove(key);
-    }
+    // The tool's own description says what the arguments are for.
+    root.remove("description");
     ordered.extend(root);
     ordered
+}
+
+/// The root schema of `T` as every profile starts from it: `$ref`s inlined where they can be,
+/// non-standard `format`s dropped, then `$schema` and the root `title` removed.
+fn portable_root<T: JsonSchema>() -> Map<String, Value> {
+    let mut settings = SchemaSettings::draft2020_12();
+    settings.inline_subschemas = true;
+    let mut schema: Schema = settings.into_generator().into_root_schema_for::<T>();
+    // Infers the allowed formats from `$schema`, so it must run before `$schema` is removed.
+    RestrictFormats::default().transform(&mut schema);
+    let mut root = match schema.to_value() {
+        Value::Object(root) => root,
+        _ => Map::new(),
+    };
+    for key in ["$schema", "title"] {
+        root.remove(key);
+    }
+    root
+}
+
+/// The key an output schema carries when it wraps a non-object result as `{"result": …}`
+/// (MCP requires an object at the root of `outputSchema` and of `structuredContent`).
+pub const WRAPPED_RESULT: &str = "x-toolnexus-wrap-result";
+
+/// The MCP `outputSchema` of a tool whose fn returns `R` (see [`StructuredOutput`]).
+///
+/// An object schema is used as it is (cleaned like an input schema: `$ref`s inlined, no
+/// `$schema`, no root `title`, non-standard `format`s dropped). Anything else — a number, a
+/// list, an `Option<Json<T>>` that may be absent — is wrapped as
+/// `{"type":"object","properties":{"result":…},"required":["result"],
+/// "x-toolnexus-wrap-result":true}`, and its structured results are wrapped the same way.
+pub fn output_schema_for<R: StructuredOutput>() -> Map<String, Value> {
+    R::output_schema()
+}
+
+/// A return type whose successful results are JSON with a known schema: `Json<T>` with
+/// `T: JsonSchema`, and `Option`/`Result` of one. `#[tool]` asks every return type whether it
+/// is one (see [`OutputSchemaProbe`]), so no attribute is needed.
+pub trait StructuredOutput {
+    /// The `outputSchema` for this return type.
+    fn output_schema() -> Map<String, Value>;
+}
+
+impl<T: JsonSchema> StructuredOutput for crate::Json<T> {
+    fn output_schema() -> Map<String, Value> {
+        let root = portable_root::<T>();
+        if root.get("type").and_then(Value::as_str) == Some("object") {
+            root
+        } else {
+            wrap_result(root, false)
+        }
+    }
+}
+
+impl<S: StructuredOutput> StructuredOutput for Option<S> {
+    fn output_schema() -> Map<String, Value> {
+        // `None` lowers to an empty output, structured as `{"result": null}`.
+        let inner = S::output_schema();
+        match unwrap_result(inner) {
+            Ok(result) => wrap_result(result, true),
+            Err(object) => wrap_result(object, true),
+        }
+    }
+}
+
+impl<S: StructuredOutput, E> StructuredOutput for Result<S, E> {
+    fn output_schema() -> Map<String, Value> {
+        // An `Err` is an error result, which carries no structured content.
+        S::output_schema()
+    }
+}
+
+/// `{"type":"object","properties":{"result": schema},"required":["result"]}` plus the marker;
+/// `$defs` stay at the root, where their `$ref`s point.
+fn wrap_result(mut schema: Map<String, Value>, nullable: bool) -> Map<String, Value> {
+    let defs = schema.remove("$defs");
+    let result = if nullable {
+        let mut any_of = Map::new();
+        any_of.insert(
+            "anyOf".to_owned(),
+            Value::Array(vec![
+                Value::Object(schema),
+                serde_json::json!({"type": "null"}),
+            ]),
+        );
+        any_of
+    } else {
+        schema
+    };
+    let mut properties = Map::new();
+    properties.insert("result".to_owned(), Value::Object(result));
+    let mut wrapped = Map::new();
+    wrapped.insert("type".to_owned(), "object".into());
+    wrapped.insert("properties".to_owned(), Value::Object(properties));
+    wrapped.insert("required".to_owned(), serde_json::json!(["result"]));
+    wrapped.insert(WRAPPED_RESULT.to_owned(), Value::Bool(true));
+    if let Some(defs) = defs {
+        wrapped.insert("$defs".to_owned(), defs);
+    }
+    wrapped
+}
+
+/// The `result` schema of a wrapped output schema (with its root `$defs` moved back onto it),
+/// or the unwrapped object schema itself.
+fn unwrap_result(mut schema: Map<String, Value>) -> Result<Map<String, Value>, Map<String, Value>> {
+    if schema.get(WRAPPED_RESULT) != Some(&Value::Bool(true)) {
+        return Err(schema);
+    }
+    let defs = schema.remove("$defs");
+    let Some(Value::Object(mut result)) = schema
+        .get_mut("properties")
+        .and_then(Value::as_object_mut)
+        .and_then(|properties| properties.remove("result"))
+    else {
+        return Err(schema);
+    };
+    if let Some(defs) = defs {
+        result.insert("$defs".to_owned(), defs);
+    }
+    Ok(result)
+}
+
+/// Asks, at compile time, whether a return type is a [`StructuredOutput`] without requiring
+/// it: `#[tool]` calls `(&OutputSchemaProbe::<R>::new()).output_schema()` with both traits
+/// below in scope. Method lookup tries [`ProbeStructured`] on `&OutputSchemaProbe<R>` first
+/// (it applies only when `R: StructuredOutput`), then auto-refs to [`ProbeUnstructured`],
+/// which always applies and answers `None`.
+pub struct OutputSchemaProbe<R>(std::marker::PhantomData<fn() -> R>);
+
+impl<R> OutputSchemaProbe<R> {
+    /// A probe for `R`.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+/// The probe's answer for a structured return type.
+pub trait ProbeStructured {
+    /// `Some(schema)`.
+    fn output_schema(&self) -> Option<Map<String, Value>>;
+}
+
+impl<R: StructuredOutput> ProbeStructured for OutputSchemaProbe<R> {
+    fn output_schema(&self) -> Option<Map<String, Value>> {
+        Some(R::output_schema())
+    }
+}
+
+/// The probe's answer for any other return type.
+pub trait ProbeUnstructured {
+    /// `None`.
+    fn output_schema(&self) -> Option<Map<String, Value>> {
+        None
+    }
+}
+
+impl<R> ProbeUnstructured for &OutputSchemaProbe<R> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Json;
+    use serde_json::json;
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Point {
+        x: i32,
+    }
+
+    #[test]
+    fn an_object_is_its_own_output_schema() {
+        let schema = output_schema_for::<Json<Point>>();
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["required"], json!(["x"]));
+        assert!(!schema.contains_key(WRAPPED_RESULT));
+        assert!(!schema.contains_key("title"));
+        assert_eq!(output_schema_for::<Result<Json<Point>, String>>(), schema);
+    }
+
+    #[test]
+    fn anything_else_is_wrapped_as_result() {
+        let list = Value::Object(output_schema_for::<Json<Vec<u8>>>());
+        assert_eq!(list["properties"]["result"]["type"], "array");
+        assert_eq!(list["required"], json!(["result"]));
+        assert_eq!(list[WRAPPED_RESULT], true);
+        let maybe = Value::Object(output_schema_for::<Option<Json<Point>>>());
+        assert_eq!(maybe["properties"]["result"]["anyOf"][0]["type"], "object");
+        assert_eq!(
+            maybe["properties"]["result"]["anyOf"][1],
+            json!({"type": "null"})
+        );
+    }
+
+    #[test]
+    // The borrow is the trick: without it the fallback's `&&OutputSchemaProbe` is never tried.
+    #[allow(clippy::needless_borrow)]
+    fn the_probe_answers_for_structured_types_only() {
+        #[allow(unused_imports)]
+        use super::{ProbeStructured as _, ProbeUnstructured as _};
+        assert!(
+            (&OutputSchemaProbe::<Json<Point>>::new())
+                .output_schema()
+                .is_some()
+        );
+        assert!(
+            (&OutputSchemaProbe::<Option<Json<u8>>>::new())
+                .output_schema()
+                .is_some()
+        );
+        assert!(
+            (&OutputSchemaProbe::<String>::new())
+                .output_schema()
+                .is_none()
+        );
+        assert!(
+            (&OutputSchemaProbe::<Json<std::time::Duration>>::new())
+                .output_schema()
+                .is_some()
+        );
+    }
 }

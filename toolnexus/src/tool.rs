@@ -65,6 +65,36 @@ impl CancelSignal {
     }
 }
 
+/// Hints about what a tool does to the world (MCP tool annotations, SPEC §8), set with
+/// `#[tool(read_only, destructive, idempotent, open_world)]` or on a [`ToolDef`].
+///
+/// Each is `None` (not sent) unless set. They are hints for clients, never guarantees, and
+/// never part of the OpenAI, Anthropic or Gemini definitions. Following MCP and the other
+/// ports, a read-only tool is read as not destructive.
+///
+/// ```
+/// let hints = toolnexus::ToolAnnotations { read_only: Some(true), ..Default::default() };
+/// assert!(!hints.is_empty());
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct ToolAnnotations {
+    /// The tool does not modify its environment (MCP `readOnlyHint`).
+    pub read_only: Option<bool>,
+    /// The tool may perform destructive updates (MCP `destructiveHint`).
+    pub destructive: Option<bool>,
+    /// Calling it again with the same arguments has no further effect (MCP `idempotentHint`).
+    pub idempotent: Option<bool>,
+    /// The tool interacts with an open world of external entities (MCP `openWorldHint`).
+    pub open_world: Option<bool>,
+}
+
+impl ToolAnnotations {
+    /// Whether no hint is set (nothing to send).
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
 /// What the caller passes to a tool beside its arguments.
 ///
 /// A `#[tool]` fn receives it by declaring a parameter of type `&ToolContext` or `ToolContext`
@@ -93,6 +123,21 @@ pub trait Tool: Send + Sync {
     /// Where the tool comes from.
     fn source(&self) -> ToolSource {
         ToolSource::Native
+    }
+    /// A human-facing name for the tool (MCP `title`); never sent to the model's providers.
+    fn title(&self) -> Option<&str> {
+        None
+    }
+    /// Hints about the tool's behaviour (MCP tool annotations); never sent to the model's
+    /// providers. All absent by default.
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::default()
+    }
+    /// The JSON Schema of the tool's successful results (MCP `outputSchema`), for tools that
+    /// return JSON with a known shape; built once, then borrowed. `#[tool]` provides it for
+    /// fns returning `Json<T>` (also inside `Option`/`Result`) with `T: JsonSchema`.
+    fn output_schema(&self) -> Option<&Map<String, Value>> {
+        None
     }
     /// Runs the tool. Failures are results with `is_error`, never panics.
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult>;
