@@ -61,6 +61,7 @@
 #![deny(missing_docs)]
 
 mod attach;
+mod cancel;
 mod lower;
 mod macro_support;
 mod output_support;
@@ -79,6 +80,7 @@ pub mod mcp;
 pub use mcp::{McpServer, serve_stdio};
 
 pub use attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
+pub use cancel::{CancelSignal, Cancelled};
 pub use lower::{IntoToolError, IntoToolResult, Json};
 pub use macro_support::MAX_ARGUMENT_BYTES;
 pub use part::{
@@ -90,7 +92,7 @@ pub use suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
 };
 pub use tool::{
-    BoxFuture, CancelSignal, DefineToolError, FnTool, Tool, ToolAnnotations, ToolContext, ToolDef,
+    BoxFuture, DefineToolError, FnTool, Tool, ToolAnnotations, ToolContext, ToolDef,
     ToolSource, define_tool, sanitize,
 };
 pub use toolkit::Toolkit;
