@@ -1,6 +1,8 @@
 //! Toolkit: registration, execution, panics, the §10 loop rule, and the provider adapters with
 //! their schema profiles.
 
+mod common;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -11,43 +13,12 @@ use toolnexus::{
     Toolkit, define_tool, gemini_schema, openai_strict_schema, pending,
 };
 
-const GOLDEN: &str = include_str!("../../tests/conformance/golden.json");
-
-fn golden() -> Value {
-    serde_json::from_str(GOLDEN).expect("golden.json parses")
-}
-
-fn add_tool() -> toolnexus::FnTool {
-    define_tool(
-        "add",
-        "Add two numbers",
-        json!({
-            "type": "object",
-            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-            "required": ["a", "b"],
-        }),
-    )
-    .unwrap()
-    .sync(
-        |args: Value, _: &ToolContext| match (args["a"].as_f64(), args["b"].as_f64()) {
-            (Some(a), Some(b)) => ToolResult::ok((a + b).to_string()),
-            _ => ToolResult::error("invalid arguments for `add`: a and b must be numbers"),
-        },
-    )
-}
+use common::{add_tool, block_on, golden};
 
 fn echo_args(name: &str) -> toolnexus::FnTool {
     define_tool(name, "Echo the arguments", json!({"type": "object"}))
         .unwrap()
         .sync(|args: Value, _: &ToolContext| args.to_string())
-}
-
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(future)
 }
 
 #[test]

@@ -1,17 +1,15 @@
 //! Wire encoding: every golden `encode` vector, the placeholder, the OpenAI tool messages, the
 //! Anthropic tool_result block and the MCP CallToolResult.
 
+mod common;
+
 use serde_json::{Value, json};
 use toolnexus::{
     ContentPart, Style, ToolResult, anthropic_tool_results, encode_part, from_bytes,
     openai_tool_messages, unsupported_placeholder,
 };
 
-const GOLDEN: &str = include_str!("../../tests/conformance/golden.json");
-
-fn golden() -> Value {
-    serde_json::from_str(GOLDEN).expect("golden.json parses")
-}
+use common::golden;
 
 fn part(value: &Value) -> ContentPart {
     serde_json::from_value(value.clone()).expect("a golden part deserializes")
