@@ -1,9 +1,11 @@
 //! Fixtures shared by the runtime crate's tests: the cross-port golden vectors, the `add` tool
-//! they describe, and a runtime to block on.
+//! they describe, a runtime to block on, and (in `profile_checks`) the providers' schema rules.
 #![allow(
     dead_code,
     reason = "each test binary compiles this module on its own and uses only part of it"
 )]
+
+pub mod profile_checks;
 
 use serde_json::{Value, json};
 use toolnexus::{FnTool, ToolContext, ToolResult, define_tool};
