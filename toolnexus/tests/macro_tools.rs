@@ -8,14 +8,12 @@ mod common;
 
 use serde::Deserialize;
 use serde_json::json;
-use toolnexus::schemars::JsonSchema;
-use toolnexus::{ToolContext, Toolkit, tool, tools};
+use toolnexus::{JsonSchema, ToolContext, Toolkit, tool, tools};
 
 use common::block_on;
 use common::profile_checks::{check_gemini, check_strict, depth};
 
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "toolnexus::schemars")]
 #[serde(rename_all = "lowercase")]
 enum Unit {
     Celsius,
@@ -23,7 +21,6 @@ enum Unit {
 }
 
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "toolnexus::schemars")]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum Shape {
     Circle { radius: f64 },
@@ -31,14 +28,12 @@ enum Shape {
 }
 
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "toolnexus::schemars")]
 struct Region {
     country: String,
     city: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "toolnexus::schemars")]
 struct Node {
     name: String,
     children: Vec<Node>,
