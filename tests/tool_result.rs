@@ -1,5 +1,6 @@
-//! The seed's four examples, as Rust: every outcome of a tool — success, failure, rich output,
-//! a suspension — is a `ToolResult` value (SPEC §1–§4).
+//! Every outcome of a tool — success, failure, rich output, a suspension — is a `ToolResult`
+//! value (SPEC §1–§4), shown on four tools: a config reader that succeeds and fails, a search
+//! with metadata, a screenshot with an image part, and a deploy that waits for approval.
 
 mod common;
 

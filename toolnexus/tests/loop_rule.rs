@@ -125,8 +125,8 @@ fn call_reports_any_refusal_as_declined_expired_whatever_the_reason() {
         Some(Reason::Expired),
         Some(Reason::Cancelled),
     ];
-    // SPEC §10 and every port (Python 0.21.0's client.py, the upstream Rust crate): one
-    // literal wording whatever the reason.
+    // SPEC §10: one literal wording whatever the reason, as the Python port's client.py
+    // (0.21.0) prints it.
     let expected = "declined/expired: Deploy to production?";
     for reason in cases {
         let executions = Arc::new(AtomicUsize::new(0));

@@ -220,7 +220,7 @@ fn a_batch_sends_one_user_message_after_all_tool_messages_in_call_order() {
         [
             json!({"role": "tool", "tool_call_id": "call_a", "content": "shot"}),
             json!({"role": "tool", "tool_call_id": "call_b", "content": "boom"}),
-            // Text parts stay in the tool message, as the Python and upstream Rust ports do.
+            // Text parts stay in the tool message, as the Python port does.
             json!({"role": "tool", "tool_call_id": "call_c", "content": [
                 {"type": "text", "text": "report"},
                 {"type": "text", "text": "page 1"},
