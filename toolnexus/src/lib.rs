@@ -71,6 +71,7 @@ mod schema;
 mod suspend;
 mod tool;
 mod toolkit;
+mod url;
 mod wire;
 
 #[cfg(feature = "mcp")]

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use crate::part::{ContentPart, ContentPartError, Media, Source, part_bytes};
 use crate::result::ToolResult;
+use crate::url;
 
 /// Which provider's content-block vocabulary [`encode_part`] speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -262,7 +263,7 @@ fn mcp_block(index: usize, part: &ContentPart) -> Value {
             let name = media
                 .name
                 .clone()
-                .or_else(|| url_basename(url))
+                .or_else(|| url::last_segment(url).map(str::to_owned))
                 .unwrap_or_else(|| part.type_name().to_owned());
             json!({"type": "resource_link", "uri": url, "name": name, "mimeType": media.mime_type})
         }
@@ -270,7 +271,7 @@ fn mcp_block(index: usize, part: &ContentPart) -> Value {
             let name = media
                 .name
                 .as_deref()
-                .map_or_else(|| format!("part-{index}"), percent_encode);
+                .map_or_else(|| format!("part-{index}"), url::percent_encode);
             json!({
                 "type": "resource",
                 "resource": {"uri": format!("attachment:///{name}"), "mimeType": media.mime_type, "blob": data},
@@ -404,27 +405,4 @@ fn anthropic_document(media: &Media) -> Result<Value, ContentPartError> {
         }
     };
     Ok(json!({"type": "document", "source": source}))
-}
-
-fn url_basename(url: &str) -> Option<String> {
-    let path = url.split(['?', '#']).next().unwrap_or_default();
-    let after_scheme = path.split_once("://").map_or(path, |(_, rest)| rest);
-    let (_, path) = after_scheme.split_once('/')?;
-    path.rsplit('/')
-        .next()
-        .filter(|segment| !segment.is_empty())
-        .map(str::to_owned)
-}
-
-/// Percent-encodes everything outside RFC 3986's unreserved characters.
-fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
 }
