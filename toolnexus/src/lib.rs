@@ -61,6 +61,7 @@
 #![deny(missing_docs)]
 
 mod attach;
+mod decode;
 mod lower;
 mod macro_support;
 mod output_support;
@@ -80,8 +81,8 @@ pub mod mcp;
 pub use mcp::{McpServer, serve_stdio};
 
 pub use attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
+pub use decode::MAX_ARGUMENT_BYTES;
 pub use lower::{IntoToolError, IntoToolResult, Json};
-pub use macro_support::MAX_ARGUMENT_BYTES;
 pub use part::{
     ContentPart, ContentPartError, Media, Source, base64_bytes, describe_part, part_bytes,
 };
@@ -123,9 +124,8 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
-    pub use crate::macro_support::{
-        assert_unique_tool_names, decode_args, decode_args_json, field, invalid_args,
-    };
+    pub use crate::decode::{decode_args, decode_args_json, invalid_args};
+    pub use crate::macro_support::{assert_unique_tool_names, field};
     pub use crate::output_support::{
         Lowering, OutputPart, json_array, json_object, json_text, serialize,
     };

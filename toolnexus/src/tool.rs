@@ -10,8 +10,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::decode::{json_kind, parse_args};
 use crate::lower::IntoToolResult;
-use crate::macro_support::{json_kind, parse_args};
 use crate::result::ToolResult;
 use crate::suspend::Answer;
 
