@@ -66,14 +66,13 @@ mod lower;
 mod macro_support;
 mod output_support;
 mod part;
-mod profile;
+mod provider;
 mod result;
 mod schema;
 mod suspend;
 mod tool;
 mod toolkit;
 mod url;
-mod wire;
 
 #[cfg(feature = "mcp")]
 pub mod mcp;
@@ -86,7 +85,10 @@ pub use lower::{IntoToolError, IntoToolResult, Json};
 pub use part::{
     ContentPart, ContentPartError, Media, Source, base64_bytes, describe_part, part_bytes,
 };
-pub use profile::{GEMINI_RECURSION_DEPTH, gemini_schema, openai_strict_schema};
+pub use provider::anthropic::anthropic_tool_results;
+pub use provider::gemini::{GEMINI_RECURSION_DEPTH, gemini_schema};
+pub use provider::openai::{openai_strict_schema, openai_tool_messages};
+pub use provider::{Style, encode_part, unsupported_placeholder};
 pub use result::ToolResult;
 pub use suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
@@ -97,9 +99,6 @@ pub use tool::{
 };
 pub use toolkit::Toolkit;
 pub use toolnexus_macros::*;
-pub use wire::{
-    Style, anthropic_tool_results, encode_part, openai_tool_messages, unsupported_placeholder,
-};
 
 /// `toolnexus::JsonSchema` is both schemars' trait and toolnexus' derive, like
 /// `schemars::JsonSchema`: the glob brings the trait, the explicit import replaces schemars'
