@@ -82,7 +82,7 @@ pub const GEMINI_RECURSION_DEPTH: usize = 3;
 /// }));
 /// ```
 pub fn gemini_schema(schema: &Map<String, Value>) -> Map<String, Value> {
-    let lowering = Gemini { root: schema };
+    let lowering = Lowering { root: schema };
     lowering
         .lower_map(schema, &mut Vec::new())
         // Only a root that is nothing but an unresolvable reference gets here.
@@ -95,7 +95,7 @@ pub fn gemini_schema(schema: &Map<String, Value>) -> Map<String, Value> {
 }
 
 /// Keywords copied unchanged: their OpenAPI 3.0 meaning is the JSON Schema one.
-const GEMINI_PLAIN: [&str; 11] = [
+const PLAIN_KEYWORDS: [&str; 11] = [
     "title",
     "description",
     "minItems",
@@ -109,12 +109,18 @@ const GEMINI_PLAIN: [&str; 11] = [
     "maxProperties",
 ];
 
-struct Gemini<'a> {
+/// One lowering of one root schema, which every `$ref` resolves against.
+///
+/// Every step that returns `Option` uses `None` for "this cannot be expressed": the caller
+/// removes whatever needs it. `refs` is the stack of references being inlined, which bounds
+/// recursion.
+struct Lowering<'a> {
     root: &'a Map<String, Value>,
 }
 
-impl Gemini<'_> {
-    /// `None` means "this schema cannot be expressed": the caller removes whatever needs it.
+impl Lowering<'_> {
+    /// Lowers a subschema: an object, or `true`; `false` admits nothing and cannot be
+    /// expressed.
     fn lower(&self, schema: &Value, refs: &mut Vec<String>) -> Option<Value> {
         match schema {
             Value::Object(map) => self.lower_map(map, refs).map(Value::Object),
@@ -124,6 +130,8 @@ impl Gemini<'_> {
         }
     }
 
+    /// Lowers one schema object. The steps run in the order their keys appear in the output,
+    /// which is part of the wire form.
     fn lower_map(
         &self,
         map: &Map<String, Value>,
@@ -132,131 +140,28 @@ impl Gemini<'_> {
         if let Some(Value::String(reference)) = map.get("$ref") {
             return self.inline(reference, map, refs);
         }
-
-        let mut nullable = false;
-        let mut types: Vec<&str> = match map.get("type") {
-            Some(Value::String(single)) => vec![single.as_str()],
-            Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        if types.contains(&"null") {
-            nullable = true;
-            types.retain(|t| *t != "null");
-            if types.is_empty() {
-                // A schema that only admits null leaves the model nothing to fill in.
-                return None;
-            }
-        }
+        let (types, null_type) = non_null_types(map)?;
         if types.len() > 1 {
-            return self.split_types(map, &types, nullable, refs);
+            return self.split_types(map, &types, null_type, refs);
         }
-
-        let mut branches = Vec::new();
-        let mut has_branches = false;
-        for key in ["anyOf", "oneOf"] {
-            if let Some(Value::Array(list)) = map.get(key) {
-                has_branches = true;
-                for branch in list {
-                    if is_null_schema(branch) {
-                        nullable = true;
-                    } else if let Some(lowered) = self.lower(branch, refs) {
-                        branches.push(lowered);
-                    }
-                }
-            }
-        }
-        if has_branches && branches.is_empty() {
-            return None;
-        }
+        let branches = self.lower_branches(map, refs)?;
+        let choices = lower_choices(map, types.first().copied());
 
         let mut out = Map::new();
-        let mut kind = types.first().map(|t| (*t).to_owned());
-        let mut choices = None;
-        if let Some(Value::Array(values)) = map.get("enum") {
-            if values.contains(&Value::Null) {
-                nullable = true;
-            }
-            let values: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
-            if !values.is_empty() && values.iter().all(Value::is_string) {
-                choices = Some(values);
-            }
-        } else if let Some(constant) = map.get("const") {
-            match constant {
-                Value::String(constant) => choices = Some(vec![Value::String(constant.clone())]),
-                // Gemini enums are strings only; the value's type is the most left to say.
-                Value::Bool(_) if kind.is_none() => kind = Some("boolean".to_owned()),
-                Value::Number(number) if kind.is_none() => {
-                    let integral = number.is_i64() || number.is_u64();
-                    kind = Some(if integral { "integer" } else { "number" }.to_owned());
-                }
-                _ => {}
-            }
+        if let Some(kind) = choices.kind {
+            insert_type_and_format(&mut out, map, kind);
         }
-        if choices.is_some() && kind.is_none() {
-            kind = Some("string".to_owned());
-        }
-        if let Some(kind) = &kind {
-            out.insert("type".to_owned(), Value::String(kind.clone()));
-            if let Some(Value::String(format)) = map.get("format") {
-                if gemini_format(kind, format) {
-                    out.insert("format".to_owned(), Value::String(format.clone()));
-                }
-            }
-        }
-        for key in GEMINI_PLAIN {
-            if let Some(value) = map.get(key) {
-                out.insert(key.to_owned(), value.clone());
-            }
-        }
-        if nullable {
+        copy_plain_keywords(&mut out, map);
+        if null_type || branches.null || choices.null {
             out.insert("nullable".to_owned(), Value::Bool(true));
         }
-        if let Some(choices) = choices {
-            out.insert("enum".to_owned(), Value::Array(choices));
+        if let Some(values) = choices.values {
+            out.insert("enum".to_owned(), Value::Array(values));
         }
-        if let Some(Value::Object(properties)) = map.get("properties") {
-            let mut lowered = Map::new();
-            for (name, property) in properties {
-                if let Some(property) = self.lower(property, refs) {
-                    lowered.insert(name.clone(), property);
-                }
-            }
-            let required: Vec<Value> = match map.get("required") {
-                Some(Value::Array(required)) => required
-                    .iter()
-                    .filter(|name| name.as_str().is_some_and(|name| lowered.contains_key(name)))
-                    .cloned()
-                    .collect(),
-                _ => Vec::new(),
-            };
-            out.insert("properties".to_owned(), Value::Object(lowered));
-            if !required.is_empty() {
-                out.insert("required".to_owned(), Value::Array(required));
-            }
-        }
-        if let Some(items @ Value::Object(_)) = map.get("items") {
-            // An array of something inexpressible is itself inexpressible.
-            out.insert("items".to_owned(), self.lower(items, refs)?);
-        }
-        match branches.len() {
-            0 => {}
-            1 => {
-                if let Some(Value::Object(only)) = branches.pop() {
-                    merge_into(&mut out, only);
-                }
-            }
-            _ => {
-                out.insert("anyOf".to_owned(), Value::Array(branches));
-            }
-        }
-        if let Some(Value::Array(all_of)) = map.get("allOf") {
-            for part in all_of {
-                // Every `allOf` part must hold, so losing one loses the whole schema.
-                if let Value::Object(part) = self.lower(part, refs)? {
-                    merge_into(&mut out, part);
-                }
-            }
-        }
+        self.lower_properties(&mut out, map, refs);
+        self.lower_items(&mut out, map, refs)?;
+        merge_branches(&mut out, branches.lowered);
+        self.merge_all_of(&mut out, map, refs)?;
         Some(out)
     }
 
@@ -281,6 +186,27 @@ impl Gemini<'_> {
         let lowered = self.lower_map(&merged, refs);
         refs.pop();
         lowered
+    }
+
+    /// Resolves `#` or a `#/…` JSON pointer against the root schema.
+    fn resolve(&self, reference: &str) -> Option<&Map<String, Value>> {
+        let pointer = reference.strip_prefix('#')?;
+        let mut segments = pointer
+            .split('/')
+            .skip(1)
+            .map(|segment| segment.replace("~1", "/").replace("~0", "~"));
+        let Some(first) = segments.next() else {
+            return Some(self.root);
+        };
+        let mut at = self.root.get(&first)?;
+        for segment in segments {
+            at = match at {
+                Value::Object(map) => map.get(&segment)?,
+                Value::Array(list) => list.get(segment.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
+        }
+        at.as_object()
     }
 
     /// A schema with several non-null types becomes one `anyOf` branch per type.
@@ -314,25 +240,206 @@ impl Gemini<'_> {
         Some(out)
     }
 
-    /// Resolves `#` or a `#/…` JSON pointer against the root schema.
-    fn resolve(&self, reference: &str) -> Option<&Map<String, Value>> {
-        let pointer = reference.strip_prefix('#')?;
-        let mut segments = pointer
-            .split('/')
-            .skip(1)
-            .map(|segment| segment.replace("~1", "/").replace("~0", "~"));
-        let Some(first) = segments.next() else {
-            return Some(self.root);
+    /// The `anyOf` and `oneOf` branches, lowered, a `null` branch counting as nullability;
+    /// `None` when there are branches but none can be expressed.
+    fn lower_branches(&self, map: &Map<String, Value>, refs: &mut Vec<String>) -> Option<Branches> {
+        let mut branches = Branches {
+            lowered: Vec::new(),
+            null: false,
         };
-        let mut at = self.root.get(&first)?;
-        for segment in segments {
-            at = match at {
-                Value::Object(map) => map.get(&segment)?,
-                Value::Array(list) => list.get(segment.parse::<usize>().ok()?)?,
-                _ => return None,
-            };
+        let mut has_branches = false;
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(list)) = map.get(key) {
+                has_branches = true;
+                for branch in list {
+                    if is_null_schema(branch) {
+                        branches.null = true;
+                    } else if let Some(lowered) = self.lower(branch, refs) {
+                        branches.lowered.push(lowered);
+                    }
+                }
+            }
         }
-        at.as_object()
+        if has_branches && branches.lowered.is_empty() {
+            return None;
+        }
+        Some(branches)
+    }
+
+    /// `properties`, each lowered (one that cannot be expressed is dropped), and `required`
+    /// naming only the properties that survived.
+    fn lower_properties(
+        &self,
+        out: &mut Map<String, Value>,
+        map: &Map<String, Value>,
+        refs: &mut Vec<String>,
+    ) {
+        let Some(Value::Object(properties)) = map.get("properties") else {
+            return;
+        };
+        let mut lowered = Map::new();
+        for (name, property) in properties {
+            if let Some(property) = self.lower(property, refs) {
+                lowered.insert(name.clone(), property);
+            }
+        }
+        let required: Vec<Value> = match map.get("required") {
+            Some(Value::Array(required)) => required
+                .iter()
+                .filter(|name| name.as_str().is_some_and(|name| lowered.contains_key(name)))
+                .cloned()
+                .collect(),
+            _ => Vec::new(),
+        };
+        out.insert("properties".to_owned(), Value::Object(lowered));
+        if !required.is_empty() {
+            out.insert("required".to_owned(), Value::Array(required));
+        }
+    }
+
+    /// `items`, lowered; `None` when they cannot be expressed, because an array of something
+    /// inexpressible is itself inexpressible.
+    fn lower_items(
+        &self,
+        out: &mut Map<String, Value>,
+        map: &Map<String, Value>,
+        refs: &mut Vec<String>,
+    ) -> Option<()> {
+        if let Some(items @ Value::Object(_)) = map.get("items") {
+            out.insert("items".to_owned(), self.lower(items, refs)?);
+        }
+        Some(())
+    }
+
+    /// Merges every `allOf` part into `out`; `None` when one cannot be expressed, because
+    /// every part must hold, so losing one loses the whole schema.
+    fn merge_all_of(
+        &self,
+        out: &mut Map<String, Value>,
+        map: &Map<String, Value>,
+        refs: &mut Vec<String>,
+    ) -> Option<()> {
+        if let Some(Value::Array(all_of)) = map.get("allOf") {
+            for part in all_of {
+                if let Value::Object(part) = self.lower(part, refs)? {
+                    merge_into(out, part);
+                }
+            }
+        }
+        Some(())
+    }
+}
+
+/// A schema's `anyOf`/`oneOf` branches once lowered.
+struct Branches {
+    /// The branches that are not `null` and can be expressed.
+    lowered: Vec<Value>,
+    /// Whether one of them was `null`.
+    null: bool,
+}
+
+/// What a schema's `enum` or `const` leaves once lowered (Gemini enums are strings only).
+struct Choices<'a> {
+    /// The `type` to declare: the schema's own, or one the choices imply.
+    kind: Option<&'a str>,
+    /// The `enum` to declare.
+    values: Option<Vec<Value>>,
+    /// Whether the `enum` listed `null`.
+    null: bool,
+}
+
+/// The schema's `type`s other than `null`, and whether `null` was one of them; `None` when it
+/// was the only one, since a schema that only admits null leaves the model nothing to fill in.
+fn non_null_types(map: &Map<String, Value>) -> Option<(Vec<&str>, bool)> {
+    let mut types: Vec<&str> = match map.get("type") {
+        Some(Value::String(single)) => vec![single.as_str()],
+        Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    if !types.contains(&"null") {
+        return Some((types, false));
+    }
+    types.retain(|t| *t != "null");
+    if types.is_empty() {
+        return None;
+    }
+    Some((types, true))
+}
+
+/// Lowers `enum` (kept only when every non-null value is a string) or `const` (a string
+/// becomes a one-value `enum`; a boolean or number, lacking a declared type, becomes its
+/// type). A schema with choices but no type is a string.
+fn lower_choices<'a>(map: &Map<String, Value>, declared: Option<&'a str>) -> Choices<'a> {
+    let mut choices = Choices {
+        kind: declared,
+        values: None,
+        null: false,
+    };
+    if let Some(Value::Array(values)) = map.get("enum") {
+        choices.null = values.contains(&Value::Null);
+        let values: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
+        if !values.is_empty() && values.iter().all(Value::is_string) {
+            choices.values = Some(values);
+        }
+    } else if let Some(constant) = map.get("const") {
+        match constant {
+            Value::String(constant) => {
+                choices.values = Some(vec![Value::String(constant.clone())]);
+            }
+            // Gemini enums are strings only; the value's type is the most left to say.
+            Value::Bool(_) if choices.kind.is_none() => choices.kind = Some("boolean"),
+            Value::Number(number) if choices.kind.is_none() => {
+                let integral = number.is_i64() || number.is_u64();
+                choices.kind = Some(if integral { "integer" } else { "number" });
+            }
+            _ => {}
+        }
+    }
+    if choices.values.is_some() && choices.kind.is_none() {
+        choices.kind = Some("string");
+    }
+    choices
+}
+
+/// `type`, and `format` where Gemini documents that format for that type.
+fn insert_type_and_format(out: &mut Map<String, Value>, map: &Map<String, Value>, kind: &str) {
+    out.insert("type".to_owned(), Value::from(kind));
+    if let Some(Value::String(format)) = map.get("format") {
+        if documented_format(kind, format) {
+            out.insert("format".to_owned(), Value::String(format.clone()));
+        }
+    }
+}
+
+fn documented_format(kind: &str, format: &str) -> bool {
+    matches!(
+        (kind, format),
+        ("string", "date-time" | "enum")
+            | ("integer", "int32" | "int64")
+            | ("number", "float" | "double")
+    )
+}
+
+fn copy_plain_keywords(out: &mut Map<String, Value>, map: &Map<String, Value>) {
+    for key in PLAIN_KEYWORDS {
+        if let Some(value) = map.get(key) {
+            out.insert(key.to_owned(), value.clone());
+        }
+    }
+}
+
+/// One remaining branch is merged into its parent; several become `anyOf`.
+fn merge_branches(out: &mut Map<String, Value>, mut branches: Vec<Value>) {
+    match branches.len() {
+        0 => {}
+        1 => {
+            if let Some(Value::Object(only)) = branches.pop() {
+                merge_into(out, only);
+            }
+        }
+        _ => {
+            out.insert("anyOf".to_owned(), Value::Array(branches));
+        }
     }
 }
 
@@ -360,13 +467,4 @@ fn merge_into(out: &mut Map<String, Value>, other: Map<String, Value>) {
             _ => {}
         }
     }
-}
-
-fn gemini_format(kind: &str, format: &str) -> bool {
-    matches!(
-        (kind, format),
-        ("string", "date-time" | "enum")
-            | ("integer", "int32" | "int64")
-            | ("number", "float" | "double")
-    )
 }
