@@ -162,9 +162,9 @@ pub fn sanitize(name: &str) -> String {
 /// .sync(|args: Value, _ctx: &ToolContext| args["text"].as_str().unwrap_or_default().to_owned());
 ///
 /// let ctx = ToolContext::default();
-/// let result = futures_lite_block_on(echo.execute(json!({"text": "hi"}), &ctx));
+/// let result = block_on(echo.execute(json!({"text": "hi"}), &ctx));
 /// assert_eq!(result.output, "hi");
-/// # fn futures_lite_block_on<F: std::future::Future>(f: F) -> F::Output {
+/// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
 /// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
 /// # }
 /// ```
