@@ -216,9 +216,6 @@ mod tests {
         let mut cx = Context::from_waker(Waker::noop());
         assert!(pin!(signal.cancelled()).poll(&mut cx).is_ready());
         assert!(signal.0.waiters().wakers.is_empty());
-        assert_eq!(
-            format!("{signal:?}"),
-            "CancelSignal { cancelled: true }"
-        );
+        assert_eq!(format!("{signal:?}"), "CancelSignal { cancelled: true }");
     }
 }

@@ -62,6 +62,7 @@
 
 mod attach;
 mod cancel;
+mod deadline;
 mod decode;
 mod lower;
 mod macro_support;
@@ -96,8 +97,8 @@ pub use suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
 };
 pub use tool::{
-    BoxFuture, DefineToolError, FnTool, Tool, ToolAnnotations, ToolContext, ToolDef,
-    ToolSource, define_tool, sanitize,
+    BoxFuture, DefineToolError, FnTool, Tool, ToolAnnotations, ToolContext, ToolDef, ToolSource,
+    define_tool, sanitize,
 };
 pub use toolkit::Toolkit;
 pub use toolnexus_macros::*;
