@@ -16,7 +16,7 @@ use std::sync::{Condvar, Mutex, MutexGuard, Once, PoisonError};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use crate::cancel::{CancelSignal, Cancelled};
+use crate::cancel::Cancelled;
 use crate::result::ToolResult;
 use crate::tool::ToolContext;
 
@@ -45,47 +45,61 @@ impl Stop {
 ///
 /// [`reached`](Self::reached) is what every poll pays: one atomic load, plus a clock read
 /// when there is a timeout. Wakers are registered only by [`wait`](Self::wait), once the
-/// tool has returned `Pending`, so a tool that finishes in its first poll never touches a
-/// lock or the timer.
+/// tool has returned `Pending`, in a box made then: a tool that finishes in its first poll
+/// never touches a lock or the timer, and its call carries and drops only a null pointer.
 pub(crate) struct Limits<'a> {
-    signal: &'a CancelSignal,
+    ctx: &'a ToolContext,
+    /// When the call times out; `None` without a timeout, or one too long to represent.
+    deadline: Option<Instant>,
+    waiting: Option<Box<Waiting<'a>>>,
+}
+
+/// The registrations of a call that is waiting.
+struct Waiting<'a> {
     cancelled: Cancelled<'a>,
-    deadline: Option<(Deadline, Duration)>,
+    deadline: Option<Deadline>,
 }
 
 impl<'a> Limits<'a> {
     /// `ctx`'s limits, the deadline counted from now.
     pub(crate) fn new(ctx: &'a ToolContext) -> Self {
         Self {
-            signal: &ctx.cancel,
-            cancelled: ctx.cancel.cancelled(),
+            ctx,
             deadline: ctx
                 .timeout
-                .and_then(|timeout| Some((Deadline::after(timeout)?, timeout))),
+                .and_then(|timeout| Instant::now().checked_add(timeout)),
+            waiting: None,
         }
     }
 
     /// Whether the call must stop now; cancellation first.
     pub(crate) fn reached(&self) -> Option<Stop> {
-        if self.signal.is_cancelled() {
+        if self.ctx.cancel.is_cancelled() {
             return Some(Stop::Cancelled);
         }
-        match &self.deadline {
-            Some((deadline, timeout)) if deadline.has_passed() => Some(Stop::TimedOut(*timeout)),
+        match self.deadline {
+            Some(at) if Instant::now() >= at => Some(self.timed_out()),
             _ => None,
         }
     }
 
     /// Arranges for `cx` to be woken when a limit is reached; `Some` if one already is.
     pub(crate) fn wait(&mut self, cx: &mut Context<'_>) -> Option<Stop> {
-        if Pin::new(&mut self.cancelled).poll(cx).is_ready() {
+        let waiting = self.waiting.get_or_insert_with(|| {
+            Box::new(Waiting {
+                cancelled: self.ctx.cancel.cancelled(),
+                deadline: self.deadline.map(Deadline::at),
+            })
+        });
+        if Pin::new(&mut waiting.cancelled).poll(cx).is_ready() {
             return Some(Stop::Cancelled);
         }
-        let (deadline, timeout) = self.deadline.as_mut()?;
-        deadline
-            .poll(cx)
-            .is_ready()
-            .then_some(Stop::TimedOut(*timeout))
+        let deadline = waiting.deadline.as_mut()?;
+        deadline.poll(cx).is_ready().then(|| self.timed_out())
+    }
+
+    fn timed_out(&self) -> Stop {
+        Stop::TimedOut(self.ctx.timeout.unwrap_or_default())
     }
 }
 
@@ -101,23 +115,17 @@ pub(crate) struct Deadline {
 }
 
 impl Deadline {
-    /// `timeout` from now; `None` when that is too far to represent (no deadline at all).
-    pub(crate) fn after(timeout: Duration) -> Option<Self> {
-        Some(Self {
-            at: Instant::now().checked_add(timeout)?,
+    pub(crate) fn at(at: Instant) -> Self {
+        Self {
+            at,
             registered: None,
-        })
-    }
-
-    /// Whether the deadline has passed, without registering anything.
-    pub(crate) fn has_passed(&self) -> bool {
-        Instant::now() >= self.at
+        }
     }
 
     /// Ready once the deadline has passed; otherwise makes sure the timer will wake `cx`'s
     /// waker when it does.
     pub(crate) fn poll(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        if self.has_passed() {
+        if Instant::now() >= self.at {
             return Poll::Ready(());
         }
         if let Some((_, waker)) = &self.registered {
@@ -264,7 +272,7 @@ mod tests {
         let (sender, woken) = mpsc::channel();
         let waker = Waker::from(Arc::new(Notify(Mutex::new(sender))));
         let mut cx = Context::from_waker(&waker);
-        let mut deadline = Deadline::after(Duration::from_millis(20)).unwrap();
+        let mut deadline = Deadline::at(Instant::now() + Duration::from_millis(20));
         assert!(deadline.poll(&mut cx).is_pending());
         // Generous: the machine may be loaded; what matters is that the wake comes by itself.
         woken.recv_timeout(Duration::from_secs(30)).expect("woken");
@@ -274,7 +282,7 @@ mod tests {
     #[test]
     fn a_dropped_deadline_leaves_no_waker_behind() {
         let mut cx = Context::from_waker(Waker::noop());
-        let mut deadline = Deadline::after(Duration::from_secs(3600)).unwrap();
+        let mut deadline = Deadline::at(Instant::now() + Duration::from_secs(3600));
         assert!(deadline.poll(&mut cx).is_pending());
         let key = (deadline.at, deadline.registered.as_ref().unwrap().0);
         assert!(TIMER.lock().wakers.contains_key(&key));
@@ -284,7 +292,11 @@ mod tests {
 
     #[test]
     fn an_unrepresentable_timeout_is_no_deadline() {
-        assert!(Deadline::after(Duration::MAX).is_none());
+        let ctx = ToolContext {
+            timeout: Some(Duration::MAX),
+            ..ToolContext::default()
+        };
+        assert!(Limits::new(&ctx).deadline.is_none());
     }
 
     #[test]
