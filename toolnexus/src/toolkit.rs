@@ -314,7 +314,15 @@ impl Toolkit {
         gemini::definitions(&self.tools)
     }
 
-    /// MCP `tools/list` entries: `[{name, description, inputSchema}]`.
+    /// MCP `tools/list` entries: `[{name, title?, description, inputSchema, outputSchema?,
+    /// annotations?}]`, the parts with `?` only for tools that have them
+    /// ([`Tool::title`], [`Tool::output_schema`], [`Tool::annotations`]: only the hints that
+    /// are set, as `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`). A
+    /// read-only tool is never sent as destructive: with both set, `destructiveHint` is
+    /// `false`. None of these appear in the other providers' definitions.
+    ///
+    /// Results of tools with an output schema go out with
+    /// [`ToolResult::to_mcp_for`], which adds their `structuredContent`.
     pub fn to_mcp(&self) -> Value {
         mcp::definitions(&self.tools)
     }
