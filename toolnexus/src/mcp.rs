@@ -1,4 +1,5 @@
-//! Serve a [`Toolkit`] as an MCP server with the official Rust MCP SDK, [`rmcp`].
+//! Serve a [`Toolkit`] as an MCP server with the official Rust MCP SDK, [`rmcp`]: over stdio
+//! with the `mcp` feature, and over streamable HTTP with `mcp-http`.
 //!
 //! The `mcp` feature needs Rust 1.88 or newer, as rmcp does (the rest of toolnexus builds on
 //! 1.85). It serves stdio only and stays light: rmcp's server core and its stdio transport.
@@ -34,6 +35,25 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Over HTTP
+//!
+//! With the `mcp-http` feature, [`serve_http`] and [`HttpServer`] serve the same tools at
+//! `http://ADDR/mcp` on rmcp's streamable HTTP transport (the current MCP transport for
+//! remote servers), inside a small hyper server that adds what a listening endpoint needs:
+//!
+//! - an `Origin` allow-list: a request whose `Origin` is not allowed gets `403 Forbidden`
+//!   before anything else is looked at (DNS-rebinding protection, as the MCP transport
+//!   requires); requests without `Origin`, i.e. non-browser clients, are allowed. By default
+//!   a server bound to a loopback address allows loopback origins only, and one bound
+//!   elsewhere allows none ([`HttpOptions::allow_origins`]). The `Host` header is checked the
+//!   same way ([`HttpOptions::allow_hosts`]).
+//! - an optional bearer token ([`HttpOptions::bearer_token`]): `401 Unauthorized` without it.
+//! - graceful shutdown on Ctrl-C and SIGTERM ([`HttpServer::run`]).
+//! - a stateless mode ([`HttpOptions::stateless`]) with no sessions, so replicas can sit
+//!   behind an ordinary load balancer.
+//!
+//! It needs a Tokio runtime; the stdio server's other guarantees hold unchanged.
 
 use std::future::{Future, poll_fn};
 use std::pin::pin;
@@ -52,6 +72,11 @@ use crate::provider::mcp::definition;
 use crate::result::ToolResult;
 use crate::tool::{Tool, ToolContext};
 use crate::toolkit::Toolkit;
+
+#[cfg(feature = "mcp-http")]
+mod http;
+#[cfg(feature = "mcp-http")]
+pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};
 
 /// An rmcp [`ServerHandler`] that serves a [`Toolkit`]'s tools.
 ///
