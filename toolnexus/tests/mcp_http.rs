@@ -304,6 +304,19 @@ async fn configured_origins_replace_the_loopback_default() {
     .await
     .unwrap_err();
     assert_eq!(invalid.kind(), std::io::ErrorKind::InvalidInput);
+    assert!(
+        invalid.to_string().contains("`app.example.com`"),
+        "{invalid}"
+    );
+
+    let empty_token = HttpServer::bind(
+        "127.0.0.1:0",
+        McpServer::new(Toolkit::new()),
+        HttpOptions::new().bearer_token(""),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(empty_token.kind(), std::io::ErrorKind::InvalidInput);
 }
 
 #[tokio::test]

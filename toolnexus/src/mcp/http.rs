@@ -204,13 +204,20 @@ impl Endpoint {
 impl HttpServer {
     /// Binds `addr` and prepares to serve `server` with `options`.
     ///
-    /// Fails if the address cannot be bound, or names an allowed origin that is not of the
-    /// form [`HttpOptions::allow_origins`] describes (`InvalidInput`, naming the entry).
+    /// Fails if the address cannot be bound; with `InvalidInput` if `options` name an
+    /// allowed origin not of the form [`HttpOptions::allow_origins`] describes (the error
+    /// names it) or an empty bearer token (which would let anyone in who sends `Bearer `).
     pub async fn bind(
         addr: impl ToSocketAddrs,
         server: McpServer,
         options: HttpOptions,
     ) -> io::Result<Self> {
+        if options.bearer_token.as_deref() == Some("") {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the bearer token is empty; give a secret, or no token at all",
+            ));
+        }
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
         let loopback = local_addr.ip().is_loopback();
