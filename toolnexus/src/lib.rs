@@ -41,7 +41,12 @@
 //! - Talk to providers: [`Toolkit::to_openai`], [`Toolkit::to_openai_strict`],
 //!   [`Toolkit::to_anthropic`], [`Toolkit::to_gemini`], [`Toolkit::to_mcp`] for definitions;
 //!   [`ToolResult::to_openai_messages`], [`ToolResult::to_anthropic_block`] and
-//!   [`ToolResult::to_mcp`] for results; [`Toolkit::call`] for the suspension loop rule.
+//!   [`ToolResult::to_mcp`] (or [`ToolResult::to_mcp_for`], with `structuredContent`) for
+//!   results; [`Toolkit::call`] for the suspension loop rule. Serve a toolkit as an MCP
+//!   server over stdio (feature `mcp`) or streamable HTTP (feature `mcp-http`): see the
+//!   `mcp` module.
+//! - Bound a call: [`ToolContext::timeout`] and [`ToolContext::cancel`] are enforced by every
+//!   [`Toolkit`] call (see [`Toolkit::execute`]).
 //! - Parameter types need `serde::Deserialize` and a JSON Schema: derive
 //!   [`JsonSchema`](derive@JsonSchema) from this crate, so your `Cargo.toml` needs only
 //!   `toolnexus` and `serde`.
@@ -57,6 +62,12 @@
 //!   `Box<ToolResult>`) instead, which lowers the same way.
 //! - [`Tool::execute_json`] takes the raw argument text; `#[tool]` decodes it straight into
 //!   its arguments. A key given twice in that text is refused (`duplicate field`).
+//! - Deadlines need no async runtime: one timer thread, `toolnexus-timer`, starts the first
+//!   time a call with a timeout has to wait. A timeout is reported in whole milliseconds as
+//!   the other ports print it (``timed out after 50ms``), with a fraction only when it is
+//!   not a whole number of milliseconds.
+//! - A tool marked both read-only and destructive is sent to MCP clients as read-only and
+//!   not destructive, the way MCP and every port read the pair.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
