@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Compile-time benchmark for `#[tool]` (issue 6, item 2). Not part of CI: run it by hand,
+# Compile-time benchmark for `#[tool]`: what the macro costs a user's build, from clean and in
+# the edit-rebuild loop, on a crate with many tools. The latest numbers are in
+# toolnexus/benches/README.md ("Compile time"). Not part of CI: run it by hand,
 #
 #     bash scripts/compile-time.sh            # dev profile
 #     bash scripts/compile-time.sh --release  # extra arguments go to every `cargo build`

@@ -1,7 +1,8 @@
 //! Cross-port conformance: reproduces the `golden.json` vectors (produced by the published
 //! Python port, `toolnexus==0.21.0`) that the runtime contract covers (SPEC §1–§3).
 
-use std::path::PathBuf;
+mod common;
+
 use std::sync::LazyLock;
 
 use serde_json::{Value, json};
@@ -10,6 +11,8 @@ use toolnexus::{
     pending_of, sanitize,
 };
 
+use common::{block_on, fixture_png, root};
+
 static GOLDEN: LazyLock<Value> = LazyLock::new(|| {
     let path = root().join("tests/conformance/golden.json");
     let text = std::fs::read_to_string(&path)
@@ -17,32 +20,21 @@ static GOLDEN: LazyLock<Value> = LazyLock::new(|| {
     serde_json::from_str(&text).expect("golden.json is JSON")
 });
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn golden(name: &str) -> &'static Value {
     GOLDEN
         .get(name)
         .unwrap_or_else(|| panic!("golden.json has no vector `{name}`"))
 }
 
-fn fixture_png() -> String {
-    root()
-        .join("examples/media/fixture.png")
-        .to_string_lossy()
-        .into_owned()
-}
-
 #[test]
 fn attach_png() {
-    let part = attach(fixture_png()).unwrap();
+    let part = attach(fixture_png().to_string_lossy()).unwrap();
     assert_eq!(serde_json::to_value(&part).unwrap(), *golden("attach_png"));
 }
 
 #[test]
 fn describe_png() {
-    let part = attach(fixture_png()).unwrap();
+    let part = attach(fixture_png().to_string_lossy()).unwrap();
     assert_eq!(json!(describe_part(&part)), *golden("describe_png"));
 }
 
@@ -133,10 +125,7 @@ fn loop_rule_wording() {
                 reason,
             }
         });
-        let result = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap()
-            .block_on(call);
+        let result = block_on(call);
         json!({"output": result.output, "isError": result.is_error})
     };
     let cases = [

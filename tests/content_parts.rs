@@ -1,6 +1,8 @@
 //! Content parts (SPEC §2), their errors, the wire forms of the core types (SPEC §1, §3) and
 //! every row of the lowering table (SPEC §4), exercised through the public API only.
 
+mod common;
+
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::error::Error as _;
@@ -15,22 +17,9 @@ use toolnexus::{
     part_bytes, pending_of,
 };
 
+use common::{fixture_png, fixture_png_base64};
+
 const MIB: u64 = 1024 * 1024;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture() -> PathBuf {
-    root().join("examples/media/fixture.png")
-}
-
-fn fixture_base64() -> String {
-    std::fs::read_to_string(root().join("examples/media/fixture.png.base64"))
-        .unwrap()
-        .trim()
-        .to_owned()
-}
 
 fn media(part: &ContentPart) -> &Media {
     part.media()
@@ -121,7 +110,7 @@ fn unknown_extension_for_a_path_or_url_without_a_known_one() {
 #[test]
 fn too_large_for_a_file_and_a_data_url() {
     // 82 bytes: at the limit is fine, one byte under is not.
-    let fixture = fixture();
+    let fixture = fixture_png();
     assert!(attach_with(fixture.to_string_lossy(), with_limit(82)).is_ok());
     let error = attach_with(fixture.to_string_lossy(), with_limit(81)).unwrap_err();
     assert_eq!(error.code(), "too-large");
@@ -292,12 +281,12 @@ fn every_code_is_distinct() {
 
 #[test]
 fn data_url_base64_form() {
-    let b64 = fixture_base64();
+    let b64 = fixture_png_base64();
     let part = attach(format!("data:image/png;base64,{b64}")).unwrap();
     assert!(matches!(part, ContentPart::Image(_)));
     assert_eq!(media(&part).mime_type, "image/png");
     assert_eq!(data_of(&part), b64);
-    assert_eq!(part, attach(fixture().to_string_lossy()).unwrap());
+    assert_eq!(part, attach(fixture_png().to_string_lossy()).unwrap());
 
     // Case-insensitive scheme and `;base64`, whitespace in the payload, unpadded payloads.
     let part = attach("DATA:application/octet-stream;BASE64,AAEC\n AwQ").unwrap();
@@ -439,7 +428,7 @@ fn options_override_mime_and_name() {
 
     // The mime decides the part type, even against the extension.
     let as_audio = attach_with(
-        fixture().to_string_lossy(),
+        fixture_png().to_string_lossy(),
         AttachOptions {
             mime_type: Some("audio/ogg".into()),
             name: Some("ignored.ogg".into()),
@@ -452,7 +441,7 @@ fn options_override_mime_and_name() {
     assert_eq!(media(&as_audio).name, None, "only file parts keep a name");
 
     let image_named = attach_with(
-        fixture().to_string_lossy(),
+        fixture_png().to_string_lossy(),
         AttachOptions {
             name: Some("shot.png".into()),
             ..AttachOptions::default()
@@ -478,10 +467,10 @@ fn options_override_mime_and_name() {
 
 #[test]
 fn from_path_matches_attach_and_takes_a_path() {
-    let via_attach = attach(fixture().to_string_lossy()).unwrap();
-    let via_path = from_path(fixture(), AttachOptions::default()).unwrap();
+    let via_attach = attach(fixture_png().to_string_lossy()).unwrap();
+    let via_path = from_path(fixture_png(), AttachOptions::default()).unwrap();
     assert_eq!(via_attach, via_path);
-    assert_eq!(data_of(&via_path), fixture_base64());
+    assert_eq!(data_of(&via_path), fixture_png_base64());
 }
 
 #[test]
@@ -576,7 +565,7 @@ fn content_part_deserializes_in_any_key_order_and_rejects_bad_shapes() {
 #[test]
 fn part_bytes_counts_without_decoding() {
     assert_eq!(
-        part_bytes(&attach(fixture().to_string_lossy()).unwrap()),
+        part_bytes(&attach(fixture_png().to_string_lossy()).unwrap()),
         82
     );
     assert_eq!(part_bytes(&from_bytes(&[7; 10], "image/png")), 10);
@@ -588,7 +577,7 @@ fn part_bytes_counts_without_decoding() {
 #[test]
 fn describe_part_is_the_cross_port_form() {
     assert_eq!(
-        describe_part(&attach(fixture().to_string_lossy()).unwrap()),
+        describe_part(&attach(fixture_png().to_string_lossy()).unwrap()),
         "image (image/png, 82 bytes)"
     );
     // A file is described by its type, not its name (byte-identical across ports).
@@ -833,7 +822,7 @@ fn tool_results_pass_through_unchanged() {
 
 #[test]
 fn content_parts_lower_to_their_description() {
-    let png = attach(fixture().to_string_lossy()).unwrap();
+    let png = attach(fixture_png().to_string_lossy()).unwrap();
     let result = png.clone().into_tool_result();
     assert_eq!(result.output, "image (image/png, 82 bytes)");
     assert!(!result.is_error);

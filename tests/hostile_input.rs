@@ -1,12 +1,16 @@
 //! Hostile input: property tests and extremes that must give an error, never a panic, a stack
 //! overflow or an unbounded allocation.
 
+mod common;
+
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 use toolnexus::{
     Answer, ContentPart, Reason, Request, Tool, ToolContext, ToolResult, Toolkit, attach,
     attach_with, from_bytes, part_bytes, tool, tools,
 };
+
+use common::block_on;
 
 /// Adds two numbers.
 #[tool]
@@ -24,13 +28,6 @@ fn greet(name: Option<String>, #[param(default = 1)] times: u8, tags: Vec<String
 #[tool]
 fn store(value: Value) -> usize {
     value.to_string().len()
-}
-
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("a current-thread runtime")
-        .block_on(future)
 }
 
 fn any_json() -> impl Strategy<Value = Value> {

@@ -9,11 +9,9 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolnexus::schemars::JsonSchema;
-use toolnexus::{Tool, ToolContext, tool};
+use toolnexus::{JsonSchema, Tool, ToolContext, tool};
 
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "toolnexus::schemars")]
 #[serde(rename_all = "lowercase")]
 enum Unit {
     Celsius,
@@ -21,7 +19,6 @@ enum Unit {
 }
 
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "toolnexus::schemars")]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum Shape {
     Circle { radius: f64 },
@@ -30,7 +27,6 @@ enum Shape {
 
 /// A price window.
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "toolnexus::schemars")]
 #[serde(deny_unknown_fields)]
 struct Filter {
     /// Lowest price, inclusive
@@ -42,14 +38,12 @@ struct Filter {
 }
 
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "toolnexus::schemars")]
 #[serde(deny_unknown_fields)]
 struct Region {
     country: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
-#[schemars(crate = "toolnexus::schemars")]
 #[serde(deny_unknown_fields)]
 struct Node {
     name: String,

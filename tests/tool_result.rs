@@ -1,7 +1,10 @@
-//! The seed's four examples, as Rust: every outcome of a tool — success, failure, rich output,
-//! a suspension — is a `ToolResult` value (SPEC §1–§4).
+//! Every outcome of a tool — success, failure, rich output, a suspension — is a `ToolResult`
+//! value (SPEC §1–§4), shown on four tools: a config reader that succeeds and fails, a search
+//! with metadata, a screenshot with an image part, and a deploy that waits for approval.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 use anyhow::Context as _;
 use serde_json::{Map, Value, json};
@@ -10,9 +13,7 @@ use toolnexus::{
     auth_required, define_tool, part_bytes, pending, pending_of,
 };
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use common::{fixture_png_base64, root};
 
 fn object_schema(properties: Value, required: &[&str]) -> Value {
     json!({
@@ -220,18 +221,18 @@ async fn screenshot_returns_an_image_part() {
     );
     assert_eq!(result.parts.len(), 1);
 
-    let golden = std::fs::read_to_string(root().join("examples/media/fixture.png.base64")).unwrap();
+    let base64 = fixture_png_base64();
     let ContentPart::Image(media) = &result.parts[0] else {
         panic!("a png is an image part: {:?}", result.parts[0]);
     };
     assert_eq!(media.mime_type, "image/png");
     assert_eq!(media.name, None, "image parts carry no name");
-    assert_eq!(media.source, Source::Data(golden.trim().to_owned()));
+    assert_eq!(media.source, Source::Data(base64.clone()));
 
     let wire = serde_json::to_value(&result).unwrap();
     assert_eq!(
         wire["parts"][0],
-        json!({"type": "image", "mimeType": "image/png", "data": golden.trim()})
+        json!({"type": "image", "mimeType": "image/png", "data": base64})
     );
     assert!(Path::new(&root().join(Screenshot::PATH)).exists());
 }

@@ -8,6 +8,7 @@ use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD};
 
 use crate::part::{ContentPart, ContentPartError, Source, base64_bytes};
+use crate::url;
 
 /// Options for [`attach_with`] and [`from_path`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -102,23 +103,15 @@ pub fn from_path(
 }
 
 fn from_url(url: &str, opts: AttachOptions) -> Result<ContentPart, ContentPartError> {
-    // Only the URL's path names a file: `https://example.com` has no extension (its host's
-    // `.com` is not one), and a query or fragment is not part of the name.
-    let without_query = url.split(['?', '#']).next().unwrap_or(url);
-    let after_scheme = without_query
-        .split_once("://")
-        .map_or(without_query, |(_, rest)| rest);
-    let path = after_scheme
-        .find('/')
-        .map_or("", |slash| &after_scheme[slash..]);
     let mime_type = match opts.mime_type {
         Some(mime) => mime,
-        None => mime_for(path).map_err(|_| ContentPartError::UnknownExtension {
+        None => mime_for(url::path(url)).map_err(|_| ContentPartError::UnknownExtension {
             source: url.to_owned(),
         })?,
     };
-    let basename = path.rsplit('/').next().filter(|name| !name.is_empty());
-    let name = opts.name.or_else(|| basename.map(str::to_owned));
+    let name = opts
+        .name
+        .or_else(|| url::last_segment(url).map(str::to_owned));
     Ok(ContentPart::for_mime(
         &mime_type,
         Source::Url(url.to_owned()),
@@ -152,7 +145,7 @@ fn from_data_url(rest: &str, opts: AttachOptions) -> Result<ContentPart, Content
             STANDARD.encode(bytes)
         }
     } else {
-        STANDARD.encode(percent_decode(payload).ok_or_else(|| {
+        STANDARD.encode(url::percent_decode(payload).ok_or_else(|| {
             invalid("the payload has a `%` that is not followed by two hex digits")
         })?)
     };
@@ -200,27 +193,6 @@ fn mime_for(path: &str) -> Result<String, ContentPartError> {
             .map(str::to_owned)
             .ok_or_else(unknown),
     }
-}
-
-fn percent_decode(text: &str) -> Option<Vec<u8>> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = bytes.get(i + 1..i + 3)?;
-            if !hex.iter().all(u8::is_ascii_hexdigit) {
-                return None;
-            }
-            let hex = std::str::from_utf8(hex).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    Some(out)
 }
 
 fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {

@@ -61,17 +61,18 @@
 #![deny(missing_docs)]
 
 mod attach;
+mod decode;
 mod lower;
 mod macro_support;
 mod output_support;
 mod part;
-mod profile;
+mod provider;
 mod result;
 mod schema;
 mod suspend;
 mod tool;
 mod toolkit;
-mod wire;
+mod url;
 
 #[cfg(feature = "mcp")]
 pub mod mcp;
@@ -79,12 +80,15 @@ pub mod mcp;
 pub use mcp::{McpServer, serve_stdio};
 
 pub use attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
+pub use decode::MAX_ARGUMENT_BYTES;
 pub use lower::{IntoToolError, IntoToolResult, Json};
-pub use macro_support::MAX_ARGUMENT_BYTES;
 pub use part::{
     ContentPart, ContentPartError, Media, Source, base64_bytes, describe_part, part_bytes,
 };
-pub use profile::{GEMINI_RECURSION_DEPTH, gemini_schema, openai_strict_schema};
+pub use provider::anthropic::anthropic_tool_results;
+pub use provider::gemini::{GEMINI_RECURSION_DEPTH, gemini_schema};
+pub use provider::openai::{openai_strict_schema, openai_tool_messages};
+pub use provider::{Style, encode_part, unsupported_placeholder};
 pub use result::ToolResult;
 pub use suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
@@ -95,9 +99,6 @@ pub use tool::{
 };
 pub use toolkit::Toolkit;
 pub use toolnexus_macros::*;
-pub use wire::{
-    Style, anthropic_tool_results, encode_part, openai_tool_messages, unsupported_placeholder,
-};
 
 /// `toolnexus::JsonSchema` is both schemars' trait and toolnexus' derive, like
 /// `schemars::JsonSchema`: the glob brings the trait, the explicit import replaces schemars'
@@ -122,9 +123,8 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
-    pub use crate::macro_support::{
-        assert_unique_tool_names, decode_args, decode_args_json, field, invalid_args,
-    };
+    pub use crate::decode::{decode_args, decode_args_json, invalid_args};
+    pub use crate::macro_support::{assert_unique_tool_names, field};
     pub use crate::output_support::{
         Lowering, OutputPart, json_array, json_object, json_text, serialize,
     };

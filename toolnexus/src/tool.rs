@@ -10,8 +10,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::decode::{json_kind, parse_args};
 use crate::lower::IntoToolResult;
-use crate::macro_support::{json_kind, parse_args};
 use crate::result::ToolResult;
 use crate::suspend::Answer;
 
@@ -207,9 +207,9 @@ pub fn sanitize(name: &str) -> String {
 /// .sync(|args: Value, _ctx: &ToolContext| args["text"].as_str().unwrap_or_default().to_owned());
 ///
 /// let ctx = ToolContext::default();
-/// let result = futures_lite_block_on(echo.execute(json!({"text": "hi"}), &ctx));
+/// let result = block_on(echo.execute(json!({"text": "hi"}), &ctx));
 /// assert_eq!(result.output, "hi");
-/// # fn futures_lite_block_on<F: std::future::Future>(f: F) -> F::Output {
+/// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
 /// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
 /// # }
 /// ```

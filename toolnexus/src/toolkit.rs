@@ -1,5 +1,5 @@
-//! [`Toolkit`]: a set of tools looked up by name, executed safely, and described for every
-//! provider (SPEC §8).
+//! [`Toolkit`]: a set of tools looked up by name and executed safely (SPEC §8), and the
+//! suspension loop rule (SPEC §10). Each provider's definitions are built in `provider/`.
 
 use std::any::Any;
 use std::collections::BTreeMap;
@@ -10,9 +10,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::profile::{gemini_schema, openai_strict_schema};
+use crate::provider::{anthropic, gemini, mcp, openai};
 use crate::result::ToolResult;
 use crate::suspend::{Answer, Request};
 use crate::tool::{BoxFuture, Tool, ToolContext};
@@ -249,30 +249,19 @@ impl Toolkit {
     /// Names are emitted exactly as registered (never [`sanitize`](crate::sanitize)d here), so
     /// the name a model calls is the name [`execute`](Self::execute) finds.
     pub fn to_openai(&self) -> Value {
-        self.map_tools(|tool| openai_entry(function(tool, tool.input_schema().clone())))
+        openai::definitions(&self.tools)
     }
 
     /// [`to_openai`](Self::to_openai) for OpenAI's strict mode: each function gets
     /// `"strict": true` and its parameters are rewritten by
     /// [`openai_strict_schema`](crate::openai_strict_schema).
     pub fn to_openai_strict(&self) -> Value {
-        self.map_tools(|tool| {
-            let mut function = function(tool, openai_strict_schema(tool.input_schema()));
-            function.insert("strict".to_owned(), Value::Bool(true));
-            openai_entry(function)
-        })
+        openai::strict_definitions(&self.tools)
     }
 
     /// Anthropic Messages `tools`: `[{name, description, input_schema}]`.
     pub fn to_anthropic(&self) -> Value {
-        self.map_tools(|tool| {
-            let mut entry = named(tool);
-            entry.insert(
-                "input_schema".to_owned(),
-                Value::Object(tool.input_schema().clone()),
-            );
-            Value::Object(entry)
-        })
+        anthropic::definitions(&self.tools)
     }
 
     /// Gemini `tools`: `[{"functionDeclarations":[{name, description, parameters}]}]`, the
@@ -281,75 +270,13 @@ impl Toolkit {
     /// A tool whose lowered schema has no properties is declared without `parameters`,
     /// because Gemini rejects an `OBJECT` with no properties.
     pub fn to_gemini(&self) -> Value {
-        let declarations = self
-            .tools
-            .iter()
-            .map(|tool| {
-                let parameters = gemini_schema(tool.input_schema());
-                let empty = parameters
-                    .get("properties")
-                    .and_then(Value::as_object)
-                    .is_none_or(Map::is_empty);
-                let mut declaration = named(tool.as_ref());
-                if !empty {
-                    declaration.insert("parameters".to_owned(), Value::Object(parameters));
-                }
-                Value::Object(declaration)
-            })
-            .collect::<Vec<_>>();
-        let mut entry = Map::new();
-        entry.insert(
-            "functionDeclarations".to_owned(),
-            Value::Array(declarations),
-        );
-        Value::Array(vec![Value::Object(entry)])
+        gemini::definitions(&self.tools)
     }
 
     /// MCP `tools/list` entries: `[{name, description, inputSchema}]`.
     pub fn to_mcp(&self) -> Value {
-        self.map_tools(|tool| {
-            let mut entry = named(tool);
-            entry.insert(
-                "inputSchema".to_owned(),
-                Value::Object(tool.input_schema().clone()),
-            );
-            Value::Object(entry)
-        })
+        mcp::definitions(&self.tools)
     }
-
-    fn map_tools(&self, describe: impl Fn(&dyn Tool) -> Value) -> Value {
-        Value::Array(
-            self.tools
-                .iter()
-                .map(|tool| describe(tool.as_ref()))
-                .collect(),
-        )
-    }
-}
-
-// The entries are built with `Map::insert` rather than `json!`: `json!` serializes a
-// non-literal value, which would deep-copy every cached schema a second time.
-
-/// `{name, description}`, the start of every provider's tool entry.
-fn named(tool: &dyn Tool) -> Map<String, Value> {
-    let mut entry = Map::new();
-    entry.insert("name".to_owned(), tool.name().into());
-    entry.insert("description".to_owned(), tool.description().into());
-    entry
-}
-
-fn function(tool: &dyn Tool, parameters: Map<String, Value>) -> Map<String, Value> {
-    let mut function = named(tool);
-    function.insert("parameters".to_owned(), Value::Object(parameters));
-    function
-}
-
-/// `{"type":"function","function":{…}}`.
-fn openai_entry(function: Map<String, Value>) -> Value {
-    let mut entry = Map::new();
-    entry.insert("type".to_owned(), "function".into());
-    entry.insert("function".to_owned(), Value::Object(function));
-    Value::Object(entry)
 }
 
 fn unknown(name: &str) -> ToolResult {

@@ -3,6 +3,8 @@
 //! image, a file, a suspension, an unknown tool and a panic.
 #![cfg(feature = "mcp")]
 
+mod common;
+
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
@@ -10,27 +12,13 @@ use serde_json::{Map, Value, json};
 use toolnexus::mcp::McpServer;
 use toolnexus::{Request, ToolContext, ToolResult, Toolkit, define_tool, from_bytes, pending};
 
+use common::add_tool;
+
 fn no_params() -> Value {
     json!({"type": "object", "properties": {}})
 }
 
 fn toolkit() -> Toolkit {
-    let add = define_tool(
-        "add",
-        "Add two numbers",
-        json!({
-            "type": "object",
-            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
-            "required": ["a", "b"],
-        }),
-    )
-    .unwrap()
-    .sync(
-        |args: Value, _: &ToolContext| match (args["a"].as_f64(), args["b"].as_f64()) {
-            (Some(a), Some(b)) => ToolResult::ok((a + b).to_string()),
-            _ => ToolResult::error(format!("invalid arguments for `add`: {args}")),
-        },
-    );
     let chart = define_tool("chart", "Draw a chart", no_params())
         .unwrap()
         .sync(|_: Value, _: &ToolContext| {
@@ -64,7 +52,7 @@ fn toolkit() -> Toolkit {
             ToolResult::ok("unreachable")
         });
     Toolkit::new()
-        .with(add)
+        .with(add_tool())
         .with(chart)
         .with(report)
         .with(deploy)

@@ -1,17 +1,15 @@
 //! Wire encoding: every golden `encode` vector, the placeholder, the OpenAI tool messages, the
 //! Anthropic tool_result block and the MCP CallToolResult.
 
+mod common;
+
 use serde_json::{Value, json};
 use toolnexus::{
     ContentPart, Style, ToolResult, anthropic_tool_results, encode_part, from_bytes,
     openai_tool_messages, unsupported_placeholder,
 };
 
-const GOLDEN: &str = include_str!("../../tests/conformance/golden.json");
-
-fn golden() -> Value {
-    serde_json::from_str(GOLDEN).expect("golden.json parses")
-}
+use common::golden;
 
 fn part(value: &Value) -> ContentPart {
     serde_json::from_value(value.clone()).expect("a golden part deserializes")
@@ -222,7 +220,7 @@ fn a_batch_sends_one_user_message_after_all_tool_messages_in_call_order() {
         [
             json!({"role": "tool", "tool_call_id": "call_a", "content": "shot"}),
             json!({"role": "tool", "tool_call_id": "call_b", "content": "boom"}),
-            // Text parts stay in the tool message, as the Python and upstream Rust ports do.
+            // Text parts stay in the tool message, as the Python port does.
             json!({"role": "tool", "tool_call_id": "call_c", "content": [
                 {"type": "text", "text": "report"},
                 {"type": "text", "text": "page 1"},

@@ -1,0 +1,34 @@
+//! Fixtures shared by the root package's tests: where the package lives, the PNG fixture the
+//! examples and golden vectors use, and a runtime to block on.
+#![allow(
+    dead_code,
+    reason = "each test binary compiles this module on its own and uses only part of it"
+)]
+
+use std::path::PathBuf;
+
+/// The root package's directory, which holds `examples/` and `tests/`.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `examples/media/fixture.png`: 82 bytes, described by `golden.json`'s `attach_png`.
+pub fn fixture_png() -> PathBuf {
+    root().join("examples/media/fixture.png")
+}
+
+/// The fixture's bytes in base64, from the `.base64` file committed beside it.
+pub fn fixture_png_base64() -> String {
+    std::fs::read_to_string(root().join("examples/media/fixture.png.base64"))
+        .unwrap()
+        .trim()
+        .to_owned()
+}
+
+/// Runs `future` to completion on a fresh current-thread runtime.
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a current-thread runtime")
+        .block_on(future)
+}

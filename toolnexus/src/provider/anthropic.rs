@@ -1,0 +1,132 @@
+//! Anthropic Messages: tool definitions, content blocks, and the `tool_result` blocks that
+//! answer `tool_use`.
+
+use std::sync::Arc;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Value, json};
+
+use super::{
+    Style, definition_list, encode_or_placeholder, essence, inline_image, name_and_description,
+    text_block, unsupported,
+};
+use crate::part::{ContentPart, ContentPartError, Media, Source};
+use crate::result::ToolResult;
+use crate::tool::Tool;
+
+/// The `tools` list: `[{name, description, input_schema}]`.
+pub(crate) fn definitions(tools: &[Arc<dyn Tool>]) -> Value {
+    definition_list(tools, |tool| {
+        let mut entry = name_and_description(tool);
+        entry.insert(
+            "input_schema".to_owned(),
+            Value::Object(tool.input_schema().clone()),
+        );
+        Value::Object(entry)
+    })
+}
+
+/// [`encode_part`](crate::encode_part) for [`Style::Anthropic`].
+pub(super) fn encode_part(part: &ContentPart) -> Result<Value, ContentPartError> {
+    match part {
+        ContentPart::Text { text } => Ok(text_block(text)),
+        ContentPart::Image(media) => {
+            let source = match &media.source {
+                Source::Data(data) => {
+                    inline_image(media, "Anthropic")?;
+                    json!({"type": "base64", "media_type": media.mime_type, "data": data})
+                }
+                Source::Url(url) => json!({"type": "url", "url": url}),
+            };
+            Ok(json!({"type": "image", "source": source}))
+        }
+        ContentPart::File(media) => document_block(media),
+        ContentPart::Audio(media) => Err(unsupported(format!(
+            "Anthropic cannot take audio parts ({}); transcribe it, or send it to OpenAI as mp3 or wav",
+            media.mime_type
+        ))),
+    }
+}
+
+fn document_block(media: &Media) -> Result<Value, ContentPartError> {
+    let source = match (essence(&media.mime_type).as_str(), &media.source) {
+        ("application/pdf", Source::Data(data)) => {
+            json!({"type": "base64", "media_type": media.mime_type, "data": data})
+        }
+        ("application/pdf", Source::Url(url)) => json!({"type": "url", "url": url}),
+        ("text/plain", Source::Data(data)) => {
+            // Anthropic takes plain-text documents as text, not base64.
+            let text = STANDARD
+                .decode(data)
+                .ok()
+                .and_then(|bytes| String::from_utf8(bytes).ok())
+                .ok_or_else(|| {
+                    unsupported(
+                        "a text/plain file part is not valid base64 of UTF-8 text, so Anthropic cannot take it as a document".to_owned(),
+                    )
+                })?;
+            json!({"type": "text", "media_type": "text/plain", "data": text})
+        }
+        _ => {
+            return Err(unsupported(format!(
+                "Anthropic documents must be application/pdf (bytes or URL) or text/plain (bytes), not {}",
+                media.mime_type
+            )));
+        }
+    };
+    Ok(json!({"type": "document", "source": source}))
+}
+
+/// The Anthropic `user` message that answers several `tool_use` blocks of one assistant turn:
+/// `{"role":"user","content":[tool_result, …]}`, one [`ToolResult::to_anthropic_block`] per
+/// `(tool_use_id, result)`, in call order.
+pub fn anthropic_tool_results<'a>(
+    results: impl IntoIterator<Item = (&'a str, &'a ToolResult)>,
+) -> Value {
+    let blocks: Vec<Value> = results
+        .into_iter()
+        .map(|(tool_use_id, result)| result.to_anthropic_block(tool_use_id))
+        .collect();
+    json!({"role": "user", "content": blocks})
+}
+
+impl ToolResult {
+    /// The Anthropic `tool_result` block answering `tool_use_id`:
+    /// `{"type":"tool_result","tool_use_id":…,"content":…,"is_error":…}`.
+    ///
+    /// `content` is the output string, or, when there are parts, a block list: the output as
+    /// a text block (always, as SPEC §8A and every port write it, even when empty), then every
+    /// part encoded with [`Style::Anthropic`] (a refused part becomes its
+    /// [`unsupported_placeholder`](crate::unsupported_placeholder) text).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolnexus::ToolResult;
+    ///
+    /// assert_eq!(
+    ///     ToolResult::ok("done").to_anthropic_block("toolu_2"),
+    ///     json!({"type": "tool_result", "tool_use_id": "toolu_2", "content": "done", "is_error": false})
+    /// );
+    /// ```
+    pub fn to_anthropic_block(&self, tool_use_id: &str) -> Value {
+        let content = if self.parts.is_empty() {
+            Value::String(self.output.clone())
+        } else {
+            let mut blocks = Vec::with_capacity(self.parts.len() + 1);
+            blocks.push(text_block(&self.output));
+            blocks.extend(
+                self.parts
+                    .iter()
+                    .map(|part| encode_or_placeholder(part, Style::Anthropic)),
+            );
+            Value::Array(blocks)
+        };
+        json!({
+            "type": "tool_result",
+            "tool_use_id": tool_use_id,
+            "content": content,
+            "is_error": self.is_error,
+        })
+    }
+}

@@ -1,0 +1,145 @@
+//! Everything that differs between providers (SPEC §8, §8A), one module per provider. Each
+//! owns that provider's tool definitions (what `Toolkit::to_X()` returns), its schema profile
+//! (a rewrite of the portable input schema for a provider that accepts only part of JSON
+//! Schema) and its result encoding. This module holds what they share: the content-block
+//! vocabulary switch ([`Style`], [`encode_part`]), the placeholder for a refused part, and the
+//! `{name, description}` start of every definition entry.
+//!
+//! Encoding is a positive allowlist: a part becomes a provider block only when that provider
+//! documents a block for it; anything else is refused with
+//! [`ContentPartError::Unsupported`], and the message builders degrade a refused part to the
+//! text `[unsupported TYPE part (MIME, N bytes)]` instead of sending a block the provider
+//! would reject (which fails the whole request).
+
+pub(crate) mod anthropic;
+pub(crate) mod gemini;
+pub(crate) mod mcp;
+pub(crate) mod openai;
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::part::{ContentPart, ContentPartError, Media, part_bytes};
+use crate::tool::Tool;
+
+/// Which provider's content-block vocabulary [`encode_part`] speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Style {
+    /// OpenAI Chat Completions: `text`, `image_url`, `file`, `input_audio`.
+    OpenAi,
+    /// Anthropic Messages: `text`, `image`, `document`.
+    Anthropic,
+}
+
+/// Encodes one part as a provider content block.
+///
+/// OpenAI: text ⇒ `text`; an image ⇒ `image_url` (a `data:` URL for bytes); a PDF with bytes
+/// ⇒ `file` (`filename` is the part's name, else `file.pdf`); mp3 or wav bytes ⇒
+/// `input_audio`. Anthropic: text ⇒ `text`; an image ⇒ `image` (`base64` or `url` source); a
+/// PDF ⇒ `document` (`base64` or `url`); `text/plain` bytes ⇒ `document` with a `text`
+/// source. Inline images must be PNG, JPEG, GIF or WebP for both.
+///
+/// Refused, with [`ContentPartError::Unsupported`] naming the provider and what it takes
+/// instead: for OpenAI a file by URL, a file that is not a PDF, audio by URL or in a format
+/// other than mp3/wav; for Anthropic any audio, and a file that is neither a PDF nor
+/// `text/plain`; for both an inline image of another type.
+///
+/// ```
+/// use serde_json::json;
+/// use toolnexus::{encode_part, from_bytes, Style};
+///
+/// let png = from_bytes(b"\x89PNG", "image/png");
+/// assert_eq!(
+///     encode_part(&png, Style::OpenAi).unwrap(),
+///     json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw=="}})
+/// );
+/// let mp3 = from_bytes(b"ID3", "audio/mpeg");
+/// assert_eq!(encode_part(&mp3, Style::Anthropic).unwrap_err().code(), "unsupported");
+/// ```
+pub fn encode_part(part: &ContentPart, style: Style) -> Result<Value, ContentPartError> {
+    match style {
+        Style::OpenAi => openai::encode_part(part),
+        Style::Anthropic => anthropic::encode_part(part),
+    }
+}
+
+/// The text that stands in for a part a provider refused:
+/// `[unsupported TYPE part (MIME, N bytes)]`.
+///
+/// ```
+/// let wav = toolnexus::from_bytes(&[0; 10], "audio/wav");
+/// assert_eq!(toolnexus::unsupported_placeholder(&wav), "[unsupported audio part (audio/wav, 10 bytes)]");
+/// ```
+pub fn unsupported_placeholder(part: &ContentPart) -> String {
+    let mime = part.media().map_or("text/plain", |media| &media.mime_type);
+    format!(
+        "[unsupported {} part ({mime}, {} bytes)]",
+        part.type_name(),
+        part_bytes(part)
+    )
+}
+
+/// [`encode_part`], degrading a refused part to its [`unsupported_placeholder`] text block.
+fn encode_or_placeholder(part: &ContentPart, style: Style) -> Value {
+    encode_part(part, style).unwrap_or_else(|_| text_block(&unsupported_placeholder(part)))
+}
+
+/// A text block: OpenAI, Anthropic and MCP all spell it `{"type":"text","text":…}`.
+fn text_block(text: &str) -> Value {
+    json!({"type": "text", "text": text})
+}
+
+fn unsupported(detail: String) -> ContentPartError {
+    ContentPartError::Unsupported { detail }
+}
+
+/// Image types both providers document for inline (base64) images.
+const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/// Refuses inline image bytes of a type `provider` does not document.
+fn inline_image(media: &Media, provider: &str) -> Result<(), ContentPartError> {
+    if IMAGE_TYPES.contains(&essence(&media.mime_type).as_str()) {
+        Ok(())
+    } else {
+        Err(unsupported(format!(
+            "{provider} cannot take {} image bytes; it accepts image/png, image/jpeg, image/gif and image/webp (convert the image, or pass it by URL)",
+            media.mime_type
+        )))
+    }
+}
+
+/// The media type without parameters, lowercased: `Image/PNG; q=1` ⇒ `image/png`.
+fn essence(mime_type: &str) -> String {
+    mime_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
+}
+
+// Definition entries are built with `Map::insert` rather than `json!`: `json!` serializes a
+// non-literal value, which would deep-copy every cached schema a second time.
+
+/// `{name, description}`, the start of every provider's tool entry.
+fn name_and_description(tool: &dyn Tool) -> Map<String, Value> {
+    let mut entry = Map::new();
+    entry.insert("name".to_owned(), tool.name().into());
+    entry.insert("description".to_owned(), tool.description().into());
+    entry
+}
+
+/// One entry per tool, in registration order.
+fn definition_list(tools: &[Arc<dyn Tool>], entry: impl Fn(&dyn Tool) -> Value) -> Value {
+    Value::Array(tools.iter().map(|tool| entry(tool.as_ref())).collect())
+}
+
+/// Whether `schema` admits only `null` (`"type": "null"`, or a type list of nothing else).
+fn is_null_schema(schema: &Value) -> bool {
+    match schema.get("type") {
+        Some(Value::String(single)) => single == "null",
+        Some(Value::Array(types)) => !types.is_empty() && types.iter().all(|t| t == "null"),
+        _ => false,
+    }
+}

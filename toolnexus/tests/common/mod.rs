@@ -1,0 +1,47 @@
+//! Fixtures shared by the runtime crate's tests: the cross-port golden vectors, the `add` tool
+//! they describe, a runtime to block on, and (in `profile_checks`) the providers' schema rules.
+#![allow(
+    dead_code,
+    reason = "each test binary compiles this module on its own and uses only part of it"
+)]
+
+pub mod profile_checks;
+
+use serde_json::{Value, json};
+use toolnexus::{FnTool, ToolContext, ToolResult, define_tool};
+
+const GOLDEN: &str = include_str!("../../../tests/conformance/golden.json");
+
+/// The cross-port vectors, kept with the root package's conformance tests.
+pub fn golden() -> Value {
+    serde_json::from_str(GOLDEN).expect("golden.json parses")
+}
+
+/// Adds two numbers: the tool whose definitions `golden()["adapters"]` holds.
+pub fn add_tool() -> FnTool {
+    define_tool(
+        "add",
+        "Add two numbers",
+        json!({
+            "type": "object",
+            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+            "required": ["a", "b"],
+        }),
+    )
+    .unwrap()
+    .sync(
+        |args: Value, _: &ToolContext| match (args["a"].as_f64(), args["b"].as_f64()) {
+            (Some(a), Some(b)) => ToolResult::ok((a + b).to_string()),
+            _ => ToolResult::error("invalid arguments for `add`: a and b must be numbers"),
+        },
+    )
+}
+
+/// Runs `future` to completion on a fresh current-thread runtime.
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
