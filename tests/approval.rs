@@ -6,8 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 use toolnexus::{
-    Answer, Reason, Request, Tool, ToolContext, ToolResult, Toolkit, define_tool, tool, toolbox,
-    tools,
+    Answer, Reason, Request, ToolContext, ToolResult, Toolkit, define_tool, tool, toolbox, tools,
 };
 
 static DELETED: AtomicUsize = AtomicUsize::new(0);
@@ -20,7 +19,7 @@ fn delete(
     force: Option<bool>,
     ctx: &ToolContext,
 ) -> String {
-    let _ = ctx;
+    let _ = (ctx, force);
     DELETED.fetch_add(1, Ordering::SeqCst);
     format!("deleted {path} from {env}")
 }
@@ -63,7 +62,11 @@ async fn the_gate_asks_first_and_runs_only_when_approved() {
                 .clone()
         )
     );
-    assert_eq!(DELETED.load(Ordering::SeqCst), before, "ran before approval");
+    assert_eq!(
+        DELETED.load(Ordering::SeqCst),
+        before,
+        "ran before approval"
+    );
 
     let declined = toolkit
         .execute_json("delete", args, &answer(&request, false))
@@ -126,7 +129,9 @@ async fn toolkit_call_drives_the_gate() {
         .await;
     assert_eq!(
         declined,
-        ToolResult::error("declined/expired: Delete /srv/a from production? ({really}, Some(true))")
+        ToolResult::error(
+            "declined/expired: Delete /srv/a from production? ({really}, Some(true))"
+        )
     );
 }
 
@@ -151,15 +156,19 @@ async fn a_toolbox_method_can_ask_too() {
     });
     let toolkit = Toolkit::new().with_all(Arc::clone(&shelf).tools());
     let result = toolkit
-        .call("remove", json!({"title": "Dune"}), |request: Request| async move {
-            assert_eq!(request.prompt, "Remove Dune?");
-            Answer {
-                id: request.id,
-                ok: true,
-                data: None,
-                reason: None,
-            }
-        })
+        .call(
+            "remove",
+            json!({"title": "Dune"}),
+            |request: Request| async move {
+                assert_eq!(request.prompt, "Remove Dune?");
+                Answer {
+                    id: request.id,
+                    ok: true,
+                    data: None,
+                    reason: None,
+                }
+            },
+        )
         .await;
     assert_eq!(result.output, "removed Dune");
     assert_eq!(shelf.removed.load(Ordering::SeqCst), 1);
@@ -204,14 +213,18 @@ async fn a_tool_def_can_ask_too() {
     );
     assert_eq!(runs.load(Ordering::SeqCst), 0);
     let result = toolkit
-        .call("remove", json!({"path": "/a"}), |request: Request| async move {
-            Answer {
-                id: request.id,
-                ok: true,
-                data: None,
-                reason: None,
-            }
-        })
+        .call(
+            "remove",
+            json!({"path": "/a"}),
+            |request: Request| async move {
+                Answer {
+                    id: request.id,
+                    ok: true,
+                    data: None,
+                    reason: None,
+                }
+            },
+        )
         .await;
     assert_eq!(result.output, "removed /a");
     assert_eq!(runs.load(Ordering::SeqCst), 1);

@@ -16,6 +16,7 @@ struct Item {
 }
 
 #[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 struct Order {
     items: Vec<Item>,
     #[serde(default)]
@@ -64,9 +65,15 @@ struct Flattened {
 /// Places an order.
 #[tool]
 fn place_order(order: Order, #[param(default = 1)] copies: u8) -> String {
+    let items: Vec<String> = order
+        .items
+        .iter()
+        .map(|item| format!("{}x{}", item.sku, item.quantity))
+        .collect();
     format!(
-        "{} items x{copies} {}",
-        order.items.len(),
+        "{} items x{copies} {}{}",
+        items.len(),
+        items.join(","),
         order.note.unwrap_or_default()
     )
 }
@@ -324,7 +331,10 @@ fn syntax_errors_keep_their_position() {
 /// A key given twice in the text is refused, wherever the first failure would have been.
 #[test]
 fn duplicate_keys_in_text_are_refused() {
-    let twice = from_text(&NumbersTool, r#"{"small": 1, "small": 2, "unsigned": 1, "float": 1}"#);
+    let twice = from_text(
+        &NumbersTool,
+        r#"{"small": 1, "small": 2, "unsigned": 1, "float": 1}"#,
+    );
     assert_eq!(
         twice.output,
         "invalid arguments for `numbers`: duplicate field `small`"

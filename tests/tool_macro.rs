@@ -494,11 +494,11 @@ async fn raw_argument_text_decodes_like_a_value() {
 #[tokio::test]
 async fn raw_argument_text_reports_syntax_errors_with_their_place() {
     let ctx = ToolContext::default();
-    // Broken inside an argument: the field is named.
+    // Broken inside an argument: the position says where.
     let inside = GetWeatherTool.execute_json(r#"{"city": "Par"#, &ctx).await;
     assert_eq!(
         inside.output,
-        "invalid arguments for `get_weather`: field `city`: EOF while parsing a string"
+        "invalid arguments for `get_weather`: EOF while parsing a string at line 1 column 13"
     );
     // Broken between arguments: the position is given.
     let between = GetWeatherTool

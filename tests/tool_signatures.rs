@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::json;
-use toolnexus::{JsonSchema, Tool, ToolContext, ToolResult, Toolkit, tool, toolbox, tools};
+use toolnexus::{JsonSchema, ToolContext, ToolResult, Toolkit, tool, toolbox, tools};
 
 #[derive(Deserialize, JsonSchema)]
 struct Point {
@@ -83,10 +83,20 @@ fn internal_names(
     context: &ToolContext,
 ) -> u32 {
     let _ = context;
-    [args, ctx, tool, value, __ctx, __args, __value, __param0, deserializer]
-        .iter()
-        .map(|&n| u32::from(n))
-        .sum()
+    [
+        args,
+        ctx,
+        tool,
+        value,
+        __ctx,
+        __args,
+        __value,
+        __param0,
+        deserializer,
+    ]
+    .iter()
+    .map(|&n| u32::from(n))
+    .sum()
 }
 
 fn default_limit() -> u32 {
@@ -112,7 +122,11 @@ impl Notes {
     /// Adds a note.
     #[tool]
     async fn add_note(&self, text: &str, tags: Option<&[String]>) -> String {
-        format!("{}{text} {}", self.prefix, tags.unwrap_or_default().join(","))
+        format!(
+            "{}{text} {}",
+            self.prefix,
+            tags.unwrap_or_default().join(",")
+        )
     }
 }
 
@@ -141,7 +155,11 @@ async fn borrowed_parameters_are_decoded_and_lent() {
         ("echo", r#"{"text": "a"}"#, "a"),
     ];
     for (name, args, output) in cases {
-        assert_eq!(call(&toolkit, name, args).await, ToolResult::ok(output), "{name} {args}");
+        assert_eq!(
+            call(&toolkit, name, args).await,
+            ToolResult::ok(output),
+            "{name} {args}"
+        );
     }
     let schema = toolkit.get("shout").unwrap().input_schema();
     assert_eq!(schema["properties"]["text"], json!({"type": "string"}));
@@ -158,12 +176,19 @@ async fn borrowed_parameters_are_decoded_and_lent() {
 async fn any_parameter_name_works() {
     let toolkit = Toolkit::new().with_all(tools![units, query, internal_names]);
     assert_eq!(
-        call(&toolkit, "units", r#"{"unit": "celsius", "units": ["fahrenheit"]}"#)
-            .await
-            .output,
+        call(
+            &toolkit,
+            "units",
+            r#"{"unit": "celsius", "units": ["fahrenheit"]}"#
+        )
+        .await
+        .output,
         "Celsius [Fahrenheit]"
     );
-    assert_eq!(call(&toolkit, "query", r#"{"query": "q"}"#).await.output, "q");
+    assert_eq!(
+        call(&toolkit, "query", r#"{"query": "q"}"#).await.output,
+        "q"
+    );
     let args = r#"{"args": 1, "ctx": 2, "tool": 3, "value": 4, "__ctx": 5, "__args": 6,
         "__value": 7, "__param0": 8, "deserializer": 9}"#;
     assert_eq!(call(&toolkit, "internal_names", args).await.output, "45");
@@ -174,15 +199,23 @@ async fn serde_defaults_treat_null_as_absent() {
     let toolkit = Toolkit::new().with_all(tools![page]);
     assert_eq!(call(&toolkit, "page", "{}").await.output, "0 25 asc");
     assert_eq!(
-        call(&toolkit, "page", r#"{"offset": null, "limit": null, "order": null}"#)
-            .await
-            .output,
+        call(
+            &toolkit,
+            "page",
+            r#"{"offset": null, "limit": null, "order": null}"#
+        )
+        .await
+        .output,
         "0 25 asc"
     );
     assert_eq!(
-        call(&toolkit, "page", r#"{"offset": 5, "limit": 10, "order": "desc"}"#)
-            .await
-            .output,
+        call(
+            &toolkit,
+            "page",
+            r#"{"offset": 5, "limit": 10, "order": "desc"}"#
+        )
+        .await
+        .output,
         "5 10 desc"
     );
     let schema = toolkit.get("page").unwrap().input_schema();
@@ -199,9 +232,13 @@ async fn toolbox_methods_borrow_too() {
     });
     let toolkit = Toolkit::new().with_all(notes.tools());
     assert_eq!(
-        call(&toolkit, "add_note", r#"{"text": "milk", "tags": ["a", "b"]}"#)
-            .await
-            .output,
+        call(
+            &toolkit,
+            "add_note",
+            r#"{"text": "milk", "tags": ["a", "b"]}"#
+        )
+        .await
+        .output,
         "- milk a,b"
     );
 }

@@ -60,6 +60,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod approval;
 mod attach;
 mod decode;
 mod lower;
@@ -123,17 +124,23 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
+    pub use crate::approval::{approval_arguments, approval_arguments_json, approve};
     pub use crate::decode::{decode_args, decode_args_json, invalid_args};
-    pub use crate::macro_support::{assert_unique_tool_names, field};
+    pub use crate::macro_support::{
+        ParamDeserialize, ParamJsonSchema, assert_deserialize, assert_json_schema,
+        assert_unique_tool_names,
+    };
     pub use crate::output_support::{
         Lowering, OutputPart, json_array, json_object, json_text, serialize,
     };
     pub use crate::schema::{
-        OutputSchemaProbe, ProbeStructured, ProbeUnstructured, StructuredOutput, WRAPPED_RESULT,
-        input_schema_for, output_schema_for,
+        OutputSchemaProbe, ProbeStructured, ProbeUnstructured, StructuredOutput, ToolSchema,
+        WRAPPED_RESULT, input_schema_for, output_schema_for, tool_schema,
     };
     // The public items generated code names, reached the same way as everything else here.
-    pub use crate::{BoxFuture, IntoToolResult, Request, Tool, ToolContext, ToolResult, pending};
+    pub use crate::{
+        BoxFuture, IntoToolResult, Request, Tool, ToolAnnotations, ToolContext, ToolResult, pending,
+    };
 }
 
 /// The README's examples run as doctests.

@@ -126,10 +126,7 @@ impl<'a> Param<'a> {
     }
 
     pub fn is_context(&self) -> bool {
-        matches!(
-            self.kind,
-            ParamKind::Context { .. } | ParamKind::MutContext
-        )
+        matches!(self.kind, ParamKind::Context { .. } | ParamKind::MutContext)
     }
 }
 
@@ -374,7 +371,11 @@ mod tests {
         );
         assert_eq!(
             shape(parse_quote!(std::borrow::Cow<str>)),
-            ("std :: borrow :: Cow < 'static , str >".into(), false, "move")
+            (
+                "std :: borrow :: Cow < 'static , str >".into(),
+                false,
+                "move"
+            )
         );
         assert_eq!(
             shape(parse_quote!(&Option<u8>)),

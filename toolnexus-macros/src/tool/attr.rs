@@ -216,7 +216,10 @@ pub fn forwarded_attrs(
                     }
                 },
                 _ => {
-                    errors.spanned(&meta, "expected `#[serde(default)]` or `#[serde(default = \"path\")]`");
+                    errors.spanned(
+                        &meta,
+                        "expected `#[serde(default)]` or `#[serde(default = \"path\")]`",
+                    );
                     None
                 }
             };

@@ -114,9 +114,7 @@ pub fn expand(
         .iter()
         .filter_map(|param| match &param.kind {
             ParamKind::Context { by_ref: true } => Some(quote!(#ctx)),
-            ParamKind::Context { by_ref: false } => {
-                Some(quote!(::core::clone::Clone::clone(#ctx)))
-            }
+            ParamKind::Context { by_ref: false } => Some(quote!(::core::clone::Clone::clone(#ctx))),
             ParamKind::Value(shape) => {
                 let at = param.ident.map_or_else(|| param.ty.span(), Ident::span);
                 let binding = param_local(field_index, at);
@@ -248,6 +246,8 @@ pub fn expand(
                     // are the aliases above, resolved outside it.
                     #[allow(unused_imports)]
                     use ::std::prelude::rust_2021::*;
+                    // Only ever described, never built.
+                    #[allow(dead_code)]
                     #[derive(#private::schemars::JsonSchema)]
                     #[schemars(crate = #schemars_crate)]
                     #[serde(deny_unknown_fields)]
