@@ -517,3 +517,84 @@ async fn raw_argument_text_reports_syntax_errors_with_their_place() {
         "invalid arguments for `get_weather`: duplicate field `city`"
     );
 }
+
+/// Deletes a file.
+#[tool(
+    title = "Delete a file",
+    destructive,
+    idempotent = true,
+    open_world = false
+)]
+fn delete_file(path: String) -> Json<Vec<String>> {
+    Json(vec![path])
+}
+
+/// Reads a file.
+#[tool(read_only, destructive = false)]
+async fn read_file(path: String) -> Result<Json<ToolAnnotationsShape>, std::io::Error> {
+    Ok(Json(ToolAnnotationsShape { path }))
+}
+
+#[derive(serde::Serialize, toolnexus::JsonSchema)]
+struct ToolAnnotationsShape {
+    path: String,
+}
+
+/// A toolbox whose tool says how it behaves.
+struct Files;
+
+#[toolbox]
+impl Files {
+    /// Lists files.
+    #[tool(title = "List files", read_only)]
+    fn list(&self) -> Option<Json<u32>> {
+        Some(Json(1))
+    }
+}
+
+#[test]
+fn title_annotations_and_output_schema() {
+    use toolnexus::ToolAnnotations;
+    assert_eq!(DeleteFileTool.title(), Some("Delete a file"));
+    assert_eq!(
+        DeleteFileTool.annotations(),
+        ToolAnnotations {
+            read_only: None,
+            destructive: Some(true),
+            idempotent: Some(true),
+            open_world: Some(false),
+        }
+    );
+    let list = Value::Object(DeleteFileTool.output_schema().unwrap().clone());
+    assert_eq!(list["properties"]["result"]["type"], "array");
+
+    assert_eq!(ReadFileTool.title(), None);
+    assert_eq!(
+        ReadFileTool.annotations(),
+        ToolAnnotations {
+            read_only: Some(true),
+            destructive: Some(false),
+            ..ToolAnnotations::default()
+        }
+    );
+    // An async fn's return type is its `-> T`; a `Result` of `Json` is structured.
+    let object = ReadFileTool.output_schema().unwrap();
+    assert_eq!(object["required"], json!(["path"]));
+    // Built once, then borrowed.
+    assert!(std::ptr::eq(object, ReadFileTool.output_schema().unwrap()));
+
+    // Tools that say nothing keep the defaults; text results have no output schema.
+    assert_eq!(GetWeatherTool.title(), None);
+    assert!(GetWeatherTool.annotations().is_empty());
+    assert!(GetWeatherTool.output_schema().is_none());
+    assert!(RetUnitTool.output_schema().is_none());
+
+    let files = Arc::new(Files).tools();
+    assert_eq!(files[0].title(), Some("List files"));
+    assert_eq!(files[0].annotations().read_only, Some(true));
+    let maybe = Value::Object(files[0].output_schema().unwrap().clone());
+    assert_eq!(
+        maybe["properties"]["result"]["anyOf"][1],
+        json!({"type": "null"})
+    );
+}

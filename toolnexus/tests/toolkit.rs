@@ -41,7 +41,10 @@ fn a_builder_given_a_name_it_holds_panics_naming_both() {
     });
     for outcome in [with, with_all] {
         let payload = outcome.expect_err("a duplicate name panics");
-        assert_eq!(payload.downcast_ref::<String>().map(String::as_str), Some(expected));
+        assert_eq!(
+            payload.downcast_ref::<String>().map(String::as_str),
+            Some(expected)
+        );
     }
 }
 
