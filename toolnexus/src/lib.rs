@@ -48,7 +48,7 @@
 //!
 //! # Choices where the contract is silent
 //!
-//! - Raw argument text over [`MAX_ARGUMENT_BYTES`] and arguments nested more than 128 levels
+//! - Raw argument text over [`MAX_ARGUMENT_BYTES`] and arguments nested more than 127 levels
 //!   are refused as `invalid arguments`; `attach` refuses files that are not regular files.
 //! - `serde_json` is built with `preserve_order` (schemas keep parameter order) and
 //!   `float_roundtrip` (floats survive a round trip exactly); both are additive features.
@@ -56,7 +56,14 @@
 //!   `fn f() -> Result<T, Request>`; return `Result<T, Box<Request>>` (or
 //!   `Box<ToolResult>`) instead, which lowers the same way.
 //! - [`Tool::execute_json`] takes the raw argument text; `#[tool]` decodes it straight into
-//!   its arguments. A key given twice in that text is refused (`duplicate field`).
+//!   its arguments when that succeeds, and otherwise decodes it exactly as [`Tool::execute`]
+//!   decodes the same `Value`, so both give the same result, errors included (text over
+//!   [`MAX_ARGUMENT_BYTES`], which a `Value` has no limit for, aside). A key given twice for a
+//!   parameter or a struct field is refused (`duplicate field`).
+//! - Decode errors name the path of the offending value (``field `order.items[0].quantity`:
+//!   …``), through `serde_path_to_error`.
+//! - [`Toolkit::with`] and [`Toolkit::with_all`] panic on a name the toolkit already holds
+//!   (the second tool would never be called); [`Toolkit::register`] returns `false` instead.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::Deserialize;
-use toolnexus::{JsonSchema, Tool, ToolContext, tool, toolbox, tools};
+use toolnexus::{JsonSchema, ToolContext, tool, toolbox, tools};
 
 #[derive(Deserialize, JsonSchema)]
 pub struct Point {

@@ -1,7 +1,8 @@
 //! The borrowed model of one `#[tool]` fn or method: references into the user's tokens, plus
 //! the owned type each parameter is decoded into.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
+use quote::ToTokens;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
@@ -41,8 +42,8 @@ pub enum ParamKind {
     MutContext,
     /// A value decoded from the arguments.
     Value(Shape),
-    /// A type `#[tool]` cannot decode into: where, and what to write instead.
-    Unsupported(Span, String),
+    /// A type `#[tool]` cannot decode into: the offending tokens, and what to write instead.
+    Unsupported(TokenStream, String),
 }
 
 /// How a parameter is decoded and handed to the fn.
@@ -142,7 +143,7 @@ fn classify(ty: &Type) -> ParamKind {
         Type::Reference(reference) => {
             if let Some(mutability) = reference.mutability {
                 return ParamKind::Unsupported(
-                    mutability.span(),
+                    mutability.to_token_stream(),
                     "`#[tool]` parameters cannot be `&mut`: the arguments are decoded for this call only; take the value by value or as `&T`".to_owned(),
                 );
             }
@@ -155,7 +156,7 @@ fn classify(ty: &Type) -> ParamKind {
             Some(Type::Reference(reference)) => {
                 if let Some(mutability) = reference.mutability {
                     return ParamKind::Unsupported(
-                        mutability.span(),
+                        mutability.to_token_stream(),
                         "`#[tool]` parameters cannot be `Option<&mut T>`: take `Option<T>` or `Option<&T>`".to_owned(),
                     );
                 }
@@ -195,11 +196,11 @@ fn owned_of_borrowed(elem: &Type) -> Result<(Type, bool), ParamKind> {
             Ok((syn::parse_quote_spanned!(elem.span()=> ::std::vec::Vec<#item>), true))
         }
         Type::TraitObject(object) => Err(ParamKind::Unsupported(
-            object.span(),
+            object.to_token_stream(),
             "`#[tool]` cannot decode a trait object: take a concrete type that implements `Deserialize` and `JsonSchema`".to_owned(),
         )),
         Type::Reference(_) => Err(ParamKind::Unsupported(
-            elem.span(),
+            elem.to_token_stream(),
             "`#[tool]` parameters borrow at most once: take `&T`, not `&&T`".to_owned(),
         )),
         other => Ok((owned(other)?, false)),
@@ -230,7 +231,7 @@ impl VisitMut for MakeOwned {
     fn visit_type_reference_mut(&mut self, reference: &mut syn::TypeReference) {
         self.problem.get_or_insert_with(|| {
             ParamKind::Unsupported(
-                reference.span(),
+                reference.to_token_stream(),
                 "`#[tool]` decodes arguments into owned values: a borrow is allowed only as the whole parameter (`&str`, `&[T]`, `&T`, `Option<&T>`); use an owned type here, such as `String` for `&str`".to_owned(),
             )
         });
@@ -239,7 +240,7 @@ impl VisitMut for MakeOwned {
     fn visit_type_impl_trait_mut(&mut self, found: &mut syn::TypeImplTrait) {
         self.problem.get_or_insert_with(|| {
             ParamKind::Unsupported(
-                found.span(),
+                found.to_token_stream(),
                 "`impl Trait` parameters make the fn generic; `#[tool]` needs a concrete type"
                     .to_owned(),
             )
@@ -313,7 +314,6 @@ pub fn option_inner(ty: &Type) -> Option<&Type> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use quote::ToTokens;
     use syn::parse_quote;
 
     fn shape(ty: Type) -> (String, bool, &'static str) {

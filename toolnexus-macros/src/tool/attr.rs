@@ -224,7 +224,10 @@ pub fn forwarded_attrs(
                 }
             };
             if param.default.is_some() {
-                errors.spanned(&key, "this parameter already has a default");
+                errors.spanned(
+                    &key,
+                    "`#[serde(default)]` and `#[param(default)]` both give this parameter a default; keep one",
+                );
             } else {
                 param.default = default;
             }

@@ -33,6 +33,11 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let vis = &item.vis;
     let docs = struct_docs(&item.sig.ident);
     let emitted_fn = strip_param_attrs(item.clone());
+    if model.receiver.is_some() {
+        // A method outside `#[toolbox]`: a struct cannot be declared inside its `impl` block.
+        let error = errors.finish().err().map(syn::Error::into_compile_error);
+        return quote!(#emitted_fn #error);
+    }
     let generated = match errors.finish() {
         Ok(()) => {
             let target = CallTarget::Free(&item.sig.ident);
@@ -46,10 +51,6 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
             quote!(#error #stand_in)
         }
     };
-    if model.receiver.is_some() {
-        // A method: a struct cannot be declared inside its `impl` block.
-        return quote!(#emitted_fn #generated);
-    }
     quote! {
         #emitted_fn
         #[doc = #docs]

@@ -7,7 +7,7 @@
 //! absolute (`::core`, `::std`, the toolnexus path), so the expansion compiles under
 //! `#![no_implicit_prelude]` and beside local items named `Result`, `Some`, `String`, ….
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
@@ -138,8 +138,14 @@ pub fn expand(
         Some(_) => quote!(#call.await),
         None => call,
     };
-    let lower =
-        quote_spanned!(return_span(sig)=> #private::IntoToolResult::into_tool_result(#value));
+    // Every token at the return type, so a type that cannot be lowered is reported there.
+    let at_return = Span::mixed_site().located_at(return_span(sig));
+    let lower_path = respan(
+        quote!(#private::IntoToolResult::into_tool_result),
+        at_return,
+    );
+    let lowered = Ident::new("__value", at_return);
+    let lower = quote_spanned!(at_return=> #lower_path(#lowered));
     // An async tool's future must be `Send`; report it at the fn, not inside the macro.
     let boxed = quote_spanned!(sig.ident.span()=> ::std::boxed::Box::pin);
     let ready = |result: &Ident| quote!(::std::boxed::Box::pin(::core::future::ready(#result)));
@@ -526,6 +532,22 @@ impl VisitMut for Nameable<'_> {
         }
         syn::visit_mut::visit_type_mut(self, ty);
     }
+}
+
+/// `tokens`, every one of them at `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let TokenTree::Group(group) = &tree {
+                let mut inner = Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                tree = TokenTree::Group(inner);
+            }
+            tree.set_span(span);
+            tree
+        })
+        .collect()
 }
 
 fn return_span(sig: &Signature) -> Span {
