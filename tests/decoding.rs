@@ -86,6 +86,10 @@ fn convert(units: Vec<Unit>, shape: Circle) -> String {
 
 /// Takes every tricky shape at once.
 #[tool]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one parameter per shape under test"
+)]
 fn tricky(
     tagged: Option<Tagged>,
     loose: Option<Loose>,

@@ -30,6 +30,10 @@ fn shout(text: &str, suffix: Option<&str>) -> String {
 
 /// The first word, borrowed from the argument.
 #[tool]
+#[allow(
+    clippy::needless_lifetimes,
+    reason = "the explicit lifetime is what is tested"
+)]
 fn first_word<'a>(text: &'a str) -> &'a str {
     text.split(' ').next().unwrap_or_default()
 }

@@ -42,8 +42,23 @@ pub enum ParamKind {
     MutContext,
     /// A value decoded from the arguments.
     Value(Shape),
-    /// A type `#[tool]` cannot decode into: the offending tokens, and what to write instead.
-    Unsupported(TokenStream, String),
+    /// A type `#[tool]` cannot decode into.
+    Unsupported(Unsupported),
+}
+
+/// The offending tokens of a parameter type, and what to write instead.
+pub struct Unsupported {
+    pub tokens: TokenStream,
+    pub message: &'static str,
+}
+
+impl Unsupported {
+    fn new(tokens: impl ToTokens, message: &'static str) -> Self {
+        Self {
+            tokens: tokens.to_token_stream(),
+            message,
+        }
+    }
 }
 
 /// How a parameter is decoded and handed to the fn.
@@ -142,35 +157,35 @@ fn classify(ty: &Type) -> ParamKind {
         ty if is_tool_context(ty) => ParamKind::Context { by_ref: false },
         Type::Reference(reference) => {
             if let Some(mutability) = reference.mutability {
-                return ParamKind::Unsupported(
-                    mutability.to_token_stream(),
-                    "`#[tool]` parameters cannot be `&mut`: the arguments are decoded for this call only; take the value by value or as `&T`".to_owned(),
-                );
+                return ParamKind::Unsupported(Unsupported::new(
+                    mutability,
+                    "`#[tool]` parameters cannot be `&mut`: the arguments are decoded for this call only; take the value by value or as `&T`",
+                ));
             }
             match owned_of_borrowed(&reference.elem) {
                 Ok((owned, _)) => value(owned, Lend::Borrow),
-                Err(problem) => problem,
+                Err(problem) => ParamKind::Unsupported(problem),
             }
         }
         ty => match option_inner(ty).map(ungroup) {
             Some(Type::Reference(reference)) => {
                 if let Some(mutability) = reference.mutability {
-                    return ParamKind::Unsupported(
-                        mutability.to_token_stream(),
-                        "`#[tool]` parameters cannot be `Option<&mut T>`: take `Option<T>` or `Option<&T>`".to_owned(),
-                    );
+                    return ParamKind::Unsupported(Unsupported::new(
+                        mutability,
+                        "`#[tool]` parameters cannot be `Option<&mut T>`: take `Option<T>` or `Option<&T>`",
+                    ));
                 }
                 match owned_of_borrowed(&reference.elem) {
                     Ok((inner, deref)) => {
                         let lend = if deref { Lend::AsDeref } else { Lend::AsRef };
                         value(option_of(ty, inner), lend)
                     }
-                    Err(problem) => problem,
+                    Err(problem) => ParamKind::Unsupported(problem),
                 }
             }
             _ => match owned(ty) {
                 Ok(owned) => value(owned, Lend::Move),
-                Err(problem) => problem,
+                Err(problem) => ParamKind::Unsupported(problem),
             },
         },
     }
@@ -186,22 +201,26 @@ fn value(owned: Type, lend: Lend) -> ParamKind {
 }
 
 /// The owned type behind `&elem`, and whether it is lent through `Deref` (`str`, `[T]`).
-fn owned_of_borrowed(elem: &Type) -> Result<(Type, bool), ParamKind> {
+fn owned_of_borrowed(elem: &Type) -> Result<(Type, bool), Unsupported> {
     match ungroup(elem) {
-        Type::Path(path) if path.qself.is_none() && path.path.is_ident("str") => {
-            Ok((syn::parse_quote_spanned!(elem.span()=> ::std::string::String), true))
-        }
+        Type::Path(path) if path.qself.is_none() && path.path.is_ident("str") => Ok((
+            syn::parse_quote_spanned!(elem.span()=> ::std::string::String),
+            true,
+        )),
         Type::Slice(slice) => {
             let item = owned(&slice.elem)?;
-            Ok((syn::parse_quote_spanned!(elem.span()=> ::std::vec::Vec<#item>), true))
+            Ok((
+                syn::parse_quote_spanned!(elem.span()=> ::std::vec::Vec<#item>),
+                true,
+            ))
         }
-        Type::TraitObject(object) => Err(ParamKind::Unsupported(
-            object.to_token_stream(),
-            "`#[tool]` cannot decode a trait object: take a concrete type that implements `Deserialize` and `JsonSchema`".to_owned(),
+        Type::TraitObject(object) => Err(Unsupported::new(
+            object,
+            "`#[tool]` cannot decode a trait object: take a concrete type that implements `Deserialize` and `JsonSchema`",
         )),
-        Type::Reference(_) => Err(ParamKind::Unsupported(
-            elem.to_token_stream(),
-            "`#[tool]` parameters borrow at most once: take `&T`, not `&&T`".to_owned(),
+        Type::Reference(_) => Err(Unsupported::new(
+            elem,
+            "`#[tool]` parameters borrow at most once: take `&T`, not `&&T`",
         )),
         other => Ok((owned(other)?, false)),
     }
@@ -209,7 +228,7 @@ fn owned_of_borrowed(elem: &Type) -> Result<(Type, bool), ParamKind> {
 
 /// `ty` with every lifetime `'static` (an elided `Cow<str>` gets one too), or why it cannot be
 /// decoded: a borrow inside another type, or `impl Trait`.
-fn owned(ty: &Type) -> Result<Type, ParamKind> {
+fn owned(ty: &Type) -> Result<Type, Unsupported> {
     let mut owned = ty.clone();
     let mut check = MakeOwned { problem: None };
     check.visit_type_mut(&mut owned);
@@ -220,7 +239,7 @@ fn owned(ty: &Type) -> Result<Type, ParamKind> {
 }
 
 struct MakeOwned {
-    problem: Option<ParamKind>,
+    problem: Option<Unsupported>,
 }
 
 impl VisitMut for MakeOwned {
@@ -230,19 +249,15 @@ impl VisitMut for MakeOwned {
 
     fn visit_type_reference_mut(&mut self, reference: &mut syn::TypeReference) {
         self.problem.get_or_insert_with(|| {
-            ParamKind::Unsupported(
-                reference.to_token_stream(),
-                "`#[tool]` decodes arguments into owned values: a borrow is allowed only as the whole parameter (`&str`, `&[T]`, `&T`, `Option<&T>`); use an owned type here, such as `String` for `&str`".to_owned(),
-            )
+            Unsupported::new(reference, "`#[tool]` decodes arguments into owned values: a borrow is allowed only as the whole parameter (`&str`, `&[T]`, `&T`, `Option<&T>`); use an owned type here, such as `String` for `&str`")
         });
     }
 
     fn visit_type_impl_trait_mut(&mut self, found: &mut syn::TypeImplTrait) {
         self.problem.get_or_insert_with(|| {
-            ParamKind::Unsupported(
-                found.to_token_stream(),
-                "`impl Trait` parameters make the fn generic; `#[tool]` needs a concrete type"
-                    .to_owned(),
+            Unsupported::new(
+                found,
+                "`impl Trait` parameters make the fn generic; `#[tool]` needs a concrete type",
             )
         });
     }
@@ -334,7 +349,7 @@ mod tests {
 
     fn problem(ty: Type) -> String {
         match classify(&ty) {
-            ParamKind::Unsupported(_, message) => message,
+            ParamKind::Unsupported(problem) => problem.message.to_owned(),
             _ => panic!("accepted: {}", ty.to_token_stream()),
         }
     }

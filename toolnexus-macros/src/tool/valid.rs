@@ -273,8 +273,8 @@ fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> Vec<Field<'a
         }
         let shape = match &param.kind {
             ParamKind::Value(shape) => shape,
-            ParamKind::Unsupported(tokens, message) => {
-                errors.spanned(tokens, message);
+            ParamKind::Unsupported(problem) => {
+                errors.spanned(&problem.tokens, problem.message);
                 continue;
             }
             ParamKind::Context { .. } | ParamKind::MutContext => continue,
