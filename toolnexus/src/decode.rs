@@ -45,6 +45,11 @@ pub fn decode_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, To
         dismantle(args);
         return Err(too_deep(tool));
     }
+    // Decoding from a borrowed `Value` tracks no path, so it costs nothing beyond what `T`
+    // needs; only a failure is decoded again, owned, to find where it failed.
+    if let Ok(decoded) = T::deserialize(&args) {
+        return Ok(decoded);
+    }
     serde_path_to_error::deserialize(args)
         .map_err(|error| at_path(tool, error.path(), error.inner()))
 }
