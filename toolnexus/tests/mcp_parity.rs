@@ -15,7 +15,7 @@ use rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResult, Client
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService};
 use serde_json::{Value, json};
 use toolnexus::mcp::McpServer;
-use toolnexus::{ToolResult, Toolkit};
+use toolnexus::{Json, JsonSchema, ToolResult, Toolkit, tool, tools};
 
 use mcp_tools::{McpTools, check_against, mcp_tools};
 
@@ -250,5 +250,67 @@ async fn notifications_cancelled_stops_the_call_and_drops_the_tool() {
     // The server still serves.
     let plain = call(&client, "plain", json!({})).await;
     assert_eq!(plain["content"][0]["text"], "plain");
+    client.cancel().await.unwrap();
+}
+
+#[derive(serde::Serialize, JsonSchema)]
+struct Forecast {
+    city: String,
+    highs: Vec<i32>,
+}
+
+/// The coming days' highs for a city.
+#[tool(title = "Forecast", read_only, open_world)]
+fn forecast(city: String) -> Result<Json<Forecast>, String> {
+    match city.as_str() {
+        "" => Err("name a city".to_owned()),
+        _ => Ok(Json(Forecast {
+            city,
+            highs: vec![18, 21],
+        })),
+    }
+}
+
+/// Counts the words of a text.
+#[tool(idempotent)]
+fn count_words(text: String) -> Json<usize> {
+    Json(text.split_whitespace().count())
+}
+
+#[tokio::test]
+async fn a_tool_fn_returning_json_is_served_with_its_schema_and_structured_content() {
+    let toolkit = Toolkit::new().with_all(tools![forecast, count_words]);
+    let definitions = toolkit.to_mcp();
+    assert_eq!(entry(&definitions, "forecast")["title"], "Forecast");
+    assert_eq!(
+        entry(&definitions, "forecast")["annotations"],
+        json!({"readOnlyHint": true, "openWorldHint": true})
+    );
+    assert_eq!(
+        entry(&definitions, "count_words")["annotations"],
+        json!({"idempotentHint": true})
+    );
+    let client = connect(toolkit).await;
+    let cases = [
+        (
+            "forecast",
+            json!({"city": "Oslo"}),
+            json!({"city": "Oslo", "highs": [18, 21]}),
+        ),
+        (
+            "count_words",
+            json!({"text": "one two three"}),
+            json!({"result": 3}),
+        ),
+    ];
+    for (name, arguments, structured) in cases {
+        let result = call(&client, name, arguments).await;
+        assert_eq!(result["structuredContent"], structured, "{result}");
+        check_against(&entry(&definitions, name)["outputSchema"], &structured)
+            .unwrap_or_else(|error| panic!("{name}: {error}"));
+    }
+    let failed = call(&client, "forecast", json!({"city": ""})).await;
+    assert_eq!(failed["isError"], true);
+    assert!(failed.get("structuredContent").is_none(), "{failed}");
     client.cancel().await.unwrap();
 }
