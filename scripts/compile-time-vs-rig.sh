@@ -50,13 +50,15 @@ cd "$SCRATCH"
 echo "building dependencies (rig-core, toolnexus, …) once..." >&2
 cargo build --quiet --workspace
 
-# Runs a command, printing how long it took in seconds.
+# Runs a command, printing how long it took in seconds as `wall/cpu`: cpu is user + system
+# time of the command and its children (rustc), which other load on the machine disturbs less
+# than the wall clock.
 seconds() {
-    local start end
-    start=$(date +%s.%N)
-    "$@"
-    end=$(date +%s.%N)
-    awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }'
+    local times
+    times=$(mktemp)
+    /usr/bin/time -f '%e %U %S' -o "$times" "$@"
+    awk '{ printf "%.2f/%.2f", $1, $2 + $3 }' "$times"
+    rm -f "$times"
 }
 
 declare -A clean edit
@@ -73,6 +75,6 @@ done
 echo
 echo "$TOOLS two-parameter tools, dependencies prebuilt ($(nproc) cores, $(rustc --version)), $ROUNDS rounds:"
 for crate in toolnexus200 rig200; do
-    printf '  %-13s crate from clean: %s s   one fn body edited: %s s\n' \
+    printf '  %-13s crate from clean: %s s   one fn body edited: %s s   (wall/cpu)\n' \
         "$crate" "${clean[$crate]% }" "${edit[$crate]% }"
 done

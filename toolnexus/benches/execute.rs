@@ -2,7 +2,10 @@
 //! decode of the same arguments struct, the call, and `to_string` — measured in the same run.
 //! Also the error path (a missing field) against serde_json's own failing decode.
 //!
-//! Run: `cargo bench -p toolnexus --bench execute`.
+//! Run: `cargo bench -p toolnexus --bench execute`. With `TOOLNEXUS_BENCH_CALLS=N` and
+//! `TOOLNEXUS_BENCH_ROUTINE=<name>` it times nothing: it makes N calls of that one routine
+//! inside `measured`, for `valgrind --tool=callgrind --toggle-collect='execute::measured*'`
+//! to count instructions per call (`scripts/callgrind-execute.sh` does this for every routine).
 
 mod common;
 mod counting;
@@ -97,6 +100,8 @@ fn main() {
         add_by_hand(a, b).to_string()
     };
     let execute_json = |text: &str| block_on(toolkit.execute_json("add", black_box(text), &ctx));
+    let tool_execute_json = |text: &str| block_on(AddTool.execute_json(black_box(text), &ctx));
+    let toolkit_execute = |args: Value| block_on(toolkit.execute("add", args, black_box(&ctx)));
     let floor_error_from_value = |args: Value| {
         serde_json::from_value::<Args>(args)
             .err()
@@ -110,6 +115,28 @@ fn main() {
             .to_string()
     };
 
+    if let Some((routine, calls)) = callgrind_request() {
+        let value = || args.clone();
+        let missing_value = || missing.clone();
+        let (text, missing_text) = (|| ARGS, || MISSING);
+        match routine.as_str() {
+            "floor_from_value" => measured(calls, value, floor_from_value),
+            "floor_boxed" => measured(calls, value, floor_boxed),
+            "tool_execute" => measured(calls, value, tool_execute),
+            "toolkit_execute" => measured(calls, value, toolkit_execute),
+            "floor_from_str" => measured(calls, text, floor_from_str),
+            "str_via_value" => measured(calls, text, str_via_value),
+            "tool_execute_json" => measured(calls, text, tool_execute_json),
+            "toolkit_execute_json" => measured(calls, text, execute_json),
+            "error_floor_from_value" => measured(calls, missing_value, floor_error_from_value),
+            "error_tool_execute" => measured(calls, missing_value, tool_execute),
+            "error_floor_from_str" => measured(calls, missing_text, floor_error_from_str),
+            "error_toolkit_execute_json" => measured(calls, missing_text, execute_json),
+            other => panic!("no routine named {other}"),
+        }
+        return;
+    }
+
     let mut group = c.benchmark_group("execute");
     let value = || args.clone();
     group.bench_function("floor_from_value", |b| {
@@ -122,6 +149,7 @@ fn main() {
         b.iter_batched(value, floor_boxed, BatchSize::SmallInput);
     });
     group.bench_function("floor_from_str", |b| b.iter(|| floor_from_str(ARGS)));
+    group.bench_function("tool_execute_json", |b| b.iter(|| tool_execute_json(ARGS)));
     group.bench_function("toolkit_execute_json", |b| b.iter(|| execute_json(ARGS)));
     group.bench_function("str_via_value", |b| b.iter(|| str_via_value(ARGS)));
     group.finish();
@@ -143,6 +171,15 @@ fn main() {
         value,
         floor_from_value,
         tool_execute,
+    );
+    summary.compare_interleaved(
+        "execute",
+        "floor_from_str",
+        "tool_execute_json",
+        Some(1.3),
+        text,
+        floor_from_str,
+        tool_execute_json,
     );
     summary.compare_interleaved(
         "execute",
@@ -200,6 +237,32 @@ fn main() {
     summary.print();
 }
 
+/// The routine and call count `TOOLNEXUS_BENCH_ROUTINE` / `TOOLNEXUS_BENCH_CALLS` ask for.
+fn callgrind_request() -> Option<(String, usize)> {
+    let calls = std::env::var("TOOLNEXUS_BENCH_CALLS").ok()?;
+    let routine = std::env::var("TOOLNEXUS_BENCH_ROUTINE").expect("TOOLNEXUS_BENCH_ROUTINE");
+    Some((
+        routine,
+        calls.parse().expect("TOOLNEXUS_BENCH_CALLS is a number"),
+    ))
+}
+
+/// Warms `routine` up, makes `calls` inputs, then runs it on each inside [`measured_loop`],
+/// the only code callgrind counts: inputs are made, and outputs dropped, outside it (an
+/// output's drop is counted: a call's result is dropped by its caller).
+fn measured<I, O>(calls: usize, mut setup: impl FnMut() -> I, mut routine: impl FnMut(I) -> O) {
+    drop(routine(setup()));
+    let inputs: Vec<I> = (0..calls).map(|_| setup()).collect();
+    measured_loop(inputs, &mut routine);
+}
+
+#[inline(never)]
+fn measured_loop<I, O>(inputs: Vec<I>, routine: &mut impl FnMut(I) -> O) {
+    for input in inputs {
+        drop(black_box(routine(input)));
+    }
+}
+
 /// Allocations per call, subject and floor, printed once before timing.
 fn print_allocations(toolkit: &Toolkit, ctx: &ToolContext, args: &Value) {
     let count = |f: &dyn Fn()| {
@@ -207,7 +270,7 @@ fn print_allocations(toolkit: &Toolkit, ctx: &ToolContext, args: &Value) {
         allocations(f).1
     };
     let value_clone = count(&|| drop(black_box(args.clone())));
-    let rows: [(&str, usize); 6] = [
+    let rows: [(&str, usize); 8] = [
         (
             "floor: from_value + call + to_string",
             count(&|| {
@@ -229,6 +292,10 @@ fn print_allocations(toolkit: &Toolkit, ctx: &ToolContext, args: &Value) {
             count(&|| drop(block_on(AddTool.execute(args.clone(), ctx)))) - value_clone,
         ),
         (
+            "Toolkit::execute",
+            count(&|| drop(block_on(toolkit.execute("add", args.clone(), ctx)))) - value_clone,
+        ),
+        (
             "floor: from_str + call + to_string",
             count(&|| {
                 let Args { a, b } = serde_json::from_str(ARGS).unwrap();
@@ -242,6 +309,10 @@ fn print_allocations(toolkit: &Toolkit, ctx: &ToolContext, args: &Value) {
                 let Args { a, b } = serde_json::from_value(value).unwrap();
                 black_box(add_by_hand(a, b).to_string());
             }),
+        ),
+        (
+            "AddTool.execute_json",
+            count(&|| drop(block_on(AddTool.execute_json(ARGS, ctx)))),
         ),
         (
             "Toolkit::execute_json",
