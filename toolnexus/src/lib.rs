@@ -83,6 +83,7 @@ mod attach;
 mod cancel;
 mod deadline;
 mod decode;
+mod future;
 mod lower;
 mod macro_support;
 mod output_support;
@@ -103,6 +104,7 @@ pub use mcp::{McpServer, serve_stdio};
 pub use attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
 pub use cancel::{CancelSignal, Cancelled};
 pub use decode::MAX_ARGUMENT_BYTES;
+pub use future::{BoxFuture, ToolFuture};
 pub use lower::{IntoToolError, IntoToolResult, Json};
 pub use part::{
     ContentPart, ContentPartError, Media, Source, base64_bytes, describe_part, part_bytes,
@@ -116,8 +118,8 @@ pub use suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
 };
 pub use tool::{
-    BoxFuture, DefineToolError, FnTool, Tool, ToolAnnotations, ToolContext, ToolDef, ToolSource,
-    define_tool, sanitize,
+    DefineToolError, FnTool, Tool, ToolAnnotations, ToolContext, ToolDef, ToolSource, define_tool,
+    sanitize,
 };
 pub use toolkit::Toolkit;
 pub use toolnexus_macros::*;
@@ -160,7 +162,8 @@ pub mod __private {
     };
     // The public items generated code names, reached the same way as everything else here.
     pub use crate::{
-        BoxFuture, IntoToolResult, Request, Tool, ToolAnnotations, ToolContext, ToolResult, pending,
+        BoxFuture, IntoToolResult, Request, Tool, ToolAnnotations, ToolContext, ToolFuture,
+        ToolResult, pending,
     };
 }
 

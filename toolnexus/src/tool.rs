@@ -2,7 +2,6 @@
 
 use std::fmt;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,13 +11,11 @@ use serde_json::{Map, Value};
 use crate::approval::{approval_data, format_prompt, gate};
 use crate::cancel::CancelSignal;
 use crate::decode::{json_kind, parse_args};
+use crate::future::{BoxFuture, ToolFuture};
 use crate::lower::IntoToolResult;
 use crate::result::ToolResult;
 use crate::schema::wrap_result;
 use crate::suspend::Answer;
-
-/// A boxed, `Send` future: what [`Tool::execute`] returns, so `Tool` stays object safe.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Where a tool comes from. Serialized lowercase (`"native"`, `"mcp"`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -127,14 +124,15 @@ pub trait Tool: Send + Sync {
     /// `invalid arguments for `NAME`` error. The default parses the text into a `Value` and
     /// calls [`execute`](Self::execute); `#[tool]` overrides it to decode the text straight
     /// into its arguments, skipping the intermediate `Value`.
-    fn execute_json<'a>(
-        &'a self,
-        args: &'a str,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, ToolResult> {
+    ///
+    /// It returns a [`ToolFuture`] rather than a [`BoxFuture`] so that a result known at once
+    /// costs no allocation: bad arguments, and every call of a synchronous `#[tool]` fn,
+    /// which runs inside this method (a [`Toolkit`](crate::Toolkit) calls it at the first
+    /// poll, under its panic guard and limits).
+    fn execute_json<'a>(&'a self, args: &'a str, ctx: &'a ToolContext) -> ToolFuture<'a> {
         match parse_args(self.name(), args) {
-            Ok(args) => self.execute(args, ctx),
-            Err(invalid) => Box::pin(std::future::ready(invalid)),
+            Ok(args) => ToolFuture::boxed(self.execute(args, ctx)),
+            Err(invalid) => ToolFuture::ready(invalid),
         }
     }
 }

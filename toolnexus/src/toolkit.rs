@@ -14,10 +14,11 @@ use serde_json::Value;
 
 use crate::cancel::CancelSignal;
 use crate::deadline::{Limits, Stop};
+use crate::future::{BoxFuture, ToolFuture};
 use crate::provider::{anthropic, gemini, mcp, openai};
 use crate::result::ToolResult;
 use crate::suspend::{Answer, Request};
-use crate::tool::{BoxFuture, Tool, ToolContext};
+use crate::tool::{Tool, ToolContext};
 
 /// A set of tools, looked up by name.
 ///
@@ -215,8 +216,8 @@ impl Toolkit {
         ctx: &'a ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
         match self.get(name) {
-            Some(tool) => Guarded::start(tool.as_ref(), ctx, || tool.execute(args, ctx)),
-            None => Guarded::Done(Some(unknown(name))),
+            Some(tool) => Guarded::new(tool.as_ref(), ctx, move || tool.execute(args, ctx)),
+            None => Guarded::unknown(name, ctx),
         }
     }
 
@@ -236,8 +237,8 @@ impl Toolkit {
         ctx: &'a ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
         match self.get(name) {
-            Some(tool) => Guarded::start(tool.as_ref(), ctx, || tool.execute_json(args, ctx)),
-            None => Guarded::Done(Some(unknown(name))),
+            Some(tool) => Guarded::new(tool.as_ref(), ctx, move || tool.execute_json(args, ctx)),
+            None => Guarded::unknown(name, ctx),
         }
     }
 
@@ -391,96 +392,131 @@ fn provenance(tool: &dyn Tool) -> String {
     format!("{source}: {:?}", tool.description())
 }
 
-fn unknown(name: &str) -> ToolResult {
-    ToolResult::error(format!("Unknown tool: {name}"))
-}
-
 /// A tool call that turns a panic — in the synchronous call that builds the tool's future or
 /// in any poll of it — into an error result, and stops the call when its context is
 /// cancelled or its timeout passes.
 ///
+/// Nothing runs until the first poll, as with any future: `start` (the tool's `execute` or
+/// `execute_json`) is called then, under the same guard and limits as a poll. A synchronous
+/// `#[tool]` fn runs inside `start` and its result comes back ready ([`ToolFuture::ready`]):
+/// it is returned from that first poll without a future on the heap.
+///
 /// A hand-written future rather than an `async fn`: it is on every call's path, and this
 /// keeps it to one `catch_unwind` per step and two cheap checks ([`Limits::reached`]) with
-/// nothing else in between. Every field is `Unpin` (a `BoxFuture` is), so it needs no pin
-/// projection and no `unsafe`.
-enum Guarded<'a> {
-    Running {
-        tool: &'a dyn Tool,
-        future: BoxFuture<'a, ToolResult>,
-        limits: Limits<'a>,
-    },
-    Done(Option<ToolResult>),
+/// nothing else in between, in a value small enough to move cheaply (no `ToolResult` inside).
+/// Every field is `Unpin` (the closure holds the arguments and references), so it needs no
+/// pin projection and no `unsafe`.
+struct Guarded<'a, F> {
+    limits: Limits<'a>,
+    step: Step<'a, F>,
 }
 
-impl<'a> Guarded<'a> {
-    fn start(
-        tool: &'a dyn Tool,
-        ctx: &'a ToolContext,
-        start: impl FnOnce() -> BoxFuture<'a, ToolResult>,
-    ) -> Self {
-        let limits = Limits::new(ctx);
-        // A call cancelled (or with a zero timeout) before it starts never runs the tool.
-        if let Some(stop) = limits.reached() {
-            return Self::Done(Some(stop.result(tool.name())));
+enum Step<'a, F> {
+    Start(&'a dyn Tool, F),
+    Running(&'a dyn Tool, BoxFuture<'a, ToolResult>),
+    /// No tool of the name asked for; the result's text.
+    Unknown(String),
+    Done,
+}
+
+impl<'a, F> Guarded<'a, F> {
+    /// The call of `start`, its limits (the deadline counted from now) in force from the
+    /// first poll on.
+    fn new(tool: &'a dyn Tool, ctx: &'a ToolContext, start: F) -> Self {
+        Self {
+            limits: Limits::new(ctx),
+            step: Step::Start(tool, start),
         }
-        // `AssertUnwindSafe` is sound here: after a panic the tool's future is dropped, never
-        // polled again, and all we keep is the panic message.
-        match catch_unwind(AssertUnwindSafe(start)) {
-            Ok(future) => Self::Running {
-                tool,
-                future,
-                limits,
-            },
-            Err(payload) => Self::Done(Some(panicked(tool, payload.as_ref()))),
+    }
+
+    /// A call that resolves as ``Unknown tool: NAME``.
+    fn unknown(name: &str, ctx: &'a ToolContext) -> Self {
+        Self {
+            limits: Limits::new(ctx),
+            step: Step::Unknown(format!("Unknown tool: {name}")),
         }
     }
 
     /// Drops the tool's future now (a panic in its `drop` is swallowed: the call's outcome
     /// is already decided, and the panic hook has reported it) and resolves with `stop`.
     fn stop(&mut self, tool: &dyn Tool, stop: Stop) -> Poll<ToolResult> {
-        let running = std::mem::replace(self, Self::Done(None));
+        let running = std::mem::replace(&mut self.step, Step::Done);
         let _ = catch_unwind(AssertUnwindSafe(move || drop(running)));
         Poll::Ready(stop.result(tool.name()))
     }
 }
 
-impl Future for Guarded<'_> {
+impl<'a, F: FnOnce() -> Fut + Unpin, Fut: Started<'a>> Future for Guarded<'a, F> {
     type Output = ToolResult;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
-        match &mut *self {
-            Self::Running {
-                tool,
-                future,
-                limits,
-            } => {
+        let this = &mut *self;
+        if let Step::Start(..) = this.step {
+            let Step::Start(tool, start) = std::mem::replace(&mut this.step, Step::Done) else {
+                unreachable!("matched just above")
+            };
+            // A call cancelled (or with a zero timeout) before it starts never runs the tool.
+            if let Some(stop) = this.limits.reached() {
+                return Poll::Ready(stop.result(tool.name()));
+            }
+            // `AssertUnwindSafe` is sound here: after a panic the tool's future is dropped,
+            // never polled again, and all we keep is the panic message.
+            match catch_unwind(AssertUnwindSafe(|| start().into_ready())) {
+                // Ready in the step that began in time: that is its result.
+                Ok(Ok(result)) => return Poll::Ready(result),
+                Ok(Err(future)) => this.step = Step::Running(tool, future),
+                Err(payload) => return Poll::Ready(panicked(tool, payload.as_ref())),
+            }
+        }
+        match &mut this.step {
+            Step::Running(tool, future) => {
                 let tool = *tool;
                 // The tool is polled only while the call is neither cancelled nor late; what it
                 // returns from a poll that began in time is its result.
-                if let Some(stop) = limits.reached() {
-                    return self.stop(tool, stop);
+                if let Some(stop) = this.limits.reached() {
+                    return this.stop(tool, stop);
                 }
                 match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-                    Ok(Poll::Pending) => match limits.wait(cx) {
-                        Some(stop) => self.stop(tool, stop),
+                    Ok(Poll::Pending) => match this.limits.wait(cx) {
+                        Some(stop) => this.stop(tool, stop),
                         None => Poll::Pending,
                     },
                     Ok(Poll::Ready(result)) => {
-                        *self = Self::Done(None);
+                        this.step = Step::Done;
                         Poll::Ready(result)
                     }
                     Err(payload) => {
-                        *self = Self::Done(None);
+                        this.step = Step::Done;
                         Poll::Ready(panicked(tool, payload.as_ref()))
                     }
                 }
             }
-            Self::Done(result) => Poll::Ready(
-                result
-                    .take()
-                    .expect("a tool call future polled after it completed"),
-            ),
+            Step::Unknown(message) => {
+                let message = std::mem::take(message);
+                this.step = Step::Done;
+                Poll::Ready(ToolResult::error(message))
+            }
+            Step::Start(..) => unreachable!("started above"),
+            Step::Done => panic!("a tool call future polled after it completed"),
         }
+    }
+}
+
+/// What a tool's `execute` or `execute_json` returned: a result already known, or a future
+/// to poll.
+trait Started<'a> {
+    fn into_ready(self) -> Result<ToolResult, BoxFuture<'a, ToolResult>>;
+}
+
+impl<'a> Started<'a> for ToolFuture<'a> {
+    fn into_ready(self) -> Result<ToolResult, BoxFuture<'a, ToolResult>> {
+        ToolFuture::into_ready(self)
+    }
+}
+
+impl<'a> Started<'a> for BoxFuture<'a, ToolResult> {
+    fn into_ready(self) -> Result<ToolResult, BoxFuture<'a, ToolResult>> {
+        Err(self)
     }
 }
 

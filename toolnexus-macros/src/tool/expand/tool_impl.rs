@@ -146,11 +146,25 @@ pub fn expand(
     );
     let lowered = Ident::new("__value", at_return);
     let lower = quote_spanned!(at_return=> #lower_path(#lowered));
-    // An async tool's future must be `Send`; report it at the fn, not inside the macro.
-    let boxed = quote_spanned!(sig.ident.span()=> ::std::boxed::Box::pin);
-    let ready = |result: &Ident| quote!(::std::boxed::Box::pin(::core::future::ready(#result)));
+    // A sync fn runs now and its result needs no future on the heap; an async tool's future
+    // is boxed, and must be `Send` (reported at the fn, not inside the macro).
+    let run_body = match sig.asyncness {
+        Some(_) => {
+            let boxed = quote_spanned!(sig.ident.span()=> ::std::boxed::Box::pin);
+            quote! {
+                #private::ToolFuture::boxed(#boxed(async move {
+                    let #value = #call;
+                    #lower
+                }))
+            }
+        }
+        None => quote! {
+            let #value = #call;
+            #private::ToolFuture::ready(#lower)
+        },
+    };
+    let ready = |result: &Ident| quote!(#private::ToolFuture::ready(#result));
     let ready_stop = ready(&stop);
-    let ready_invalid = ready(&invalid);
 
     let (gate, raw_param, raw_from_value, raw_from_text, raw_arg) = match &plan.approval {
         Some(format) => {
@@ -270,15 +284,12 @@ pub fn expand(
                 #decoded: __ToolnexusArgs,
                 #ctx: &'a #private::ToolContext
                 #raw_param
-            ) -> #private::BoxFuture<'a, #private::ToolResult> {
+            ) -> #private::ToolFuture<'a> {
                 let __ToolnexusArgs { #(#bindings),* } = #decoded;
                 #(#unwrap_defaults)*
                 #gate
                 let _ = (#tool, #ctx);
-                #boxed(async move {
-                    let #value = #call;
-                    #lower
-                })
+                #run_body
             }
 
             #[automatically_derived]
@@ -307,8 +318,12 @@ pub fn expand(
                 ) -> #private::BoxFuture<'a, #private::ToolResult> {
                     #raw_from_value
                     match #private::decode_args::<__ToolnexusArgs>(Self::NAME, #args) {
-                        ::core::result::Result::Ok(#decoded) => __toolnexus_run(self, #decoded, #ctx #raw_arg),
-                        ::core::result::Result::Err(#invalid) => #ready_invalid,
+                        ::core::result::Result::Ok(#decoded) => #private::ToolFuture::into_boxed(
+                            __toolnexus_run(self, #decoded, #ctx #raw_arg),
+                        ),
+                        ::core::result::Result::Err(#invalid) => {
+                            ::std::boxed::Box::pin(::core::future::ready(#invalid))
+                        }
                     }
                 }
 
@@ -316,7 +331,7 @@ pub fn expand(
                     &'a self,
                     #args: &'a str,
                     #ctx: &'a #private::ToolContext,
-                ) -> #private::BoxFuture<'a, #private::ToolResult> {
+                ) -> #private::ToolFuture<'a> {
                     #raw_from_text
                     let #decoded = #private::decode_args_json::<__ToolnexusArgs>(
                         Self::NAME,
@@ -325,7 +340,7 @@ pub fn expand(
                     );
                     match #decoded {
                         ::core::result::Result::Ok(#decoded) => __toolnexus_run(self, #decoded, #ctx #raw_arg),
-                        ::core::result::Result::Err(#invalid) => #ready_invalid,
+                        ::core::result::Result::Err(#invalid) => #private::ToolFuture::ready(#invalid),
                     }
                 }
             }
