@@ -26,9 +26,26 @@ use crate::result::ToolResult;
     reason = "the error is the tool's final result; boxing it would only add an allocation"
 )]
 pub fn decode_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolResult> {
+    let args = Value::Object(check_shape(tool, args)?);
+    // Decoding from a borrowed `Value` tracks no path, so it costs nothing beyond what `T`
+    // needs; only a failure is decoded again, owned, to find where it failed.
+    if let Ok(decoded) = T::deserialize(&args) {
+        return Ok(decoded);
+    }
+    serde_path_to_error::deserialize(args)
+        .map_err(|error| at_path(tool, None, error.path(), error.inner()))
+}
+
+/// The arguments object: `null` means `{}`; any other non-object, and arguments nested too
+/// deep, are refused.
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the tool's final result; boxing it would only add an allocation"
+)]
+pub(crate) fn check_shape(tool: &str, args: Value) -> Result<Map<String, Value>, ToolResult> {
     let args = match args {
-        Value::Object(_) => args,
-        Value::Null => Value::Object(Map::new()),
+        Value::Object(args) => args,
+        Value::Null => Map::new(),
         other => {
             return Err(invalid_args(
                 tool,
@@ -37,21 +54,21 @@ pub fn decode_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, To
         }
     };
     // Flat arguments (the common case) skip the walk.
-    let nested = args.as_object().is_some_and(|map| {
-        map.values()
-            .any(|value| value.is_array() || value.is_object())
-    });
-    if nested && nesting_exceeds(&args, MAX_NESTING) {
-        dismantle(args);
-        return Err(too_deep(tool));
+    let nested = args
+        .values()
+        .any(|value| value.is_array() || value.is_object());
+    if nested {
+        let args = Value::Object(args);
+        if nesting_exceeds(&args, MAX_NESTING) {
+            dismantle(args);
+            return Err(too_deep(tool));
+        }
+        let Value::Object(args) = args else {
+            unreachable!("wrapped just above")
+        };
+        return Ok(args);
     }
-    // Decoding from a borrowed `Value` tracks no path, so it costs nothing beyond what `T`
-    // needs; only a failure is decoded again, owned, to find where it failed.
-    if let Ok(decoded) = T::deserialize(&args) {
-        return Ok(decoded);
-    }
-    serde_path_to_error::deserialize(args)
-        .map_err(|error| at_path(tool, error.path(), error.inner()))
+    Ok(args)
 }
 
 /// [`decode_args`] for the raw argument text a model produced, with the same outcome for the
@@ -81,10 +98,19 @@ pub fn decode_args_json<T: DeserializeOwned>(
 }
 
 /// ``field `order.items[0].quantity`: message``, or the bare message when the problem is the
-/// arguments object itself (a missing or unknown key).
-fn at_path(tool: &str, path: &Path, error: &serde_json::Error) -> ToolResult {
+/// arguments object itself (a missing or unknown key). `key` is the argument the path is
+/// inside, when it is relative to one.
+pub(crate) fn at_path(
+    tool: &str,
+    key: Option<&str>,
+    path: &Path,
+    error: &serde_json::Error,
+) -> ToolResult {
     let message = without_position(error);
-    let mut segments: Vec<&Segment> = path.iter().collect();
+    let key = key.map(|key| Segment::Map {
+        key: key.to_owned(),
+    });
+    let mut segments: Vec<&Segment> = key.iter().chain(path.iter()).collect();
     // serde_path_to_error counts the key of an unknown field as a step into it; the field is
     // not there, so the path stops at the object that refused it.
     if let Some(Segment::Map { key }) = segments.last() {
@@ -115,7 +141,7 @@ fn too_deep(tool: &str) -> ToolResult {
 /// serde_json's message for a value that does not fit, without its ` at line L column C`
 /// suffix, so it reads the same whether the arguments arrived as text or as a `Value`; a
 /// syntax error keeps its position, which is what the model needs to fix it.
-fn without_position(error: &serde_json::Error) -> String {
+pub(crate) fn without_position(error: &serde_json::Error) -> String {
     let message = error.to_string();
     if !error.is_data() {
         return message;
@@ -133,7 +159,7 @@ fn without_position(error: &serde_json::Error) -> String {
     clippy::result_large_err,
     reason = "the error is the tool's final result; boxing it would only add an allocation"
 )]
-fn parse_args_strictly(tool: &str, text: &str) -> Result<Value, ToolResult> {
+pub(crate) fn parse_args_strictly(tool: &str, text: &str) -> Result<Value, ToolResult> {
     check_size(tool, text)?;
     if text.trim().is_empty() {
         return Ok(Value::Object(Map::new()));
@@ -148,7 +174,7 @@ fn parse_args_strictly(tool: &str, text: &str) -> Result<Value, ToolResult> {
     };
     let inner = error.inner();
     if inner.is_data() {
-        return Err(at_path(tool, error.path(), inner));
+        return Err(at_path(tool, None, error.path(), inner));
     }
     // Broken text: the position says where, whatever value was being read.
     if inner.to_string().starts_with("recursion limit exceeded") {

@@ -87,6 +87,7 @@ mod future;
 mod lower;
 mod macro_support;
 mod output_support;
+mod params;
 mod part;
 mod provider;
 mod result;
@@ -156,9 +157,10 @@ pub mod __private {
     pub use crate::output_support::{
         Lowering, OutputPart, json_array, json_object, json_text, serialize,
     };
+    pub use crate::params::{Slot, decode_params, decode_params_json, take};
     pub use crate::schema::{
-        OutputSchemaProbe, ProbeStructured, ProbeUnstructured, StructuredOutput, ToolSchema,
-        WRAPPED_RESULT, input_schema_for, output_schema_for, tool_schema,
+        Built, OutputSchemaProbe, ProbeStructured, ProbeUnstructured, StructuredOutput, ToolSchema,
+        WRAPPED_RESULT, input_schema_for, output_schema_for, tool_schema, tool_schema_of,
     };
     // The public items generated code names, reached the same way as everything else here.
     pub use crate::{

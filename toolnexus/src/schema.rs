@@ -1,7 +1,9 @@
 //! The portable schemas of a `#[tool]`: its input schema (SPEC §5) and, for a fn returning
 //! `Json<T>`, its MCP output schema (SPEC §8), each built once per tool.
 
-use schemars::generate::SchemaSettings;
+use std::sync::OnceLock;
+
+use schemars::generate::{SchemaGenerator, SchemaSettings};
 use schemars::transform::{RestrictFormats, Transform};
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
@@ -31,7 +33,48 @@ pub struct ToolSchema {
 
 /// [`ToolSchema`] of a macro-generated schema struct.
 pub fn tool_schema<T: JsonSchema>() -> ToolSchema {
-    let (mut root, text_via_value) = portable_root_and_width::<T>();
+    tool_schema_from(portable_root_and_width(root_schema::<T>()))
+}
+
+/// [`ToolSchema`] of the macro-generated schema struct whose `JsonSchema::json_schema` is
+/// `json_schema`: [`tool_schema`] without instantiating schemars' generic root-schema code
+/// for every tool. The struct is never a part of its own schema, so generating its root by
+/// hand gives what [`SchemaGenerator::into_root_schema_for`] gives.
+pub fn tool_schema_of(json_schema: fn(&mut SchemaGenerator) -> Schema) -> ToolSchema {
+    let mut generator = settings().into_generator();
+    let mut schema = json_schema(&mut generator);
+    let meta_schema = generator.settings().meta_schema.clone();
+    let definitions = generator.take_definitions(false);
+    let root = schema.ensure_object();
+    if let Some(meta_schema) = meta_schema {
+        root.insert("$schema".to_owned(), meta_schema.into());
+    }
+    if !definitions.is_empty() {
+        // Where draft 2020-12's settings keep them (`definitions_path`).
+        root.insert("$defs".to_owned(), Value::Object(definitions));
+    }
+    tool_schema_from(portable_root_and_width(schema))
+}
+
+/// A value a `#[tool]` builds once, on first use, and then lends: its schemas. One
+/// instantiation per value type serves every tool.
+#[derive(Debug)]
+pub struct Built<T>(OnceLock<T>);
+
+impl<T> Built<T> {
+    /// Not built yet.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        Self(OnceLock::new())
+    }
+
+    /// The value, built by `build` on the first call.
+    pub fn get(&self, build: fn() -> T) -> &T {
+        self.0.get_or_init(build)
+    }
+}
+
+fn tool_schema_from((mut root, text_via_value): (Map<String, Value>, bool)) -> ToolSchema {
     // Some clients reject an object schema without `properties`, so a tool without
     // parameters still says `"properties": {}`.
     root.entry("properties")
@@ -54,15 +97,23 @@ pub fn tool_schema<T: JsonSchema>() -> ToolSchema {
 /// The root schema of `T` as every profile starts from it: `$ref`s inlined where they can be,
 /// non-standard `format`s dropped, then `$schema` and the root `title` removed.
 fn portable_root<T: JsonSchema>() -> Map<String, Value> {
-    portable_root_and_width::<T>().0
+    portable_root_and_width(root_schema::<T>()).0
 }
 
-/// [`portable_root`], and whether the schema had an `int128`/`uint128` format (schemars'
-/// mark for `i128`/`u128`) before the non-standard formats were dropped.
-fn portable_root_and_width<T: JsonSchema>() -> (Map<String, Value>, bool) {
+fn settings() -> SchemaSettings {
     let mut settings = SchemaSettings::draft2020_12();
     settings.inline_subschemas = true;
-    let mut schema: Schema = settings.into_generator().into_root_schema_for::<T>();
+    settings
+}
+
+fn root_schema<T: JsonSchema>() -> Schema {
+    settings().into_generator().into_root_schema_for::<T>()
+}
+
+/// The [`portable_root`] of a root schema, and whether the schema had an
+/// `int128`/`uint128` format (schemars' mark for `i128`/`u128`) before the non-standard
+/// formats were dropped.
+fn portable_root_and_width(mut schema: Schema) -> (Map<String, Value>, bool) {
     let wide = has_wide_integer(schema.as_value());
     // Infers the allowed formats from `$schema`, so it must run before `$schema` is removed.
     RestrictFormats::default().transform(&mut schema);

@@ -2,6 +2,7 @@
 //! entry points here, one tool's expansion in `tool_impl`, what a failed one still emits in
 //! `fallback`.
 
+mod decode;
 mod fallback;
 mod tool_impl;
 

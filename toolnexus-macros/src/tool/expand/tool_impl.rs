@@ -16,6 +16,7 @@ use syn::{Ident, LitStr, ReturnType, Signature, Type};
 use super::super::ast::{Lend, ParamKind, ToolFn};
 use super::super::attr::{Flag, ParamDefault};
 use super::super::valid::{Field, Plan};
+use super::decode;
 
 pub enum CallTarget<'a> {
     Free(&'a Ident),
@@ -24,12 +25,12 @@ pub enum CallTarget<'a> {
 }
 
 /// A local of the expansion, unreachable from the user's tokens.
-fn local(name: &str) -> Ident {
+pub fn local(name: &str) -> Ident {
     Ident::new(name, Span::mixed_site())
 }
 
 /// A local holding one parameter's value, located at the parameter (for error spans).
-fn param_local(index: usize, at: Span) -> Ident {
+pub fn param_local(index: usize, at: Span) -> Ident {
     Ident::new(
         &format!("__param{index}"),
         Span::mixed_site().located_at(at),
@@ -45,7 +46,6 @@ pub fn expand(
     let private = &plan.private;
     let name = &plan.name;
     let description = &plan.description;
-    let serde_crate = plan.private_str("serde");
     let schemars_crate = plan.private_str("schemars");
     let map = quote!(#private::serde_json::Map<::std::string::String, #private::serde_json::Value>);
 
@@ -67,11 +67,6 @@ pub fn expand(
         .iter()
         .enumerate()
         .filter_map(|(index, field)| default_fn(index, field));
-    let args_fields = plan
-        .fields
-        .iter()
-        .enumerate()
-        .map(|(index, field)| args_field(index, field));
     let schema_fields = plan
         .fields
         .iter()
@@ -81,24 +76,18 @@ pub fn expand(
     let tool = local("__tool");
     let ctx = local("__ctx");
     let args = local("__args");
-    let decoded = local("__decoded");
     let invalid = local("__invalid");
     let raw = local("__raw");
     let stop = local("__stop");
     let value = local("__value");
 
-    let bindings: Vec<TokenStream> = plan
-        .fields
-        .iter()
-        .enumerate()
-        .map(|(index, field)| {
-            let ident = field.ident;
-            let binding = param_local(index, field.ident.span());
-            quote!(#ident: #binding)
-        })
-        .collect();
+    let params = plan.fields.iter().enumerate().map(|(index, field)| {
+        let binding = param_local(index, field.ident.span());
+        let ty = decode::decoded_type(index, field);
+        quote!(#binding: #ty)
+    });
     let unwrap_defaults = plan.fields.iter().enumerate().map(|(index, field)| {
-        if field.param.attr.default.is_none() || user_deserializes(field) {
+        if field.param.attr.default.is_none() || decode::user_deserializes(field) {
             return None;
         }
         let binding = param_local(index, field.ident.span());
@@ -221,9 +210,9 @@ pub fn expand(
     let output_schema = ret.map(|ret| {
         quote! {
             fn output_schema(&self) -> ::core::option::Option<&#map> {
-                static OUTPUT_SCHEMA: ::std::sync::OnceLock<::core::option::Option<#map>> =
-                    ::std::sync::OnceLock::new();
-                ::core::option::Option::as_ref(OUTPUT_SCHEMA.get_or_init(|| {
+                static OUTPUT_SCHEMA: #private::Built<::core::option::Option<#map>> =
+                    #private::Built::new();
+                ::core::option::Option::as_ref(OUTPUT_SCHEMA.get(|| {
                     #[allow(unused_imports)]
                     use #private::{ProbeStructured as _, ProbeUnstructured as _};
                     (&#private::OutputSchemaProbe::<#ret>::new()).output_schema()
@@ -231,6 +220,16 @@ pub fn expand(
             }
         }
     });
+    let decode::Decode {
+        items: decode_items,
+        setup,
+        from_value,
+        from_text,
+        ok,
+        unpack,
+        values,
+    } = decode::expand(plan);
+    let run = quote!(__toolnexus_run(self, #ctx #raw_arg #(, #values)*));
 
     quote! {
         #[automatically_derived]
@@ -250,17 +249,12 @@ pub fn expand(
 
             #(#defaults)*
 
-            #[derive(#private::serde::Deserialize)]
-            #[serde(crate = #serde_crate, deny_unknown_fields)]
-            struct __ToolnexusArgs {
-                #(#args_fields),*
-            }
+            #decode_items
 
             /// The input schema and what decoding needs to know of it, built once.
             fn __toolnexus_schema() -> &'static #private::ToolSchema {
-                static SCHEMA: ::std::sync::OnceLock<#private::ToolSchema> =
-                    ::std::sync::OnceLock::new();
-                SCHEMA.get_or_init(|| {
+                static SCHEMA: #private::Built<#private::ToolSchema> = #private::Built::new();
+                SCHEMA.get(|| {
                     // schemars' derive names prelude items (`None`, `Into`, …); this block
                     // gives them back under `#![no_implicit_prelude]`. The parameter types
                     // are the aliases above, resolved outside it.
@@ -274,18 +268,19 @@ pub fn expand(
                     struct __ToolnexusSchema {
                         #(#schema_fields),*
                     }
-                    #private::tool_schema::<__ToolnexusSchema>()
+                    #private::tool_schema_of(
+                        <__ToolnexusSchema as #private::schemars::JsonSchema>::json_schema,
+                    )
                 })
             }
 
             /// Calls the fn with decoded arguments; both `execute` entry points end here.
             fn __toolnexus_run<'a>(
                 #tool: &'a #struct_ident,
-                #decoded: __ToolnexusArgs,
                 #ctx: &'a #private::ToolContext
                 #raw_param
+                #(, #params)*
             ) -> #private::ToolFuture<'a> {
-                let __ToolnexusArgs { #(#bindings),* } = #decoded;
                 #(#unwrap_defaults)*
                 #gate
                 let _ = (#tool, #ctx);
@@ -317,10 +312,12 @@ pub fn expand(
                     #ctx: &'a #private::ToolContext,
                 ) -> #private::BoxFuture<'a, #private::ToolResult> {
                     #raw_from_value
-                    match #private::decode_args::<__ToolnexusArgs>(Self::NAME, #args) {
-                        ::core::result::Result::Ok(#decoded) => #private::ToolFuture::into_boxed(
-                            __toolnexus_run(self, #decoded, #ctx #raw_arg),
-                        ),
+                    #setup
+                    match #from_value {
+                        ::core::result::Result::Ok(#ok) => {
+                            #unpack
+                            #private::ToolFuture::into_boxed(#run)
+                        }
                         ::core::result::Result::Err(#invalid) => {
                             ::std::boxed::Box::pin(::core::future::ready(#invalid))
                         }
@@ -333,13 +330,12 @@ pub fn expand(
                     #ctx: &'a #private::ToolContext,
                 ) -> #private::ToolFuture<'a> {
                     #raw_from_text
-                    let #decoded = #private::decode_args_json::<__ToolnexusArgs>(
-                        Self::NAME,
-                        #args,
-                        __toolnexus_schema().text_via_value,
-                    );
-                    match #decoded {
-                        ::core::result::Result::Ok(#decoded) => __toolnexus_run(self, #decoded, #ctx #raw_arg),
+                    #setup
+                    match #from_text {
+                        ::core::result::Result::Ok(#ok) => {
+                            #unpack
+                            #run
+                        }
                         ::core::result::Result::Err(#invalid) => #private::ToolFuture::ready(#invalid),
                     }
                 }
@@ -350,11 +346,11 @@ pub fn expand(
 
 /// The alias naming parameter `index`'s owned type, located at the user's type so errors
 /// from the derives land there.
-fn alias_ident(index: usize, field: &Field) -> Ident {
+pub fn alias_ident(index: usize, field: &Field) -> Ident {
     Ident::new(&format!("__ToolnexusParam{index}"), field.param.ty.span())
 }
 
-fn default_ident(index: usize) -> Ident {
+pub fn default_ident(index: usize) -> Ident {
     format_ident!("__toolnexus_default_{index}")
 }
 
@@ -376,44 +372,6 @@ fn default_fn(index: usize, field: &Field) -> Option<TokenStream> {
     };
     let name = default_ident(index);
     Some(quote!(fn #name() -> #alias { #value }))
-}
-
-/// The field serde decodes: `Option` fields default to `None`; a defaulted parameter is an
-/// `Option` too, so `null` means absent, and is unwrapped with its default at the call.
-fn args_field(index: usize, field: &Field) -> TokenStream {
-    let ident = field.ident;
-    let alias = alias_ident(index, field);
-    let param = field.param;
-    let rename = param
-        .attr
-        .rename
-        .as_ref()
-        .map(|rename| quote!(#[serde(rename = #rename)]));
-    let serde_attrs: Vec<_> = param
-        .forwarded
-        .iter()
-        .filter(|attr| attr.path().is_ident("serde"))
-        .collect();
-    let (ty, default) = if param.attr.default.is_some() && user_deserializes(field) {
-        // The user's own deserializer decodes the value itself, `null` included.
-        let path = LitStr::new(&default_ident(index).to_string(), Span::call_site());
-        (quote!(#alias), quote!(#[serde(default = #path)]))
-    } else if param.attr.default.is_some() {
-        (
-            quote!(::core::option::Option<#alias>),
-            quote!(#[serde(default)]),
-        )
-    } else if field.shape.optional {
-        (quote!(#alias), quote!(#[serde(default)]))
-    } else {
-        (quote!(#alias), TokenStream::new())
-    };
-    quote! {
-        #rename
-        #(#serde_attrs)*
-        #default
-        #ident: #ty
-    }
 }
 
 /// The field schemars describes: the parameter's own type, its description, its default.
@@ -451,23 +409,6 @@ fn schema_field(index: usize, field: &Field) -> TokenStream {
         #optional
         #ident: #alias
     }
-}
-
-/// Whether a forwarded `#[serde(…)]` replaces deserialization (`with`, `deserialize_with`).
-fn user_deserializes(field: &Field) -> bool {
-    field.param.forwarded.iter().any(|attr| {
-        let mut found = false;
-        let _ = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("with") || meta.path.is_ident("deserialize_with") {
-                found = true;
-            }
-            if meta.input.peek(syn::Token![=]) {
-                let _: syn::Expr = meta.value()?.parse()?;
-            }
-            Ok(())
-        });
-        attr.path().is_ident("serde") && found
-    })
 }
 
 fn annotations_fn(plan: &Plan, model: &ToolFn) -> Option<TokenStream> {
