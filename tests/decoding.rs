@@ -122,6 +122,12 @@ fn wide(big: i128, huge: Option<u128>) -> String {
     format!("{big} {huge:?}")
 }
 
+/// Any JSON value, with no `#[serde]` attribute (decoded parameter by parameter).
+#[tool]
+fn anything(any: Value) -> String {
+    any.to_string().len().to_string()
+}
+
 /// Plain numbers.
 #[tool]
 fn numbers(small: i8, unsigned: u64, float: f64) -> String {
@@ -354,6 +360,60 @@ fn duplicate_keys_in_text_are_refused() {
 }
 
 #[test]
+fn any_layout_of_the_text_decodes_as_the_value_it_parses_to() {
+    // Read in place on the fast path: whitespace, escaped keys, key order, nested values.
+    let valid = [
+        r#"{"small":1,"unsigned":2,"float":3}"#,
+        " \t\r\n{ \"small\" :\n-1 , \"unsigned\"\t: 2,\"float\": 3.5e0 } \n",
+        r#"{"float": 1, "small": 2, "unsigned": 3}"#,
+        r#"{"sm\u0061ll": 1, "unsigned": 2, "\u0066loat": 3}"#,
+        r#"{"small": 1, "unsigned": 2, "float": 3, "extra\n": 4}"#,
+        r#"{"small": 1, "unsigned": 2}"#,
+        r#"{"small": 1, "unsigned": 2, "float": "3"}"#,
+        r#"{"small": 128, "unsigned": 2, "float": 3}"#,
+        r#"{}"#,
+    ];
+    for text in valid {
+        let value: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            from_text(&NumbersTool, text),
+            from_value(&NumbersTool, value),
+            "{text}"
+        );
+    }
+    assert_eq!(
+        from_text(&NumbersTool, r#"{"small":-1,"unsigned":2,"float":3.5}"#).output,
+        "-1 2 3.5"
+    );
+    // Not JSON, or not an object: refused as the reference path refuses it.
+    let invalid = [
+        r#"{"small": 1, "unsigned": 2, "float": 3,}"#,
+        r#"{"small": 1 "unsigned": 2, "float": 3}"#,
+        r#"{"small" 1, "unsigned": 2, "float": 3}"#,
+        r#"{"small": 1, "unsigned": 2, "float": 3} x"#,
+        r#"{"small": 1, "unsigned": 2, "float": 3"#,
+        r#"{"small": 01, "unsigned": 2, "float": 3}"#,
+        r#"{"small": 1, "unsigned": 2, "float": 3}}"#,
+        "{\"sm\u{1}all\": 1, \"unsigned\": 2, \"float\": 3}",
+        r#"{"small": 1, "unsigned": 2, "float": 3, "\x": 4}"#,
+        r#"{"small": 1, "unsigned": 2, "float": 3 "#,
+        r#"{"small": 1, "unsigned": 2, "float": -}"#,
+        r#"{small: 1}"#,
+    ];
+    for text in invalid {
+        let result = from_text(&NumbersTool, text);
+        assert!(result.is_error, "{text}: {result:?}");
+        assert!(
+            result
+                .output
+                .starts_with("invalid arguments for `numbers`: "),
+            "{text}: {result:?}"
+        );
+        assert!(serde_json::from_str::<Value>(text).is_err(), "{text}");
+    }
+}
+
+#[test]
 fn nesting_is_limited_alike_on_both_entry_points() {
     let nest = |depth: usize| {
         let mut value = json!(1);
@@ -364,6 +424,8 @@ fn nesting_is_limited_alike_on_both_entry_points() {
     };
     for depth in [100, 126, 127, 128, 200] {
         let result = both(&TrickyTool, nest(depth));
+        assert_eq!(result.is_error, depth >= 127, "{depth}: {result:?}");
+        let result = both(&AnythingTool, nest(depth));
         assert_eq!(result.is_error, depth >= 127, "{depth}: {result:?}");
     }
 }

@@ -53,20 +53,9 @@ pub(crate) fn check_shape(tool: &str, args: Value) -> Result<Map<String, Value>,
             ));
         }
     };
-    // Flat arguments (the common case) skip the walk.
-    let nested = args
-        .values()
-        .any(|value| value.is_array() || value.is_object());
-    if nested {
-        let args = Value::Object(args);
-        if nesting_exceeds(&args, MAX_NESTING) {
-            dismantle(args);
-            return Err(too_deep(tool));
-        }
-        let Value::Object(args) = args else {
-            unreachable!("wrapped just above")
-        };
-        return Ok(args);
+    if !within_nesting(&args) {
+        dismantle(Value::Object(args));
+        return Err(too_deep(tool));
     }
     Ok(args)
 }
@@ -294,9 +283,10 @@ pub const MAX_ARGUMENT_BYTES: usize = 16 * 1024 * 1024;
 /// overflow the stack.
 const MAX_NESTING: usize = 127;
 
-/// Whether `root` nests arrays/objects deeper than `limit`, checked without recursion and
-/// without allocating for flat arguments (the common case on the hot path).
-fn nesting_exceeds(root: &Value, limit: usize) -> bool {
+/// Whether an arguments object nests arrays/objects at most [`MAX_NESTING`] levels deep,
+/// checked without recursion, and without allocating or walking for flat arguments (the
+/// common case on the hot path).
+pub(crate) fn within_nesting(object: &Map<String, Value>) -> bool {
     fn nested_children(value: &Value) -> impl Iterator<Item = &Value> {
         let (items, fields) = match value {
             Value::Array(items) => (Some(items.iter()), None),
@@ -309,14 +299,22 @@ fn nesting_exceeds(root: &Value, limit: usize) -> bool {
             .chain(fields.into_iter().flatten())
             .filter(|child| child.is_array() || child.is_object())
     }
-    let mut pending: Vec<(&Value, usize)> = nested_children(root).map(|child| (child, 2)).collect();
+    let nested = |child: &&Value| child.is_array() || child.is_object();
+    if !object.values().any(|child| nested(&child)) {
+        return true;
+    }
+    let mut pending: Vec<(&Value, usize)> = object
+        .values()
+        .filter(nested)
+        .map(|child| (child, 2))
+        .collect();
     while let Some((value, depth)) = pending.pop() {
-        if depth > limit {
-            return true;
+        if depth > MAX_NESTING {
+            return false;
         }
         pending.extend(nested_children(value).map(|child| (child, depth + 1)));
     }
-    false
+    true
 }
 
 /// Drops a value without recursion: `Value`'s own drop recurses once per level, which

@@ -10,12 +10,12 @@
 //! [`Slot`] of each parameter *type*, shared by every tool of a crate with a parameter of that
 //! type.
 
-use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, Visitor};
-use serde_json::value::RawValue;
+use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
 use crate::decode::{
-    MAX_ARGUMENT_BYTES, at_path, check_shape, invalid_args, parse_args_strictly, without_position,
+    MAX_ARGUMENT_BYTES, at_path, check_shape, invalid_args, parse_args_strictly, within_nesting,
+    without_position,
 };
 use crate::result::ToolResult;
 
@@ -25,14 +25,14 @@ use crate::result::ToolResult;
 /// one list (`&mut [&mut dyn Slot]`) that the non-generic walk fills.
 pub trait Slot {
     /// Decodes a value of the arguments object, borrowed.
-    fn from_value(&mut self, value: &Value) -> Result<(), serde_json::Error>;
+    fn decode_value(&mut self, value: &Value) -> Result<(), serde_json::Error>;
     /// Decodes an owned value, tracking the path to a failure inside it.
-    fn from_owned(
+    fn decode_owned(
         &mut self,
         value: Value,
     ) -> Result<(), serde_path_to_error::Error<serde_json::Error>>;
-    /// Decodes the JSON text of one value.
-    fn from_text(&mut self, text: &str) -> Result<(), serde_json::Error>;
+    /// Decodes the JSON value at the start of `text`; returns how many bytes it took.
+    fn decode_prefix(&mut self, text: &str) -> Result<usize, serde_json::Error>;
     /// Fills the slot for a key the arguments lack, as serde does for a struct field: an
     /// `Option` is `None`, anything else is a ``missing field `NAME` `` error.
     fn missing(&mut self, name: &'static str) -> Result<(), serde_json::Error>;
@@ -43,12 +43,12 @@ pub trait Slot {
 }
 
 impl<T: DeserializeOwned> Slot for Option<T> {
-    fn from_value(&mut self, value: &Value) -> Result<(), serde_json::Error> {
+    fn decode_value(&mut self, value: &Value) -> Result<(), serde_json::Error> {
         *self = Some(T::deserialize(value)?);
         Ok(())
     }
 
-    fn from_owned(
+    fn decode_owned(
         &mut self,
         value: Value,
     ) -> Result<(), serde_path_to_error::Error<serde_json::Error>> {
@@ -56,9 +56,13 @@ impl<T: DeserializeOwned> Slot for Option<T> {
         Ok(())
     }
 
-    fn from_text(&mut self, text: &str) -> Result<(), serde_json::Error> {
-        *self = Some(serde_json::from_str(text)?);
-        Ok(())
+    fn decode_prefix(&mut self, text: &str) -> Result<usize, serde_json::Error> {
+        let mut values = serde_json::Deserializer::from_str(text).into_iter();
+        let value = values
+            .next()
+            .unwrap_or_else(|| Err(de::Error::custom("no value")))?;
+        *self = Some(value);
+        Ok(values.byte_offset())
     }
 
     fn missing(&mut self, name: &'static str) -> Result<(), serde_json::Error> {
@@ -97,14 +101,16 @@ pub fn decode_params(
     keys: &'static [&'static str],
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), ToolResult> {
-    let args = check_shape(tool, args)?;
     // A borrowed walk tracks no path, so it costs nothing beyond what the types need; only a
-    // failure is walked again, owned, to find where it failed.
-    if borrowed_walk(&args, keys, slots).is_ok() {
-        return Ok(());
+    // failure (or arguments that are not a plain object) takes the owned walk, which finds
+    // where it failed.
+    if let Value::Object(object) = &args {
+        if within_nesting(object) && borrowed_walk(object, keys, slots).is_ok() {
+            return Ok(());
+        }
+        slots.iter_mut().for_each(|slot| slot.clear());
     }
-    slots.iter_mut().for_each(|slot| slot.clear());
-    owned_walk(tool, args, keys, slots)
+    owned_walk(tool, check_shape(tool, args)?, keys, slots)
 }
 
 /// [`decode_params`] for the raw argument text a model produced, with the same outcome for
@@ -135,11 +141,16 @@ fn position(keys: &'static [&'static str], key: &str) -> Option<usize> {
     keys.iter().position(|candidate| *candidate == key)
 }
 
-/// Fills the slots no key named; `Err` if one is required.
+/// Fills the slots no key named, when `filled` (the keys found, each once) are fewer than
+/// the slots; `Err` if one is required.
 fn fill_missing(
+    filled: usize,
     keys: &'static [&'static str],
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), serde_json::Error> {
+    if filled == slots.len() {
+        return Ok(());
+    }
     for (key, slot) in keys.iter().zip(slots) {
         if !slot.is_filled() {
             slot.missing(key)?;
@@ -155,9 +166,10 @@ fn borrowed_walk(
 ) -> Result<(), ()> {
     for (key, value) in args {
         let at = position(keys, key).ok_or(())?;
-        slots[at].from_value(value).map_err(drop)?;
+        slots[at].decode_value(value).map_err(drop)?;
     }
-    fill_missing(keys, slots).map_err(drop)
+    // The keys of a map are distinct, so each filled its own slot.
+    fill_missing(args.len(), keys, slots).map_err(drop)
 }
 
 /// The reference walk, in the order serde's derive takes: the entries as they come (an
@@ -177,62 +189,65 @@ fn owned_walk(
             let error = <serde_json::Error as de::Error>::unknown_field(&key, keys);
             return Err(invalid_args(tool, error));
         };
-        if let Err(error) = slots[at].from_owned(value) {
+        if let Err(error) = slots[at].decode_owned(value) {
             return Err(at_path(tool, Some(&key), error.path(), error.inner()));
         }
     }
-    fill_missing(keys, slots).map_err(|error| invalid_args(tool, without_position(&error)))
+    fill_missing(0, keys, slots).map_err(|error| invalid_args(tool, without_position(&error)))
 }
 
-/// The fast path for text: each value of the object is found in place and decoded from its
-/// own text. Any failure — bad JSON, a bad value, an unknown, repeated or missing key —
-/// sends the caller to the reference path, which reports it.
+/// The fast path for text: the object's keys, colons and commas are read here, and each
+/// value straight from the text into its slot (so it is read once, by serde_json). Any
+/// failure — bad JSON, a bad value, an unknown, repeated or missing key, a value that might
+/// nest too deep — sends the caller to the reference path, which reports it. What this
+/// accepts is exactly a JSON object whose values the reference path decodes alike.
 fn text_walk(
     text: &str,
     keys: &'static [&'static str],
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), ()> {
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    deserializer
-        .deserialize_map(TextObject { keys, slots })
-        .map_err(drop)?;
-    deserializer.end().map_err(drop)?;
-    fill_missing(keys, slots).map_err(drop)
-}
-
-struct TextObject<'s, 'r> {
-    keys: &'static [&'static str],
-    slots: &'s mut [&'r mut dyn Slot],
-}
-
-impl<'de> Visitor<'de> for TextObject<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
-        formatter.write_str("the arguments object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(at) = map.next_key_seed(Key(self.keys))? {
-            let slot = &mut self.slots[at];
+    let mut filled = 0;
+    let mut text = Text {
+        bytes: text.as_bytes(),
+        text,
+        at: 0,
+    };
+    text.expect(b'{')?;
+    if text.peek() == Some(b'}') {
+        text.at += 1;
+    } else {
+        loop {
+            let slot = &mut slots[text.key(keys)?];
             if slot.is_filled() {
-                return Err(de::Error::custom("duplicate key"));
+                return Err(());
             }
-            let value: &RawValue = map.next_value()?;
-            // Decoded on its own, a value may nest one level deeper than inside the
-            // arguments object; one that might is left to the reference path, which
-            // refuses it. A value needs an opening bracket per level, so only a long one
-            // is counted.
-            let text = value.get();
-            if text.len() >= TOO_DEEP
-                && text.bytes().filter(|b| matches!(b, b'[' | b'{')).count() >= TOO_DEEP
+            text.expect(b':')?;
+            text.skip_whitespace();
+            let rest = &text.text[text.at..];
+            let read = slot.decode_prefix(rest).map_err(drop)?;
+            // Decoded on its own, a value may open one level more than inside the arguments
+            // object; one that might is left to the reference path, which refuses it. A
+            // value opens a bracket per level, so only a long one is counted.
+            let value = &rest.as_bytes()[..read];
+            if read >= TOO_DEEP
+                && value.iter().filter(|b| matches!(b, b'[' | b'{')).count() >= TOO_DEEP
             {
-                return Err(de::Error::custom("deeply nested"));
+                return Err(());
             }
-            slot.from_text(text).map_err(de::Error::custom)?;
+            text.at += read;
+            filled += 1;
+            match text.next() {
+                Some(b',') => {}
+                Some(b'}') => break,
+                _ => return Err(()),
+            }
         }
-        Ok(())
     }
+    text.skip_whitespace();
+    if text.at != text.bytes.len() {
+        return Err(());
+    }
+    fill_missing(filled, keys, slots).map_err(drop)
 }
 
 /// The levels a value may not open inside the arguments object: serde_json refuses text that
@@ -240,26 +255,64 @@ impl<'de> Visitor<'de> for TextObject<'_, '_> {
 /// all). On its own, a value could open 127.
 const TOO_DEEP: usize = 127;
 
-/// A key of the arguments object, as the position of its parameter.
-struct Key(&'static [&'static str]);
-
-impl<'de> DeserializeSeed<'de> for Key {
-    type Value = usize;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
-        deserializer.deserialize_str(self)
-    }
+/// The arguments text, read from `at`.
+struct Text<'t> {
+    text: &'t str,
+    bytes: &'t [u8],
+    at: usize,
 }
 
-impl<'de> Visitor<'de> for Key {
-    type Value = usize;
-
-    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
-        formatter.write_str("a parameter name")
+impl Text<'_> {
+    /// JSON's whitespace, as serde_json reads it.
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.bytes.get(self.at) {
+            self.at += 1;
+        }
     }
 
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<usize, E> {
-        position(self.0, key).ok_or_else(|| E::unknown_field(key, self.0))
+    /// The next byte after whitespace, not consumed.
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_whitespace();
+        self.bytes.get(self.at).copied()
+    }
+
+    /// The next byte after whitespace, consumed.
+    fn next(&mut self) -> Option<u8> {
+        let byte = self.peek()?;
+        self.at += 1;
+        Some(byte)
+    }
+
+    fn expect(&mut self, byte: u8) -> Result<(), ()> {
+        (self.next() == Some(byte)).then_some(()).ok_or(())
+    }
+
+    /// A key, as the position of its parameter. One with escapes is decoded by serde_json;
+    /// a raw control character, invalid in a JSON string, fails.
+    fn key(&mut self, keys: &'static [&'static str]) -> Result<usize, ()> {
+        self.expect(b'"')?;
+        let start = self.at;
+        let mut escaped = false;
+        loop {
+            match *self.bytes.get(self.at).ok_or(())? {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    self.at += 2;
+                }
+                0..0x20 => return Err(()),
+                _ => self.at += 1,
+            }
+        }
+        let raw = self.text.get(start..self.at).ok_or(())?;
+        self.at += 1;
+        if escaped {
+            let quoted = &self.text[start - 1..self.at];
+            let key: String = serde_json::from_str(quoted).map_err(drop)?;
+            position(keys, &key).ok_or(())
+        } else {
+            position(keys, raw).ok_or(())
+        }
     }
 }
 

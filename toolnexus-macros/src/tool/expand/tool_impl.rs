@@ -275,6 +275,8 @@ pub fn expand(
             }
 
             /// Calls the fn with decoded arguments; both `execute` entry points end here.
+            // It takes what the fn takes, and the tool and context besides.
+            #[allow(clippy::too_many_arguments)]
             fn __toolnexus_run<'a>(
                 #tool: &'a #struct_ident,
                 #ctx: &'a #private::ToolContext
