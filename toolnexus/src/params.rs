@@ -128,7 +128,7 @@ pub fn decode_params_json(
     keys: &'static [&'static str],
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), ToolResult> {
-    if !via_value && text.len() <= MAX_ARGUMENT_BYTES && text.trim_start().starts_with('{') {
+    if !via_value && text.len() <= MAX_ARGUMENT_BYTES {
         if text_walk(text, keys, slots).is_ok() {
             return Ok(());
         }
@@ -137,8 +137,13 @@ pub fn decode_params_json(
     decode_params(tool, parse_args_strictly(tool, text)?, keys, slots)
 }
 
+/// The parameter a key names. Parameter names are short: comparing them here, byte by byte
+/// after their lengths, is cheaper than a call to `memcmp` for each.
 fn position(keys: &'static [&'static str], key: &str) -> Option<usize> {
-    keys.iter().position(|candidate| *candidate == key)
+    let key = key.as_bytes();
+    keys.iter().position(|candidate| {
+        candidate.len() == key.len() && candidate.bytes().zip(key).all(|(a, b)| a == *b)
+    })
 }
 
 /// Fills the slots no key named, when `filled` (the keys found, each once) are fewer than
