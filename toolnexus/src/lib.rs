@@ -61,6 +61,7 @@
 #![deny(missing_docs)]
 
 mod attach;
+mod decodable;
 mod decode;
 mod lower;
 mod macro_support;
