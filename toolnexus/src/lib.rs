@@ -61,6 +61,7 @@
 #![deny(missing_docs)]
 
 mod attach;
+mod check;
 mod decodable;
 mod decode;
 mod lower;
@@ -81,6 +82,7 @@ pub mod mcp;
 pub use mcp::{McpServer, serve_stdio};
 
 pub use attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
+pub use check::{Profile, SchemaIssue, check};
 pub use decode::MAX_ARGUMENT_BYTES;
 pub use lower::{IntoToolError, IntoToolResult, Json};
 pub use part::{
@@ -88,7 +90,8 @@ pub use part::{
 };
 pub use provider::anthropic::anthropic_tool_results;
 pub use provider::gemini::{GEMINI_RECURSION_DEPTH, gemini_schema};
-pub use provider::openai::{openai_strict_schema, openai_tool_messages};
+pub use provider::openai::openai_tool_messages;
+pub use provider::openai_strict::openai_strict_schema;
 pub use provider::{Style, encode_part, unsupported_placeholder};
 pub use result::ToolResult;
 pub use suspend::{

@@ -13,8 +13,10 @@
 
 pub(crate) mod anthropic;
 pub(crate) mod gemini;
+mod gemini_keywords;
 pub(crate) mod mcp;
 pub(crate) mod openai;
+pub(crate) mod openai_strict;
 
 use std::sync::Arc;
 
