@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::gemini_keywords::{copy_plain_keywords, insert_type_and_format, non_null_types};
-use super::{is_null_schema, name_and_description};
+use super::{distribute_over_branches, is_null_schema, name_and_description};
 use crate::check::{Loss, items_path, property_path};
 use crate::tool::Tool;
 
@@ -66,7 +66,8 @@ pub const GEMINI_RECURSION_DEPTH: usize = 3;
 ///   and cut where it would go deeper, so that every instance of the result still decodes.
 /// - A type array or an `anyOf`/`oneOf` branch of `null` becomes `"nullable": true`; other
 ///   type arrays become `anyOf` branches; `oneOf` becomes `anyOf`; an `anyOf` left with one
-///   branch is merged into its parent; `allOf` is merged into its parent.
+///   branch is merged into its parent; `allOf` is merged into its parent; an object's own
+///   properties beside an `anyOf` of objects (a flattened enum) move into each branch.
 /// - A string `const` becomes a one-value `enum`.
 /// - A tuple whose elements share one schema becomes a list of that schema with its length.
 ///
@@ -166,6 +167,14 @@ impl Lowering<'_> {
     ) -> Option<Map<String, Value>> {
         if let Some(Value::String(reference)) = map.get("$ref") {
             return self.inline(reference, map, path, refs);
+        }
+        if map.contains_key("properties") && ["anyOf", "oneOf"].iter().any(|k| map.contains_key(*k))
+        {
+            let mut distributed = map.clone();
+            distribute_over_branches(&mut distributed);
+            if distributed != *map {
+                return self.lower_map(&distributed, path, refs);
+            }
         }
         let (types, null_type) = non_null_types(map)?;
         if types.len() > 1 {

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use super::is_null_schema;
+use super::{distribute_over_branches, is_null_schema};
 use crate::check::{Loss, items_path, property_path};
 
 /// Rewrites an input schema to OpenAI's strict structured-outputs rules (what
@@ -22,8 +22,10 @@ use crate::check::{Loss, items_path, property_path};
 /// admits `null` where it decodes (an `Option` field), and a serde-defaulted field the model
 /// must now send is still one the tool accepts. Every `default` is removed; `oneOf` becomes
 /// `anyOf` (the branches serde's tagged enums produce are disjoint, so nothing is added);
-/// `allOf` parts are merged into one object; a `$ref` with siblings moves into an `anyOf` of
-/// one; a tuple whose elements share one schema becomes a list of that schema with its length.
+/// `allOf` parts are merged into one object; an object's own properties beside an `anyOf` of
+/// objects (a flattened enum) move into each branch, so closing them does not make them
+/// exclude each other; a `$ref` with siblings moves into an `anyOf` of one; a tuple whose
+/// elements share one schema becomes a list of that schema with its length.
 /// `$defs` and `$ref` are kept: strict mode supports them, recursion included. `minimum`,
 /// `maximum`, `pattern`, `minItems`, `maxItems` and the formats strict mode documents are kept
 /// (fine-tuned models may refuse them).
@@ -162,6 +164,7 @@ impl Strict {
             }
         }
         self.merge_all_of(map, path);
+        distribute_over_branches(map);
         if let Some(Value::String(reference)) = map.get("$ref").cloned() {
             self.follow(&reference, path);
             if map.len() > 1 {
