@@ -42,6 +42,9 @@
 //!   [`Toolkit::to_anthropic`], [`Toolkit::to_gemini`], [`Toolkit::to_mcp`] for definitions;
 //!   [`ToolResult::to_openai_messages`], [`ToolResult::to_anthropic_block`] and
 //!   [`ToolResult::to_mcp`] for results; [`Toolkit::call`] for the suspension loop rule.
+//! - Keep the schemas honest: [`Toolkit::check`] (or [`check`] for one tool) lists every place
+//!   a provider's schema dialect ([`Profile`]) cannot say what a tool accepts; assert it is
+//!   empty in your tests.
 //! - Parameter types need `serde::Deserialize` and a JSON Schema: derive
 //!   [`JsonSchema`](derive@JsonSchema) from this crate, so your `Cargo.toml` needs only
 //!   `toolnexus` and `serde`.
