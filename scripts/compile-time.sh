@@ -5,6 +5,7 @@
 #
 #     bash scripts/compile-time.sh            # dev profile
 #     bash scripts/compile-time.sh --release  # extra arguments go to every `cargo build`
+#     bash scripts/compile-time.sh --vs-rig   # the comparison with rig's #[rig_tool] below
 #
 # It generates a crate with 200 `#[tool]` fns of varied signatures (plain, `Option`,
 # defaulted, `String`/`Vec`/struct parameters, injected context, async, `Result` and `Json`
@@ -19,12 +20,22 @@
 #   4. one fn body edited    change one literal in one tool's body, then `cargo build`
 #
 # and prints the four numbers. The crate is regenerated on every run.
+#
+# With `--vs-rig` it instead builds the same 200 two-parameter tools twice, once with
+# `#[tool]` and once with rig-core 0.44's `#[rig_tool]` (`fn add_i(a: i64, b: i64) ->
+# Result<i64, E>`, both parameters described), in one shared target dir with every dependency
+# built first, and times for each: the crate alone from clean, and a rebuild after one fn body
+# changed — three rounds, interleaved, so both see the same machine load.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SCRATCH="${CARGO_TARGET_DIR:-$ROOT/target}/compile-time"
 CRATE="$SCRATCH/tools200"
 TOOLS=200
+
+if [[ " $* " == *" --vs-rig "* ]]; then
+    exec bash "$ROOT/scripts/compile-time-vs-rig.sh"
+fi
 
 rm -rf "$CRATE" "$SCRATCH/target"
 mkdir -p "$CRATE/src"
