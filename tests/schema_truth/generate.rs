@@ -1,6 +1,7 @@
 //! Instances generated from a schema: a proptest `Strategy` for every keyword the profiles
 //! emit, in the JSON Schema dialect (the plain and OpenAI strict schemas) or Gemini's
-//! OpenAPI 3.0 subset.
+//! OpenAPI 3.0 subset. (`uniqueItems` is not among them: serde's sets take duplicates, so the
+//! portable schema never says it.)
 
 use proptest::prelude::*;
 use proptest::string::string_regex;
@@ -172,50 +173,26 @@ impl Generator<'_> {
         };
         let rest_max = max.saturating_sub(prefix.len() as u64);
         let rest_min = min.saturating_sub(prefix.len() as u64);
-        let rest = if rest_max == 0 {
-            Just(Vec::new()).boxed()
-        } else {
-            match map.get("items") {
-                // Without `items`, anything may follow the prefix (JSON Schema) …
-                None if self.dialect == Dialect::JsonSchema => {
-                    prop::collection::vec(any_json(), rest_min as usize..=rest_max as usize).boxed()
-                }
-                // … and nothing may in Gemini, which has no tuples.
-                None => Just(Vec::new()).boxed(),
-                Some(Value::Bool(false)) => Just(Vec::new()).boxed(),
-                Some(items) => match self.schema(items, refs, depth + 1) {
-                    Some(item) => {
-                        prop::collection::vec(item, rest_min as usize..=rest_max as usize).boxed()
-                    }
-                    None if rest_min == 0 => Just(Vec::new()).boxed(),
-                    None => return None,
-                },
-            }
+        let item = match map.get("items") {
+            Some(items) if rest_max > 0 => self.schema(items, refs, depth + 1),
+            _ => None,
         };
-        let unique = map.get("uniqueItems") == Some(&Value::Bool(true));
-        let array = (prefix, rest).prop_map(|(mut prefix, rest): (Vec<Value>, Vec<Value>)| {
-            prefix.extend(rest);
-            prefix
-        });
-        Some(if unique {
-            array
-                .prop_map(|mut items| {
-                    let mut seen = Vec::new();
-                    items.retain(|item| {
-                        let fresh = !seen.contains(item);
-                        seen.push(item.clone());
-                        fresh
-                    });
-                    items
+        let rest = match item {
+            Some(item) => {
+                prop::collection::vec(item, rest_min as usize..=rest_max as usize).boxed()
+            }
+            // Nothing past the prefix: always valid, and all an empty `items` leaves.
+            None if rest_min == 0 => Just(Vec::new()).boxed(),
+            None => return None,
+        };
+        Some(
+            (prefix, rest)
+                .prop_map(|(mut prefix, rest): (Vec<Value>, Vec<Value>)| {
+                    prefix.extend(rest);
+                    Value::Array(prefix)
                 })
-                .prop_filter("unique items below minItems", move |items| {
-                    items.len() as u64 >= min
-                })
-                .prop_map(Value::Array)
-                .boxed()
-        } else {
-            array.prop_map(Value::Array).boxed()
-        })
+                .boxed(),
+        )
     }
 
     fn object(
