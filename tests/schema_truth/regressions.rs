@@ -145,6 +145,20 @@ fn wide_integers_decode_their_bounds_through_both_entry_points() {
         assert!(!result.is_error, "{args}: {}", result.output);
         assert_eq!(result.output, format!("{signed} {unsigned} Some({signed})"));
     }
+    // Text can carry more than a `Value` holds; past the bounds the schema gives, both entry
+    // points refuse it alike.
+    let ctx = toolnexus::ToolContext::default();
+    for text in [
+        r#"{"signed": 18446744073709551616, "unsigned": 0}"#,
+        r#"{"signed": -9223372036854775809, "unsigned": 0}"#,
+        r#"{"signed": 0, "unsigned": 18446744073709551616}"#,
+    ] {
+        let raw = harness.runtime.block_on(tool.execute_json(text, &ctx));
+        let value: Value = serde_json::from_str(text).unwrap();
+        let direct = harness.runtime.block_on(tool.execute(value, &ctx));
+        assert!(raw.is_error, "{text}: {}", raw.output);
+        assert_eq!(raw, direct, "{text}");
+    }
 }
 
 #[test]
