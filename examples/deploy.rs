@@ -1,5 +1,6 @@
-//! A stateful toolbox whose methods return their own enums: success, error, a suspension
-//! waiting for a human's approval, and a chart image — each variant says how it lowers.
+//! A stateful toolbox whose methods return their own enums — success, error, a chart image —
+//! each variant saying how it lowers, and a production deploy that waits for a human's
+//! approval through `#[tool(approval = "…")]`.
 //!
 //! Run it with `cargo run --example deploy`.
 
@@ -25,14 +26,6 @@ enum Deploy {
     },
     #[output(error, "no such service: {0}; known services are api and web")]
     Unknown(String),
-    #[output(
-        pending,
-        kind = "approval",
-        prompt = "Approve deploying {service} {version} to production?"
-    )]
-    NeedsApproval { service: String, version: String },
-    #[output(error, "deploying {0} to production was not approved")]
-    NotApproved(String),
 }
 
 /// A chart of a service's error rate.
@@ -60,41 +53,31 @@ struct Deployments {
 
 #[toolbox]
 impl Deployments {
-    /// Deploys a version of a service to an environment.
-    ///
-    /// Production deploys wait for a human's approval.
+    /// Deploys a version of a service to staging.
     #[tool]
     fn deploy(
         &self,
         /// The service, e.g. "api"
-        service: String,
+        service: &str,
         /// The version to deploy, e.g. "1.4.2"
-        version: String,
-        /// The environment
-        #[param(default = "staging")]
-        env: String,
-        ctx: &ToolContext,
+        version: &str,
     ) -> Deploy {
-        if !self.services.contains(&service.as_str()) {
-            return Deploy::Unknown(service);
-        }
-        if env == "production" {
-            match &ctx.answer {
-                None => return Deploy::NeedsApproval { service, version },
-                Some(answer) if !answer.ok => return Deploy::NotApproved(service),
-                Some(_) => {}
-            }
-        }
-        let deployment_id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
-        let entry =
-            json!({"id": deployment_id, "service": service, "version": version, "env": env});
-        self.history.lock().expect("history lock").push(entry);
-        Deploy::Done {
-            service,
-            version,
-            env,
-            deployment_id,
-        }
+        self.ship(service, version, "staging")
+    }
+
+    /// Deploys a version of a service to production, once a human approves.
+    #[tool(
+        approval = "Approve deploying {service} {version} to production?",
+        destructive
+    )]
+    fn deploy_production(
+        &self,
+        /// The service, e.g. "api"
+        service: &str,
+        /// The version to deploy, e.g. "1.4.2"
+        version: &str,
+    ) -> Deploy {
+        self.ship(service, version, "production")
     }
 
     /// Renders the error-rate chart of a service.
@@ -119,6 +102,24 @@ impl Deployments {
     #[tool]
     fn history(&self) -> Json<Vec<Value>> {
         Json(self.history.lock().expect("history lock").clone())
+    }
+}
+
+impl Deployments {
+    fn ship(&self, service: &str, version: &str, env: &str) -> Deploy {
+        if !self.services.contains(&service) {
+            return Deploy::Unknown(service.to_owned());
+        }
+        let deployment_id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
+        let entry =
+            json!({"id": deployment_id, "service": service, "version": version, "env": env});
+        self.history.lock().expect("history lock").push(entry);
+        Deploy::Done {
+            service: service.to_owned(),
+            version: version.to_owned(),
+            env: env.to_owned(),
+            deployment_id,
+        }
     }
 }
 
@@ -153,13 +154,20 @@ async fn main() {
     }
 
     println!("\n# A production deploy suspends until a human answers\n");
-    let args = json!({"service": "web", "version": "2.0.0", "env": "production"});
-    let first = toolkit.execute("deploy", args.clone(), &ctx).await;
-    show("deploy(web 2.0.0 to production)", &first);
+    let args = json!({"service": "web", "version": "2.0.0"});
+    let first = toolkit
+        .execute("deploy_production", args.clone(), &ctx)
+        .await;
+    show("deploy_production(web 2.0.0)", &first);
     let request: Request = first
         .pending()
         .expect("a production deploy waits for approval");
-    println!("  (a human approves request {})", request.id);
+    println!(
+        "  (a human sees {:?} with {}, and approves request {})",
+        request.prompt,
+        Value::Object(request.data.clone().unwrap_or_default()),
+        request.id
+    );
     let approved = ToolContext {
         answer: Some(Answer {
             id: request.id,
@@ -170,14 +178,14 @@ async fn main() {
         ..ToolContext::default()
     };
     show(
-        "deploy again, with the answer",
-        &toolkit.execute("deploy", args, &approved).await,
+        "deploy_production again, with the answer",
+        &toolkit.execute("deploy_production", args, &approved).await,
     );
 
     println!("\n# The same round trip through `Toolkit::call`, declined this time\n");
-    let args = json!({"service": "api", "version": "1.5.0", "env": "production"});
+    let args = json!({"service": "api", "version": "1.5.0"});
     let declined = toolkit
-        .call("deploy", args, |request: Request| async move {
+        .call("deploy_production", args, |request: Request| async move {
             println!("  (asked: {:?}; the human declines)", request.prompt);
             Answer {
                 id: request.id,
@@ -187,7 +195,7 @@ async fn main() {
             }
         })
         .await;
-    show("deploy(api 1.5.0 to production)", &declined);
+    show("deploy_production(api 1.5.0)", &declined);
 
     println!();
     show(

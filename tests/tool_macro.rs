@@ -234,7 +234,10 @@ async fn every_lowering_row_through_a_macro_tool() {
     assert_eq!(approval.pending().unwrap().kind, "approval");
 }
 
-static CALLS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    // Per test thread: tests run in parallel and several of them call `get_weather`.
+    static CALLS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 /// Current weather for a city.
 ///
@@ -250,7 +253,7 @@ async fn get_weather(
     #[param(default = 3)] days: u8,
     #[param(default = "metric")] system: String,
 ) -> String {
-    CALLS.fetch_add(1, Ordering::SeqCst);
+    CALLS.set(CALLS.get() + 1);
     format!(
         "{city} {} {days} {system}",
         unit.as_deref().unwrap_or("celsius")
@@ -297,7 +300,7 @@ async fn decoding_absent_null_and_defaults() {
 
 #[tokio::test]
 async fn bad_arguments_never_reach_the_fn() {
-    let before = CALLS.load(Ordering::SeqCst);
+    let before = CALLS.get();
     let cases = [
         (json!(null), "missing field `city`"),
         (json!([1, 2]), "expected a JSON object, found an array"),
@@ -339,11 +342,7 @@ async fn bad_arguments_never_reach_the_fn() {
             "{args}"
         );
     }
-    assert_eq!(
-        CALLS.load(Ordering::SeqCst),
-        before,
-        "the fn ran on bad input"
-    );
+    assert_eq!(CALLS.get(), before, "the fn ran on bad input");
 }
 
 /// Reports what the context carried.
@@ -494,11 +493,11 @@ async fn raw_argument_text_decodes_like_a_value() {
 #[tokio::test]
 async fn raw_argument_text_reports_syntax_errors_with_their_place() {
     let ctx = ToolContext::default();
-    // Broken inside an argument: the field is named.
+    // Broken inside an argument: the position says where.
     let inside = GetWeatherTool.execute_json(r#"{"city": "Par"#, &ctx).await;
     assert_eq!(
         inside.output,
-        "invalid arguments for `get_weather`: field `city`: EOF while parsing a string"
+        "invalid arguments for `get_weather`: EOF while parsing a string at line 1 column 13"
     );
     // Broken between arguments: the position is given.
     let between = GetWeatherTool
@@ -515,5 +514,86 @@ async fn raw_argument_text_reports_syntax_errors_with_their_place() {
     assert_eq!(
         duplicated.output,
         "invalid arguments for `get_weather`: duplicate field `city`"
+    );
+}
+
+/// Deletes a file.
+#[tool(
+    title = "Delete a file",
+    destructive,
+    idempotent = true,
+    open_world = false
+)]
+fn delete_file(path: String) -> Json<Vec<String>> {
+    Json(vec![path])
+}
+
+/// Reads a file.
+#[tool(read_only, destructive = false)]
+async fn read_file(path: String) -> Result<Json<ToolAnnotationsShape>, std::io::Error> {
+    Ok(Json(ToolAnnotationsShape { path }))
+}
+
+#[derive(serde::Serialize, toolnexus::JsonSchema)]
+struct ToolAnnotationsShape {
+    path: String,
+}
+
+/// A toolbox whose tool says how it behaves.
+struct Files;
+
+#[toolbox]
+impl Files {
+    /// Lists files.
+    #[tool(title = "List files", read_only)]
+    fn list(&self) -> Option<Json<u32>> {
+        Some(Json(1))
+    }
+}
+
+#[test]
+fn title_annotations_and_output_schema() {
+    use toolnexus::ToolAnnotations;
+    assert_eq!(DeleteFileTool.title(), Some("Delete a file"));
+    assert_eq!(
+        DeleteFileTool.annotations(),
+        ToolAnnotations {
+            read_only: None,
+            destructive: Some(true),
+            idempotent: Some(true),
+            open_world: Some(false),
+        }
+    );
+    let list = Value::Object(DeleteFileTool.output_schema().unwrap().clone());
+    assert_eq!(list["properties"]["result"]["type"], "array");
+
+    assert_eq!(ReadFileTool.title(), None);
+    assert_eq!(
+        ReadFileTool.annotations(),
+        ToolAnnotations {
+            read_only: Some(true),
+            destructive: Some(false),
+            ..ToolAnnotations::default()
+        }
+    );
+    // An async fn's return type is its `-> T`; a `Result` of `Json` is structured.
+    let object = ReadFileTool.output_schema().unwrap();
+    assert_eq!(object["required"], json!(["path"]));
+    // Built once, then borrowed.
+    assert!(std::ptr::eq(object, ReadFileTool.output_schema().unwrap()));
+
+    // Tools that say nothing keep the defaults; text results have no output schema.
+    assert_eq!(GetWeatherTool.title(), None);
+    assert!(GetWeatherTool.annotations().is_empty());
+    assert!(GetWeatherTool.output_schema().is_none());
+    assert!(RetUnitTool.output_schema().is_none());
+
+    let files = Arc::new(Files).tools();
+    assert_eq!(files[0].title(), Some("List files"));
+    assert_eq!(files[0].annotations().read_only, Some(true));
+    let maybe = Value::Object(files[0].output_schema().unwrap().clone());
+    assert_eq!(
+        maybe["properties"]["result"]["anyOf"][1],
+        json!({"type": "null"})
     );
 }

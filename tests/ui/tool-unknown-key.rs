@@ -1,7 +1,7 @@
 use toolnexus::tool;
 
 /// Adds two numbers.
-#[tool(title = "Add")]
+#[tool(readonly)]
 fn add(a: f64, b: f64) -> f64 {
     a + b
 }

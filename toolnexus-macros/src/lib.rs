@@ -62,27 +62,112 @@ mod tool;
 ///
 /// - `#[tool(name = "…", description = "…")]`: the name defaults to the fn's; the description
 ///   to its doc comment up to the first `# ` heading (lines trimmed, paragraphs kept).
+/// - `title = "…"`: a human-facing name (`Tool::title`, sent to MCP clients only).
+/// - `read_only`, `destructive`, `idempotent`, `open_world`: MCP behaviour hints
+///   (`Tool::annotations`); each is a flag or `key = true|false` (MCP assumes
+///   `destructive` and `open_world` when unsaid, so `open_world = false` is worth writing).
+///   `read_only` with `destructive` is refused: a read-only tool is not destructive.
+/// - `approval = "…"`: ask a human first (below).
+/// - `crate = "path"`: where toolnexus is, when your `Cargo.toml` renames it
+///   (`tnx = { package = "toolnexus", … }` ⇒ `#[tool(crate = "tnx")]`); every path the
+///   expansion names goes through it.
 /// - A parameter is described by its own doc comment, else by a rustdoc `# Arguments` bullet
 ///   (`` * `city` - … ``), else by `#[param(description = "…")]`, which wins over both.
 /// - `#[param(rename = "…")]` changes the argument's key; `#[param(default)]` and
 ///   `#[param(default = expr)]` make it optional and show the value as `"default"` (a string
 ///   literal converts with `Into`, so `#[param(default = "metric")] system: String` works).
+///   A forwarded `#[serde(default)]` or `#[serde(default = "path")]` does the same.
 /// - `#[serde(…)]` and `#[schemars(…)]` on a parameter are forwarded to its field in the
-///   generated arguments struct.
+///   generated arguments.
+///
+/// A fn returning `Json<T>` (also in an `Option` or `Result`) with `T: JsonSchema` gets an
+/// output schema (`Tool::output_schema`); an `async fn`'s return type is its `-> T`.
+///
+/// # Parameters
+///
+/// Any type that is `Deserialize + JsonSchema + Send`, under any name (the fn's own,
+/// `args`, `ctx`, …), or a borrow of one, which is decoded into an owned value and lent to
+/// the fn: `&str`, `Option<&str>`, `&[T]`, `&T`, `Option<&T>`, `Cow<'_, str>`. The fn may
+/// declare lifetimes; it may not have type or const parameters, whose schema is unknown. One
+/// parameter of type `&ToolContext` or `ToolContext` is injected instead of decoded. The
+/// expansion names only absolute paths, so it compiles under `#![no_implicit_prelude]`.
+///
+/// ```
+/// use toolnexus::{Tool, ToolContext, tool};
+///
+/// /// Shouts a text.
+/// #[tool]
+/// fn shout<'a>(text: &'a str, suffix: Option<&str>, ctx: &ToolContext) -> String {
+///     let _ = ctx;
+///     format!("{}{}", text.to_uppercase(), suffix.unwrap_or("!"))
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let result = ShoutTool.execute_json(r#"{"text": "hi"}"#, &ToolContext::default()).await;
+/// assert_eq!(result.output, "HI!");
+/// # });
+/// ```
 ///
 /// # Arguments at run time
 ///
 /// `null` means `{}`; a missing or `null` `Option`/defaulted argument is absent; unknown keys
-/// are refused (the schema says `additionalProperties: false`). Any failure is an
-/// `is_error` result ``invalid arguments for `NAME`: field `days`: …`` and the fn never runs.
+/// are refused (the schema says `additionalProperties: false`). Any failure is an `is_error`
+/// result naming the path of the offending value — ``invalid arguments for `NAME`: field
+/// `order.items[0].quantity`: invalid value: integer `-2`, expected u32`` — and the fn never
+/// runs. `Tool::execute` (a `Value`) and `Tool::execute_json` (the model's text, decoded
+/// straight into the arguments when it fits) give the same result for the same arguments.
+///
+/// # Approval
+///
+/// `#[tool(approval = "Delete {path} from {env}?")]` makes the tool ask before it acts. Its
+/// arguments decode first (bad arguments never reach a human). Without an answer in the
+/// context the tool returns `toolnexus::pending(Request::new("approval", prompt))` with the
+/// prompt formatted from the arguments and the request's `data` set to the arguments object
+/// as received, with absent defaulted parameters filled in from their schema `default`s — so
+/// a UI shows exactly what will run, and no parameter type needs `Serialize`. An `ok` answer
+/// runs the fn; any other answer returns `declined/expired: <prompt>` without running it.
+/// Placeholders name parameters: `{path}` (which must be `Display`), `{path:?}`, any
+/// `std::fmt` spec; `{{`/`}}` are braces. `Toolkit::call` drives the round trip.
+///
+/// ```
+/// use toolnexus::{Answer, Request, Toolkit, tool, tools};
+///
+/// /// Deletes a file.
+/// #[tool(approval = "Delete {path}?", destructive)]
+/// fn delete(path: &str) -> String {
+///     format!("deleted {path}")
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let toolkit = Toolkit::new().with_all(tools![delete]);
+/// let args = toolnexus::serde_json::json!({"path": "/tmp/a"});
+/// let result = toolkit
+///     .call("delete", args, |request: Request| async move {
+///         assert_eq!(request.prompt, "Delete /tmp/a?");
+///         Answer { id: request.id, ok: true, data: None, reason: None }
+///     })
+///     .await;
+/// assert_eq!(result.output, "deleted /tmp/a");
+/// # });
+/// ```
 ///
 /// # Compile errors
 ///
-/// A missing description, an invalid or over-64-character name, an unknown `#[tool]` or
-/// `#[param]` key, a generic fn, a `self` receiver outside `#[toolbox]`, a pattern parameter,
-/// two parameters with one name, two `ToolContext` parameters, `default` on an `Option`, a
-/// `# Arguments` bullet naming no parameter, a parameter type without `Deserialize` or
-/// `JsonSchema`, and a return type without `IntoToolResult` — each reported on your own token.
+/// Each reported on your own token, the first one saying what to change: a missing
+/// description, an invalid or over-64-character name, an unknown `#[tool]` or `#[param]` key,
+/// type or const parameters, `impl Trait`, a `&mut` or trait-object parameter, a borrow
+/// inside another type (`Vec<&str>`), a `self` receiver outside `#[toolbox]`, a pattern
+/// parameter, two parameters with one name, two `ToolContext` parameters or a `&mut
+/// ToolContext`, `default` on an `Option` or two defaults, a `# Arguments` bullet naming no
+/// parameter, an approval placeholder naming no parameter (or not `Display`), `read_only`
+/// with `destructive`, a parameter type without `Deserialize` or `JsonSchema` (the message
+/// says which derive to add), and a return type without `IntoToolResult`. A `#[tool]` with
+/// an error still defines its `{Pascal}Tool`, so uses of it add no second error.
+///
+/// `Tool::title`: ../toolnexus/trait.Tool.html#method.title
+/// `Tool::annotations`: ../toolnexus/trait.Tool.html#method.annotations
+/// `Tool::output_schema`: ../toolnexus/trait.Tool.html#method.output_schema
+/// `Toolkit::call`: ../toolnexus/struct.Toolkit.html#method.call
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     tool::expand::tool(args.into(), input.into()).into()
@@ -92,7 +177,8 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// to one shared instance, and adds `pub fn tools(self: Arc<Self>) -> Vec<Arc<dyn Tool>>`
 /// (in method order). Everything `#[tool]` accepts works on the methods; other methods are
 /// left alone. `&mut self`, `self` by value, a missing receiver and two tools with one name
-/// are compile errors.
+/// are compile errors. `#[toolbox(crate = "path")]` is `#[tool(crate = "path")]` for every
+/// method (a method's own `crate` wins).
 ///
 /// ```
 /// use std::sync::Arc;
@@ -126,7 +212,7 @@ pub fn toolbox(args: TokenStream, input: TokenStream) -> TokenStream {
 
 /// `tools![a, path::b]`: the tools `#[tool]` generated for these fns, as
 /// `Vec<Arc<dyn Tool>>`. Two entries with the same tool name are a compile-time error that
-/// names the tool.
+/// names the tool; the same fn listed twice has its own error.
 ///
 /// ```
 /// use toolnexus::{tool, tools};

@@ -1,17 +1,26 @@
 //! Argument decoding: the raw text or `Value` a model sent becomes a tool's typed arguments,
-//! or an ``invalid arguments for `NAME`: …`` result. Size ([`MAX_ARGUMENT_BYTES`]) and
-//! nesting are bounded, so hostile arguments cost an error, never a crash.
+//! or an ``invalid arguments for `NAME`: …`` result naming the path of the offending value.
+//! Size ([`MAX_ARGUMENT_BYTES`]) and nesting are bounded, so hostile arguments cost an error,
+//! never a crash. Both entry points (`Tool::execute` with a `Value`, `Tool::execute_json` with
+//! text) have one semantics, [`decode_args`]'s: text takes a fast path only where it cannot
+//! change the outcome.
 
-use serde::de::DeserializeOwned;
+use std::fmt;
+
+use serde::de::{self, Deserialize, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
+use serde_path_to_error::{Path, Segment};
 
 use crate::result::ToolResult;
 
-/// Decodes a model's arguments into the generated arguments struct.
+/// Decodes a model's arguments into the generated arguments struct: the reference semantics
+/// both entry points share.
 ///
 /// `null` means `{}`; any other non-object, and every decode failure, becomes an `is_error`
-/// result `invalid arguments for `NAME`: …` that names the field, so the fn is never called
-/// with bad input.
+/// result ``invalid arguments for `NAME`: …`` naming the full path of the offending value
+/// (``field `order.items[0].quantity`: …``; a problem with the arguments object itself, such
+/// as a missing or unknown key, has no `field` prefix), so the fn is never called with bad
+/// input.
 #[expect(
     clippy::result_large_err,
     reason = "the error is the tool's final result; boxing it would only add an allocation"
@@ -34,28 +43,73 @@ pub fn decode_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, To
     });
     if nested && nesting_exceeds(&args, MAX_NESTING) {
         dismantle(args);
-        return Err(invalid_args(
-            tool,
-            format_args!("arguments are nested more than {MAX_NESTING} levels deep"),
-        ));
+        return Err(too_deep(tool));
     }
-    serde_json::from_value(args).map_err(|error| invalid_args(tool, error))
+    // Decoding from a borrowed `Value` tracks no path, so it costs nothing beyond what `T`
+    // needs; only a failure is decoded again, owned, to find where it failed.
+    if let Ok(decoded) = T::deserialize(&args) {
+        return Ok(decoded);
+    }
+    serde_path_to_error::deserialize(args)
+        .map_err(|error| at_path(tool, error.path(), error.inner()))
 }
 
-/// [`decode_args`] for the raw argument text a model produced: an object is decoded straight
-/// into `T` (no intermediate `Value`); anything else is parsed into a `Value` first, so both
-/// entry points report the same errors.
+/// [`decode_args`] for the raw argument text a model produced, with the same outcome for the
+/// same arguments, errors included.
+///
+/// An object is first decoded straight into `T` (no intermediate `Value`: the fast path). When
+/// that fails, or when `via_value` says `T` holds what a `Value` cannot (`i128`/`u128` beyond
+/// 64 bits), the text is parsed into a `Value` and decoded by [`decode_args`], whose result is
+/// returned: one semantics, whichever way the arguments arrived. A key given twice in an
+/// object is refused on that path, so text cannot hide a second value behind the first.
 #[expect(
     clippy::result_large_err,
     reason = "the error is the tool's final result; boxing it would only add an allocation"
 )]
-pub fn decode_args_json<T: DeserializeOwned>(tool: &str, text: &str) -> Result<T, ToolResult> {
-    if text.len() <= MAX_ARGUMENT_BYTES && text.trim_start().starts_with('{') {
-        // The parser's own recursion limit (128) bounds nesting here.
-        return serde_json::from_str(text)
-            .map_err(|error| invalid_args(tool, without_position(&error)));
+pub fn decode_args_json<T: DeserializeOwned>(
+    tool: &str,
+    text: &str,
+    via_value: bool,
+) -> Result<T, ToolResult> {
+    if !via_value && text.len() <= MAX_ARGUMENT_BYTES && text.trim_start().starts_with('{') {
+        // The parser's own recursion limit bounds nesting here.
+        if let Ok(args) = serde_json::from_str(text) {
+            return Ok(args);
+        }
     }
-    decode_args(tool, parse_args(tool, text)?)
+    decode_args(tool, parse_args_strictly(tool, text)?)
+}
+
+/// ``field `order.items[0].quantity`: message``, or the bare message when the problem is the
+/// arguments object itself (a missing or unknown key).
+fn at_path(tool: &str, path: &Path, error: &serde_json::Error) -> ToolResult {
+    let message = without_position(error);
+    let mut segments: Vec<&Segment> = path.iter().collect();
+    // serde_path_to_error counts the key of an unknown field as a step into it; the field is
+    // not there, so the path stops at the object that refused it.
+    if let Some(Segment::Map { key }) = segments.last() {
+        if message.starts_with(&format!("unknown field `{key}`")) {
+            segments.pop();
+        }
+    }
+    if segments.is_empty() {
+        return invalid_args(tool, message);
+    }
+    let mut text = String::new();
+    for segment in segments {
+        if !text.is_empty() && !matches!(segment, Segment::Seq { .. }) {
+            text.push('.');
+        }
+        text.push_str(&segment.to_string());
+    }
+    invalid_args(tool, format_args!("field `{text}`: {message}"))
+}
+
+fn too_deep(tool: &str) -> ToolResult {
+    invalid_args(
+        tool,
+        format_args!("arguments are nested more than {MAX_NESTING} levels deep"),
+    )
 }
 
 /// serde_json's message for a value that does not fit, without its ` at line L column C`
@@ -73,6 +127,105 @@ fn without_position(error: &serde_json::Error) -> String {
     }
 }
 
+/// [`parse_args`], refusing a key given twice in any object (``field `shape`: duplicate field
+/// `radius```), and reporting nesting past serde_json's limit as [`decode_args`] does.
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the tool's final result; boxing it would only add an allocation"
+)]
+fn parse_args_strictly(tool: &str, text: &str) -> Result<Value, ToolResult> {
+    check_size(tool, text)?;
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Map::new()));
+    }
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let error = match serde_path_to_error::deserialize(&mut deserializer) {
+        Ok(Strict(value)) => match deserializer.end() {
+            Ok(()) => return Ok(value),
+            Err(trailing) => return Err(invalid_args(tool, trailing)),
+        },
+        Err(error) => error,
+    };
+    let inner = error.inner();
+    if inner.is_data() {
+        return Err(at_path(tool, error.path(), inner));
+    }
+    // Broken text: the position says where, whatever value was being read.
+    if inner.to_string().starts_with("recursion limit exceeded") {
+        return Err(too_deep(tool));
+    }
+    Err(invalid_args(tool, inner))
+}
+
+/// A `serde_json::Value` read from text, refusing duplicate keys (serde_json's own `Value`
+/// keeps the last one silently).
+struct Strict(Value);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+        Ok(Value::Bool(value))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+        Ok(Value::from(value))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+        Ok(Value::from(value))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+        // What serde_json's own `Value` does with a float it cannot hold.
+        Ok(serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
+        Ok(Value::String(value.to_owned()))
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<Value, E> {
+        Ok(Value::String(value))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Strict(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
+            }
+            let Strict(value) = map.next_value()?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
 /// Parses the raw argument text a model produced: empty or all-whitespace means `{}` (models
 /// send that for tools without parameters); text over [`MAX_ARGUMENT_BYTES`] is refused before
 /// parsing, so a runaway model cannot make the process allocate without bound.
@@ -81,6 +234,18 @@ fn without_position(error: &serde_json::Error) -> String {
     reason = "the error is the tool's final result; boxing it would only add an allocation"
 )]
 pub(crate) fn parse_args(tool: &str, text: &str) -> Result<Value, ToolResult> {
+    check_size(tool, text)?;
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Map::new()));
+    }
+    serde_json::from_str(text).map_err(|error| invalid_args(tool, without_position(&error)))
+}
+
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the tool's final result; boxing it would only add an allocation"
+)]
+fn check_size(tool: &str, text: &str) -> Result<(), ToolResult> {
     if text.len() > MAX_ARGUMENT_BYTES {
         return Err(invalid_args(
             tool,
@@ -90,19 +255,18 @@ pub(crate) fn parse_args(tool: &str, text: &str) -> Result<Value, ToolResult> {
             ),
         ));
     }
-    if text.trim().is_empty() {
-        return Ok(Value::Object(Map::new()));
-    }
-    serde_json::from_str(text).map_err(|error| invalid_args(tool, without_position(&error)))
+    Ok(())
 }
 
 /// The largest raw argument text [`Toolkit::execute_json`](crate::Toolkit::execute_json)
 /// accepts: 16 MiB, far above any real tool call, far below what hurts a server.
 pub const MAX_ARGUMENT_BYTES: usize = 16 * 1024 * 1024;
 
-/// serde_json's own recursion limit when parsing text; a `Value` built in code gets the same
-/// bound here, because decoding it recurses once per level and could overflow the stack.
-const MAX_NESTING: usize = 128;
+/// The deepest arguments accepted, in levels of arrays and objects (the arguments object
+/// itself is the first): serde_json refuses text that opens a 128th level, and a `Value` built
+/// in code gets the same bound here, because decoding it recurses once per level and could
+/// overflow the stack.
+const MAX_NESTING: usize = 127;
 
 /// Whether `root` nests arrays/objects deeper than `limit`, checked without recursion and
 /// without allocating for flat arguments (the common case on the hot path).

@@ -51,7 +51,7 @@
 //!
 //! # Choices where the contract is silent
 //!
-//! - Raw argument text over [`MAX_ARGUMENT_BYTES`] and arguments nested more than 128 levels
+//! - Raw argument text over [`MAX_ARGUMENT_BYTES`] and arguments nested more than 127 levels
 //!   are refused as `invalid arguments`; `attach` refuses files that are not regular files.
 //! - `serde_json` is built with `preserve_order` (schemas keep parameter order) and
 //!   `float_roundtrip` (floats survive a round trip exactly); both are additive features.
@@ -59,10 +59,18 @@
 //!   `fn f() -> Result<T, Request>`; return `Result<T, Box<Request>>` (or
 //!   `Box<ToolResult>`) instead, which lowers the same way.
 //! - [`Tool::execute_json`] takes the raw argument text; `#[tool]` decodes it straight into
-//!   its arguments. A key given twice in that text is refused (`duplicate field`).
+//!   its arguments when that succeeds, and otherwise decodes it exactly as [`Tool::execute`]
+//!   decodes the same `Value`, so both give the same result, errors included (text over
+//!   [`MAX_ARGUMENT_BYTES`], which a `Value` has no limit for, aside). A key given twice for a
+//!   parameter or a struct field is refused (`duplicate field`).
+//! - Decode errors name the path of the offending value (``field `order.items[0].quantity`:
+//!   …``), through `serde_path_to_error`.
+//! - [`Toolkit::with`] and [`Toolkit::with_all`] panic on a name the toolkit already holds
+//!   (the second tool would never be called); [`Toolkit::register`] returns `false` instead.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod approval;
 mod attach;
 mod check;
 mod decodable;
@@ -130,17 +138,23 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
+    pub use crate::approval::{approval_arguments, approval_arguments_json, approve};
     pub use crate::decode::{decode_args, decode_args_json, invalid_args};
-    pub use crate::macro_support::{assert_unique_tool_names, field};
+    pub use crate::macro_support::{
+        ParamDeserialize, ParamJsonSchema, assert_deserialize, assert_json_schema,
+        assert_unique_tool_names,
+    };
     pub use crate::output_support::{
         Lowering, OutputPart, json_array, json_object, json_text, serialize,
     };
     pub use crate::schema::{
-        OutputSchemaProbe, ProbeStructured, ProbeUnstructured, StructuredOutput, WRAPPED_RESULT,
-        input_schema_for, output_schema_for,
+        OutputSchemaProbe, ProbeStructured, ProbeUnstructured, StructuredOutput, ToolSchema,
+        WRAPPED_RESULT, input_schema_for, output_schema_for, tool_schema,
     };
     // The public items generated code names, reached the same way as everything else here.
-    pub use crate::{BoxFuture, IntoToolResult, Request, Tool, ToolContext, ToolResult, pending};
+    pub use crate::{
+        BoxFuture, IntoToolResult, Request, Tool, ToolAnnotations, ToolContext, ToolResult, pending,
+    };
 }
 
 /// The README's examples run as doctests.

@@ -1,18 +1,37 @@
 //! Runtime support for `#[tool]` expansions that is not argument decoding (see
-//! `decode.rs`): per-field error context and the `tools![]` name check.
+//! `decode.rs`): the parameter-type checks and the `tools![]` name check.
 
-use serde::de::{Deserialize, Deserializer, Error as _};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 
-/// Deserializes one argument, prefixing failures with the argument's name: serde's own
-/// messages for a wrong type (`invalid type: string "x", expected u8`) do not say which field.
-pub fn field<'de, T, D>(name: &str, deserializer: D) -> Result<T, D::Error>
-where
-    T: Deserialize<'de>,
-    D: Deserializer<'de>,
-{
-    T::deserialize(deserializer)
-        .map_err(|error| D::Error::custom(format_args!("field `{name}`: {error}")))
-}
+/// A type a `#[tool]` parameter can be decoded into. `#[tool]` asserts it at each parameter's
+/// type, so a missing `Deserialize` is reported there, first, with the fix. (rustc shows a
+/// trait's `on_unimplemented` text when the type itself lacks the blanket impl's bound; one
+/// trait per capability keeps each message about one missing derive.)
+#[diagnostic::on_unimplemented(
+    message = "`#[tool]` parameter type `{Self}` cannot be decoded from JSON: add `#[derive(serde::Deserialize, toolnexus::JsonSchema)]` to `{Self}`",
+    label = "this parameter's type needs `serde::Deserialize`"
+)]
+pub trait ParamDeserialize {}
+
+impl<T: DeserializeOwned> ParamDeserialize for T {}
+
+/// A type a `#[tool]` parameter can be described by in the input schema; see
+/// [`ParamDeserialize`].
+#[diagnostic::on_unimplemented(
+    message = "`#[tool]` parameter type `{Self}` has no JSON Schema: add `#[derive(serde::Deserialize, toolnexus::JsonSchema)]` to `{Self}`",
+    label = "this parameter's type needs `JsonSchema`",
+    note = "for a type from another crate, describe it with `#[schemars(with = \"…\")]` on the parameter"
+)]
+pub trait ParamJsonSchema {}
+
+impl<T: JsonSchema> ParamJsonSchema for T {}
+
+/// Compiles only when `T` is [`ParamDeserialize`].
+pub const fn assert_deserialize<T: ParamDeserialize>() {}
+
+/// Compiles only when `T` is [`ParamJsonSchema`].
+pub const fn assert_json_schema<T: ParamJsonSchema>() {}
 
 /// Fails compilation (it runs in a `const`) when two tools of one `tools![]` share a name.
 pub const fn assert_unique_tool_names(names: &[&str]) {

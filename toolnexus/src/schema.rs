@@ -19,7 +19,25 @@ use crate::decodable;
 /// (SPEC §11): every fixed-width integer carries its real bounds, a set admits duplicates
 /// (serde keeps one), a tuple names its elements' schemas in `items` as well.
 pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
-    let mut root = portable_root::<T>();
+    tool_schema::<T>().input
+}
+
+/// What a `#[tool]` builds once from its arguments' schema: the input schema, and whether its
+/// raw argument text must be read through a `serde_json::Value` (see
+/// [`decode_args_json`](crate::decode::decode_args_json)).
+#[derive(Debug)]
+pub struct ToolSchema {
+    /// The input schema, as [`input_schema_for`] describes it.
+    pub input: Map<String, Value>,
+    /// Some argument is an `i128`/`u128`, which text can carry beyond the 64 bits a `Value`
+    /// holds: reading such text straight into the arguments would accept what
+    /// `Tool::execute` refuses.
+    pub text_via_value: bool,
+}
+
+/// [`ToolSchema`] of a macro-generated schema struct.
+pub fn tool_schema<T: JsonSchema>() -> ToolSchema {
+    let (mut root, text_via_value) = portable_root_and_width::<T>();
     // Some clients reject an object schema without `properties`, so a tool without
     // parameters still says `"properties": {}`.
     root.entry("properties")
@@ -33,17 +51,28 @@ pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
     // The tool's own description says what the arguments are for.
     root.remove("description");
     ordered.extend(root);
-    ordered
+    ToolSchema {
+        input: ordered,
+        text_via_value,
+    }
 }
 
 /// The root schema of `T` as every profile starts from it: `$ref`s inlined where they can be,
 /// aligned with what serde decodes ([`decodable::align`]), non-standard `format`s dropped,
 /// then `$schema` and the root `title` removed.
 fn portable_root<T: JsonSchema>() -> Map<String, Value> {
+    portable_root_and_width::<T>().0
+}
+
+/// [`portable_root`], and whether the schema had an `int128`/`uint128` format (schemars'
+/// mark for `i128`/`u128`) before the non-standard formats were dropped.
+fn portable_root_and_width<T: JsonSchema>() -> (Map<String, Value>, bool) {
     let mut settings = SchemaSettings::draft2020_12();
     settings.inline_subschemas = true;
     let mut schema: Schema = settings.into_generator().into_root_schema_for::<T>();
-    // Reads the integer `format`s, so it must run before `RestrictFormats` drops them.
+    let wide = has_wide_integer(schema.as_value());
+    // Reads the integer `format`s, so it must run before `RestrictFormats` drops them, and
+    // after `has_wide_integer`, because it removes the ones it reads.
     decodable::align(&mut schema);
     // Infers the allowed formats from `$schema`, so it must run before `$schema` is removed.
     RestrictFormats::default().transform(&mut schema);
@@ -54,7 +83,27 @@ fn portable_root<T: JsonSchema>() -> Map<String, Value> {
     for key in ["$schema", "title"] {
         root.remove(key);
     }
-    root
+    (root, wide)
+}
+
+/// Whether any subschema says `"format": "int128"` or `"uint128"`; iterative, as schemas of
+/// recursive types can be deep.
+fn has_wide_integer(root: &Value) -> bool {
+    let mut pending = vec![root];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Object(map) => {
+                let format = map.get("format").and_then(Value::as_str);
+                if matches!(format, Some("int128" | "uint128")) {
+                    return true;
+                }
+                pending.extend(map.values());
+            }
+            Value::Array(items) => pending.extend(items),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The key an output schema carries when it wraps a non-object result as `{"result": …}`

@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::approval::{approval_data, format_prompt, gate};
 use crate::decode::{json_kind, parse_args};
 use crate::lower::IntoToolResult;
 use crate::result::ToolResult;
@@ -236,6 +237,7 @@ pub fn define_tool(
         description: description.into(),
         schema,
         source: ToolSource::Native,
+        approval: None,
     })
 }
 
@@ -265,6 +267,7 @@ pub struct ToolDef {
     description: String,
     schema: Map<String, Value>,
     source: ToolSource,
+    approval: Option<String>,
 }
 
 type Run = dyn Fn(Value, &ToolContext) -> BoxFuture<'static, ToolResult> + Send + Sync;
@@ -274,6 +277,35 @@ impl ToolDef {
     #[must_use]
     pub fn source(mut self, source: ToolSource) -> Self {
         self.source = source;
+        self
+    }
+
+    /// Makes the tool ask a human before it runs (SPEC §10A), as `#[tool(approval = "…")]`
+    /// does: without an answer in the context it returns a suspension — an `"approval"`
+    /// [`Request`](crate::Request) whose prompt is `prompt` with its `{name}` placeholders
+    /// filled from the arguments (a string as its text, anything else as compact JSON, a
+    /// missing argument left as `{name}`; `{{`/`}}` are braces) and whose `data` is the
+    /// arguments with absent schema `default`s filled in. An `ok` answer runs the closure;
+    /// any other answer gives `declined/expired: <prompt>`. [`Toolkit::call`](crate::Toolkit::call)
+    /// drives it like any suspension.
+    ///
+    /// ```
+    /// use serde_json::{json, Value};
+    /// use toolnexus::{define_tool, Tool, ToolContext};
+    ///
+    /// let schema = json!({"type": "object", "properties": {"path": {"type": "string"}}});
+    /// let remove = define_tool("remove", "Removes a file", schema)
+    ///     .unwrap()
+    ///     .approval("Remove {path}?")
+    ///     .sync(|args: Value, _: &ToolContext| format!("removed {}", args["path"]));
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let asked = remove.execute(json!({"path": "/tmp/a"}), &ToolContext::default()).await;
+    /// assert_eq!(asked.pending().unwrap().prompt, "Remove /tmp/a?");
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn approval(mut self, prompt: impl Into<String>) -> Self {
+        self.approval = Some(prompt.into());
         self
     }
 
@@ -341,6 +373,12 @@ impl Tool for FnTool {
     }
 
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        if let Some(template) = &self.def.approval {
+            let data = approval_data(&self.def.schema, Some(&args));
+            if let Some(stop) = gate(ctx, || format_prompt(template, &data), || data.clone()) {
+                return Box::pin(std::future::ready(stop));
+            }
+        }
         (self.run)(args, ctx)
     }
 }

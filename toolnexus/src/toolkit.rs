@@ -20,9 +20,11 @@ use crate::tool::{BoxFuture, Tool, ToolContext};
 
 /// A set of tools, looked up by name.
 ///
-/// The first tool registered under a name wins; later ones with the same name are ignored, so
-/// a toolkit assembled from several sources never changes meaning depending on which came
-/// last. Executing through a toolkit never panics: an unknown name, bad arguments and a tool
+/// Names are unique. Assembling a toolkit with [`with`](Self::with) and
+/// [`with_all`](Self::with_all) panics on a name it already holds — two tools with one name
+/// is a bug in the program, like two axum routes for one path, and the second tool would never
+/// be called. [`register`](Self::register), for tools that arrive at run time, returns
+/// `false` instead and keeps the first. Executing through a toolkit never panics: an unknown name, bad arguments and a tool
 /// that panics all come back as results with `is_error`.
 ///
 /// ```
@@ -66,21 +68,60 @@ impl Toolkit {
         Self::default()
     }
 
-    /// Adds one tool (ignored if its name is already taken) and returns the toolkit.
+    /// Adds one tool and returns the toolkit.
+    ///
+    /// # Panics
+    ///
+    /// When the toolkit already has a tool with this name; the message names the tool and
+    /// both sources. Use [`register`](Self::register) for tools whose names are not known
+    /// until run time.
     #[must_use]
     pub fn with(mut self, tool: impl Tool + 'static) -> Self {
-        self.register(Arc::new(tool));
+        self.insert_unique(Arc::new(tool));
         self
     }
 
     /// Adds several tools in order, e.g. from `tools![…]` or a `#[toolbox]`'s `tools()`.
-    /// A name that is already taken keeps its first tool.
+    ///
+    /// # Panics
+    ///
+    /// When a name is already taken, by an earlier tool or one of these:
+    ///
+    /// ```should_panic
+    /// use toolnexus::{Toolkit, tool, tools};
+    ///
+    /// /// Adds a todo.
+    /// #[tool]
+    /// fn add_todo(text: String) -> String { text }
+    ///
+    /// mod v2 {
+    ///     /// Adds a todo item.
+    ///     #[toolnexus::tool]
+    ///     pub fn add_todo(text: String) -> String { text }
+    /// }
+    ///
+    /// // toolkit already has a tool named `add_todo` (native: "Adds a todo"); the second
+    /// // one (native: "Adds a todo item") would never be called — give one of them another name
+    /// let _ = Toolkit::new().with_all(tools![add_todo]).with_all(tools![v2::add_todo]);
+    /// ```
     #[must_use]
     pub fn with_all(mut self, tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> Self {
         for tool in tools {
-            self.register(tool);
+            self.insert_unique(tool);
         }
         self
+    }
+
+    fn insert_unique(&mut self, tool: Arc<dyn Tool>) {
+        if let Some(first) = self.get(tool.name()) {
+            panic!(
+                "toolkit already has a tool named `{}` ({}); the second one ({}) would never be called — give one of them another name",
+                tool.name(),
+                provenance(first.as_ref()),
+                provenance(tool.as_ref()),
+            );
+        }
+        self.register(tool);
     }
 
     /// Adds one tool in place. Returns `false`, leaving the toolkit unchanged, when a tool
@@ -317,6 +358,15 @@ impl Toolkit {
     pub fn to_mcp(&self) -> Value {
         mcp::definitions(&self.tools)
     }
+}
+
+/// `native: "Adds a todo"`: where a tool comes from and what it says it does.
+fn provenance(tool: &dyn Tool) -> String {
+    let source = serde_json::to_value(tool.source())
+        .ok()
+        .and_then(|source| source.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    format!("{source}: {:?}", tool.description())
 }
 
 fn unknown(name: &str) -> ToolResult {

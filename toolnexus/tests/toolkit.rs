@@ -17,8 +17,39 @@ fn echo_args(name: &str) -> toolnexus::FnTool {
         .sync(|args: Value, _: &ToolContext| args.to_string())
 }
 
+/// Two tools with one name while assembling a toolkit is a bug: the second would never be
+/// called. The panic names the tool and both sources, as axum does for overlapping routes.
 #[test]
-fn first_registration_wins_and_lookup_finds_tools() {
+fn a_builder_given_a_name_it_holds_panics_naming_both() {
+    let tool = |description: &'static str, source| {
+        define_tool("add_todo", description, json!({"type": "object"}))
+            .unwrap()
+            .source(source)
+            .sync(|_: Value, _: &ToolContext| "")
+    };
+    let (native, mcp) = (toolnexus::ToolSource::Native, toolnexus::ToolSource::Mcp);
+    let expected = "toolkit already has a tool named `add_todo` (native: \"Adds a todo\"); the second one (mcp: \"Adds a todo item\") would never be called — give one of them another name";
+    let with = std::panic::catch_unwind(|| {
+        Toolkit::new()
+            .with(tool("Adds a todo", native))
+            .with(tool("Adds a todo item", mcp))
+    });
+    let with_all = std::panic::catch_unwind(|| {
+        Toolkit::new()
+            .with(tool("Adds a todo", native))
+            .with_all([Arc::new(tool("Adds a todo item", mcp)) as Arc<dyn Tool>])
+    });
+    for outcome in [with, with_all] {
+        let payload = outcome.expect_err("a duplicate name panics");
+        assert_eq!(
+            payload.downcast_ref::<String>().map(String::as_str),
+            Some(expected)
+        );
+    }
+}
+
+#[test]
+fn register_keeps_the_first_and_lookup_finds_tools() {
     let first = define_tool("dup", "first", json!({"type": "object"}))
         .unwrap()
         .sync(|_: Value, _: &ToolContext| "first");
@@ -30,7 +61,9 @@ fn first_registration_wins_and_lookup_finds_tools() {
     let mut tk = Toolkit::new()
         .with(first)
         .with(add_tool())
-        .with_all([second, Arc::new(echo_args("echo")) as Arc<dyn Tool>]);
+        .with_all([Arc::new(echo_args("echo")) as Arc<dyn Tool>]);
+    // Tools that arrive at run time: the first registration wins, and `register` says so.
+    assert!(!tk.register(second));
     assert!(!tk.register(Arc::new(add_tool())));
     let names: Vec<&str> = tk.tools().iter().map(|tool| tool.name()).collect();
     assert_eq!(names, ["dup", "add", "echo"]);

@@ -4,7 +4,7 @@
 mod ast;
 mod attr;
 pub mod expand;
-mod format;
+pub(crate) mod format;
 mod valid;
 
 use crate::errors::Errors;

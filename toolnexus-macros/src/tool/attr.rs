@@ -7,23 +7,71 @@ use syn::{Attribute, Expr, Ident, LitStr};
 
 use crate::errors::Errors;
 
-/// `#[tool(name = "…", description = "…")]`.
+/// `#[tool(name = "…", description = "…", title = "…", read_only, destructive, idempotent,
+/// open_world, approval = "…", crate = "…")]`.
 #[derive(Default)]
 pub struct ToolArgs {
     pub name: Option<LitStr>,
     pub description: Option<LitStr>,
+    pub title: Option<LitStr>,
+    pub annotations: Annotations,
+    pub approval: Option<LitStr>,
+    pub krate: Option<CratePath>,
 }
+
+/// The MCP annotation flags, each with the key that set it (for error spans).
+#[derive(Default)]
+pub struct Annotations {
+    pub read_only: Option<Flag>,
+    pub destructive: Option<Flag>,
+    pub idempotent: Option<Flag>,
+    pub open_world: Option<Flag>,
+}
+
+/// `key` (true) or `key = true|false`.
+pub struct Flag {
+    pub key: Ident,
+    pub value: bool,
+}
+
+/// `crate = "path"`: where toolnexus is, for a renamed dependency.
+pub struct CratePath {
+    pub path: syn::Path,
+}
+
+const TOOL_KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, `open_world`, `approval` or `crate`";
 
 pub fn parse_tool_args(args: TokenStream, errors: &mut Errors) -> ToolArgs {
     let mut parsed = ToolArgs::default();
     let parser = syn::meta::parser(|meta| {
+        let flags = &mut parsed.annotations;
+        let flag = if meta.path.is_ident("read_only") {
+            Some(&mut flags.read_only)
+        } else if meta.path.is_ident("destructive") {
+            Some(&mut flags.destructive)
+        } else if meta.path.is_ident("idempotent") {
+            Some(&mut flags.idempotent)
+        } else if meta.path.is_ident("open_world") {
+            Some(&mut flags.open_world)
+        } else {
+            None
+        };
+        if let Some(slot) = flag {
+            return set_flag(&meta, slot);
+        }
         if meta.path.is_ident("name") {
             set_once(&meta, &mut parsed.name, "name")
         } else if meta.path.is_ident("description") {
             set_once(&meta, &mut parsed.description, "description")
+        } else if meta.path.is_ident("title") {
+            set_once(&meta, &mut parsed.title, "title")
+        } else if meta.path.is_ident("approval") {
+            set_once(&meta, &mut parsed.approval, "approval")
+        } else if meta.path.is_ident("crate") {
+            set_crate(&meta, &mut parsed.krate, "tool")
         } else {
             Err(meta.error(format_args!(
-                "unknown `#[tool]` key `{}`; expected `name` or `description`",
+                "unknown `#[tool]` key `{}`; expected {TOOL_KEYS}",
                 path_text(&meta)
             )))
         }
@@ -32,6 +80,57 @@ pub fn parse_tool_args(args: TokenStream, errors: &mut Errors) -> ToolArgs {
         errors.push(error);
     }
     parsed
+}
+
+/// `#[toolbox(crate = "…")]`: the only key `#[toolbox]` takes.
+pub fn parse_toolbox_args(args: TokenStream, errors: &mut Errors) -> Option<CratePath> {
+    let mut krate = None;
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("crate") {
+            set_crate(&meta, &mut krate, "toolbox")
+        } else {
+            Err(meta.error(format_args!(
+                "unknown `#[toolbox]` key `{}`; expected `crate`",
+                path_text(&meta)
+            )))
+        }
+    });
+    if let Err(error) = parser.parse2(args) {
+        errors.push(error);
+    }
+    krate
+}
+
+fn set_flag(meta: &ParseNestedMeta, slot: &mut Option<Flag>) -> syn::Result<()> {
+    let key = meta.path.require_ident()?.clone();
+    let value = if meta.input.peek(syn::Token![=]) {
+        let lit: syn::LitBool = meta.value()?.parse()?;
+        lit.value
+    } else {
+        true
+    };
+    if slot.is_some() {
+        return Err(meta.error(format_args!("duplicate key `{key}`")));
+    }
+    *slot = Some(Flag { key, value });
+    Ok(())
+}
+
+fn set_crate(meta: &ParseNestedMeta, slot: &mut Option<CratePath>, attr: &str) -> syn::Result<()> {
+    let lit: LitStr = meta.value()?.parse()?;
+    let path = lit.parse_with(syn::Path::parse_mod_style).map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            format_args!(
+                "`#[{attr}(crate = \"…\")]` needs a path to the toolnexus crate, e.g. `crate = \"::my_toolnexus\"`"
+            ),
+        )
+    })?;
+    if slot.is_some() {
+        return Err(meta.error("duplicate key `crate`"));
+    }
+    *slot = Some(CratePath { path });
+    Ok(())
 }
 
 /// `#[param(description = "…", rename = "…", default, default = expr)]`.
@@ -43,16 +142,19 @@ pub struct ParamAttr {
 }
 
 pub enum ParamDefault {
-    /// `default`: `Default::default()`; keeps the key for error spans.
+    /// `#[param(default)]` or `#[serde(default)]`: `Default::default()`; keeps the key for
+    /// error spans.
     Trait(Ident),
-    /// `default = expr`.
+    /// `#[param(default = expr)]`.
     Expr(Ident, Box<Expr>),
+    /// `#[serde(default = "path")]`: `path()`.
+    Path(Ident, Box<syn::ExprPath>),
 }
 
 impl ParamDefault {
     pub fn key(&self) -> &Ident {
         match self {
-            Self::Trait(key) | Self::Expr(key, _) => key,
+            Self::Trait(key) | Self::Expr(key, _) | Self::Path(key, _) => key,
         }
     }
 }
@@ -64,6 +166,79 @@ pub fn is_param_attr(attr: &Attribute) -> bool {
 /// Attributes forwarded to the generated argument field.
 pub fn is_forwarded_attr(attr: &Attribute) -> bool {
     attr.path().is_ident("serde") || attr.path().is_ident("schemars")
+}
+
+/// The `#[serde]` and `#[schemars]` attributes to forward, with a `#[serde(default)]` or
+/// `#[serde(default = "path")]` taken out into `param.default`: a defaulted parameter is
+/// decoded as an `Option` (so `null` means absent, like a missing key) and unwrapped with the
+/// default at the call, which a forwarded serde `default` would defeat.
+pub fn forwarded_attrs(
+    attrs: &[Attribute],
+    param: &mut ParamAttr,
+    errors: &mut Errors,
+) -> Vec<Attribute> {
+    let mut forwarded = Vec::new();
+    for attr in attrs.iter().filter(|attr| is_forwarded_attr(attr)) {
+        if !attr.path().is_ident("serde") {
+            forwarded.push(attr.clone());
+            continue;
+        }
+        let Ok(metas) = attr.parse_args_with(
+            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+        ) else {
+            // Not ours to judge: serde reports its own syntax errors.
+            forwarded.push(attr.clone());
+            continue;
+        };
+        let mut kept = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::new();
+        for meta in metas {
+            if !meta.path().is_ident("default") {
+                kept.push(meta);
+                continue;
+            }
+            let Some(key) = meta.path().get_ident().cloned() else {
+                continue;
+            };
+            let default = match &meta {
+                syn::Meta::Path(_) => Some(ParamDefault::Trait(key.clone())),
+                syn::Meta::NameValue(syn::MetaNameValue {
+                    value:
+                        Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(lit),
+                            ..
+                        }),
+                    ..
+                }) => match lit.parse::<syn::ExprPath>() {
+                    Ok(path) => Some(ParamDefault::Path(key.clone(), Box::new(path))),
+                    Err(error) => {
+                        errors.push(error);
+                        None
+                    }
+                },
+                _ => {
+                    errors.spanned(
+                        &meta,
+                        "expected `#[serde(default)]` or `#[serde(default = \"path\")]`",
+                    );
+                    None
+                }
+            };
+            if param.default.is_some() {
+                errors.spanned(
+                    &key,
+                    "`#[serde(default)]` and `#[param(default)]` both give this parameter a default; keep one",
+                );
+            } else {
+                param.default = default;
+            }
+        }
+        if !kept.is_empty() {
+            let mut attr = attr.clone();
+            attr.meta = syn::parse_quote!(serde(#kept));
+            forwarded.push(attr);
+        }
+    }
+    forwarded
 }
 
 pub fn parse_param_attrs(attrs: &[Attribute], errors: &mut Errors) -> ParamAttr {

@@ -2,11 +2,15 @@
 
 use std::collections::BTreeSet;
 
+use proc_macro2::TokenStream;
+use quote::quote;
 use syn::ext::IdentExt;
-use syn::{Ident, Type};
+use syn::{GenericParam, Ident, WherePredicate};
 
-use super::ast::{Param, ParamKind, ToolFn};
+use super::ast::{Param, ParamKind, Shape, ToolFn};
+use super::attr::CratePath;
 use crate::errors::Errors;
+use crate::output::format::{Arg, Format};
 
 /// Tool names every provider accepts: `^[a-zA-Z0-9_-]{1,64}$`.
 const MAX_NAME_LEN: usize = 64;
@@ -16,14 +20,43 @@ pub struct Plan<'a> {
     pub name: String,
     pub description: String,
     pub fields: Vec<Field<'a>>,
+    /// The approval prompt, its placeholders checked against the parameters.
+    pub approval: Option<Format>,
+    /// `#[tool(crate = …)]`, else `#[toolbox(crate = …)]`, else `::toolnexus`; then
+    /// `::__private`.
+    pub private: TokenStream,
 }
 
 /// One schema property: a non-context parameter.
 pub struct Field<'a> {
     pub param: &'a Param<'a>,
     pub ident: &'a Ident,
-    pub wire: String,
+    pub shape: &'a Shape,
     pub description: Option<String>,
+}
+
+impl Plan<'_> {
+    /// `"<crate>::__private::serde"` and the like, for `#[serde(crate = …)]` strings.
+    pub fn private_str(&self, module: &str) -> String {
+        let path: String = self
+            .private
+            .to_string()
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        format!("{path}::{module}")
+    }
+}
+
+/// `<crate>::__private`, the only path generated code names besides `::core` and `::std`.
+pub fn private_path(own: Option<&CratePath>, outer: Option<&CratePath>) -> TokenStream {
+    match own.or(outer) {
+        Some(krate) => {
+            let path = &krate.path;
+            quote!(#path::__private)
+        }
+        None => quote!(::toolnexus::__private),
+    }
 }
 
 /// Where the fn stands: a free fn, or a method inside `#[toolbox]`.
@@ -33,9 +66,15 @@ pub enum Place {
     Toolbox,
 }
 
-pub fn validate<'a>(tool: &'a ToolFn<'a>, place: Place, errors: &mut Errors) -> Plan<'a> {
+pub fn validate<'a>(
+    tool: &'a ToolFn<'a>,
+    place: Place,
+    outer_crate: Option<&CratePath>,
+    errors: &mut Errors,
+) -> Plan<'a> {
     let sig = tool.sig;
     check_signature(tool, place, errors);
+    check_annotations(tool, errors);
     let name = resolve_name(tool, errors);
     let description = match &tool.args.description {
         Some(text) => text.value().trim().to_owned(),
@@ -56,25 +95,89 @@ pub fn validate<'a>(tool: &'a ToolFn<'a>, place: Place, errors: &mut Errors) -> 
     }
     let fields = resolve_fields(tool, errors);
     check_bullets(tool, errors);
+    let approval = tool
+        .args
+        .approval
+        .as_ref()
+        .map(|lit| check_approval(tool, lit, errors));
     Plan {
         name,
         description,
         fields,
+        approval,
+        private: private_path(tool.args.krate.as_ref(), outer_crate),
     }
+}
+
+/// `read_only` with `destructive` (true) says two opposite things: MCP and the other ports
+/// read a read-only tool as not destructive.
+fn check_annotations(tool: &ToolFn, errors: &mut Errors) {
+    let flags = &tool.args.annotations;
+    if let (Some(read_only), Some(destructive)) = (&flags.read_only, &flags.destructive) {
+        if read_only.value && destructive.value {
+            errors.spanned(
+                &destructive.key,
+                "`#[tool(read_only, destructive)]` contradict each other: a read-only tool is not destructive; drop one of them",
+            );
+        }
+    }
+}
+
+/// Every placeholder of `#[tool(approval = "…")]` must name a parameter (by its Rust name).
+fn check_approval(tool: &ToolFn, lit: &syn::LitStr, errors: &mut Errors) -> Format {
+    let format = Format::parse(lit.clone(), errors);
+    let params: BTreeSet<String> = tool
+        .params
+        .iter()
+        .filter(|param| matches!(param.kind, ParamKind::Value(_)))
+        .filter_map(|param| param.ident)
+        .map(|ident| ident.unraw().to_string())
+        .collect();
+    let mut reported = BTreeSet::new();
+    for (arg, _) in format.args() {
+        let known = matches!(arg, Arg::Name(name) if params.contains(name));
+        if !known && reported.insert(arg.to_string()) {
+            errors.spanned(
+                lit,
+                match arg {
+                    Arg::Index(_) => format!(
+                        "`#[tool(approval = \"…\")]` placeholders name parameters: `{{{arg}}}` is positional; write `{{name}}`"
+                    ),
+                    Arg::Name(name) => format!(
+                        "`#[tool(approval = \"…\")]` has the placeholder `{{{name}}}`, which names no parameter of `{}`",
+                        tool.sig.ident
+                    ),
+                },
+            );
+        }
+    }
+    format
 }
 
 fn check_signature(tool: &ToolFn, place: Place, errors: &mut Errors) {
     let sig = tool.sig;
-    if !sig.generics.params.is_empty() {
-        errors.spanned(
-            &sig.generics,
-            "`#[tool]` cannot be used on a generic fn: the schema needs concrete parameter types",
-        );
-    } else if let Some(clause) = &sig.generics.where_clause {
-        errors.spanned(
-            clause,
-            "`#[tool]` cannot be used on a fn with a `where` clause",
-        );
+    // Lifetimes are fine: arguments are decoded into owned values and lent to the fn.
+    for param in &sig.generics.params {
+        match param {
+            GenericParam::Lifetime(_) => {}
+            GenericParam::Type(param) => errors.spanned(
+                param,
+                "`#[tool]` cannot be used on a fn with type parameters: the schema needs concrete parameter types",
+            ),
+            GenericParam::Const(param) => errors.spanned(
+                param,
+                "`#[tool]` cannot be used on a fn with const parameters: the schema needs concrete parameter types",
+            ),
+        }
+    }
+    let where_predicates = sig.generics.where_clause.iter().flat_map(|c| &c.predicates);
+    for predicate in where_predicates {
+        if !matches!(predicate, WherePredicate::Lifetime(_)) {
+            errors.spanned(
+                predicate,
+                "`#[tool]` cannot be used on a fn with a `where` clause on types: the schema needs concrete parameter types",
+            );
+        }
     }
     if let Some(unsafety) = &sig.unsafety {
         errors.spanned(unsafety, "`#[tool]` cannot be used on an `unsafe fn`");
@@ -137,7 +240,6 @@ fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> Vec<Field<'a
     let mut seen_context = false;
     let mut wire_names = BTreeSet::new();
     for param in &tool.params {
-        check_no_impl_trait(param.ty, errors);
         let Some(ident) = param.ident else {
             errors.spanned(
                 &param.arg.pat,
@@ -161,9 +263,23 @@ fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> Vec<Field<'a
                     "the `ToolContext` parameter is injected, not read from the arguments: remove this attribute",
                 );
             }
+            if let ParamKind::MutContext = param.kind {
+                errors.spanned(
+                    param.ty,
+                    "a tool takes the context as `&ToolContext` (it is shared with the caller), not `&mut ToolContext`",
+                );
+            }
             continue;
         }
-        if let (ParamKind::Optional { .. }, Some(default)) = (&param.kind, &param.attr.default) {
+        let shape = match &param.kind {
+            ParamKind::Value(shape) => shape,
+            ParamKind::Unsupported(problem) => {
+                errors.spanned(&problem.tokens, problem.message);
+                continue;
+            }
+            ParamKind::Context { .. } | ParamKind::MutContext => continue,
+        };
+        if let (true, Some(default)) = (shape.optional, &param.attr.default) {
             errors.spanned(
                 default.key(),
                 "`#[param(default)]` cannot be used on an `Option` parameter: a missing `Option` is already `None`",
@@ -185,8 +301,8 @@ fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> Vec<Field<'a
         fields.push(Field {
             param,
             ident,
+            shape,
             description: describe_param(tool, param, ident),
-            wire,
         });
     }
     fields
@@ -225,15 +341,6 @@ fn check_bullets(tool: &ToolFn, errors: &mut Errors) {
                 ),
             );
         }
-    }
-}
-
-fn check_no_impl_trait(ty: &Type, errors: &mut Errors) {
-    if let Type::ImplTrait(found) = ty {
-        errors.spanned(
-            found,
-            "`impl Trait` parameters make the fn generic; `#[tool]` needs a concrete type",
-        );
     }
 }
 

@@ -1,0 +1,448 @@
+//! Argument decoding (SPEC §5, §11): errors name the full path of the offending value, and
+//! `Tool::execute(v)` and `Tool::execute_json(&v.to_string())` give byte-identical results
+//! for every `v`, errors included.
+
+use std::collections::{BTreeMap, HashMap};
+
+use proptest::prelude::*;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use toolnexus::{JsonSchema, Tool, ToolContext, ToolResult, tool};
+
+#[derive(Deserialize, JsonSchema)]
+struct Item {
+    sku: String,
+    quantity: u32,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Order {
+    items: Vec<Item>,
+    #[serde(default)]
+    note: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Unit {
+    Celsius,
+    Fahrenheit,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Circle {
+    radius: f64,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+enum Tagged {
+    Square { side: f64 },
+    Dot,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum Loose {
+    Number(i64),
+    Text(String),
+    Pair { a: u8, b: u8 },
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Base {
+    id: u64,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Flattened {
+    #[serde(flatten)]
+    base: Base,
+    label: String,
+}
+
+/// Places an order.
+#[tool]
+fn place_order(order: Order, #[param(default = 1)] copies: u8) -> String {
+    let items: Vec<String> = order
+        .items
+        .iter()
+        .map(|item| format!("{}x{}", item.sku, item.quantity))
+        .collect();
+    format!(
+        "{} items x{copies} {}{}",
+        items.len(),
+        items.join(","),
+        order.note.unwrap_or_default()
+    )
+}
+
+/// Converts units.
+#[tool]
+fn convert(units: Vec<Unit>, shape: Circle) -> String {
+    format!("{} {}", units.len(), shape.radius)
+}
+
+/// Takes every tricky shape at once.
+#[tool]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one parameter per shape under test"
+)]
+fn tricky(
+    tagged: Option<Tagged>,
+    loose: Option<Loose>,
+    flat: Option<Flattened>,
+    counts: Option<HashMap<u32, u8>>,
+    ratio: Option<f32>,
+    letter: Option<char>,
+    any: Option<Value>,
+    #[serde(default)] seen: bool,
+) -> String {
+    let tagged = match tagged {
+        Some(Tagged::Square { side }) => format!("square {side}"),
+        Some(Tagged::Dot) => "dot".to_owned(),
+        None => "-".to_owned(),
+    };
+    let loose = match loose {
+        Some(Loose::Number(n)) => format!("n{n}"),
+        Some(Loose::Text(t)) => format!("t{t}"),
+        Some(Loose::Pair { a, b }) => format!("p{a}{b}"),
+        None => "-".to_owned(),
+    };
+    let flat = flat.map(|f| format!("{}:{}", f.base.id, f.label));
+    let counts: Option<BTreeMap<u32, u8>> = counts.map(|c| c.into_iter().collect());
+    format!("{tagged} {loose} {flat:?} {counts:?} {ratio:?} {letter:?} {any:?} {seen}")
+}
+
+/// Wide integers, which a `serde_json::Value` cannot hold beyond 64 bits.
+#[tool]
+fn wide(big: i128, huge: Option<u128>) -> String {
+    format!("{big} {huge:?}")
+}
+
+/// Plain numbers.
+#[tool]
+fn numbers(small: i8, unsigned: u64, float: f64) -> String {
+    format!("{small} {unsigned} {float:?}")
+}
+
+/// Polls a future to completion; every tool here is ready at once.
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+    }
+}
+
+fn from_value(tool: &dyn Tool, args: Value) -> ToolResult {
+    block_on(tool.execute(args, &ToolContext::default()))
+}
+
+fn from_text(tool: &dyn Tool, args: &str) -> ToolResult {
+    block_on(tool.execute_json(args, &ToolContext::default()))
+}
+
+/// Both entry points, asserted identical; the shared result.
+fn both(tool: &dyn Tool, args: Value) -> ToolResult {
+    let text = args.to_string();
+    let value = from_value(tool, args);
+    assert_eq!(from_text(tool, &text), value, "{text}");
+    value
+}
+
+fn error_of(tool: &dyn Tool, args: Value) -> String {
+    let result = both(tool, args);
+    assert!(result.is_error, "{result:?}");
+    result.output
+}
+
+#[test]
+fn errors_name_the_full_path() {
+    let cases = [
+        (
+            &PlaceOrderTool as &dyn Tool,
+            json!({"order": {"items": [{"sku": "a", "quantity": -2}]}}),
+            "invalid arguments for `place_order`: field `order.items[0].quantity`: invalid value: integer `-2`, expected u32",
+        ),
+        (
+            &PlaceOrderTool,
+            json!({"order": {"items": [{"sku": "a", "quantity": 1}, {"sku": 7, "quantity": 1}]}}),
+            "invalid arguments for `place_order`: field `order.items[1].sku`: invalid type: integer `7`, expected a string",
+        ),
+        (
+            &PlaceOrderTool,
+            json!({"order": {"items": [{"sku": "a"}]}}),
+            "invalid arguments for `place_order`: field `order.items[0]`: missing field `quantity`",
+        ),
+        (
+            &PlaceOrderTool,
+            json!({"order": {"items": [], "rush": true}}),
+            "invalid arguments for `place_order`: field `order`: unknown field `rush`, expected `items` or `note`",
+        ),
+        (
+            &PlaceOrderTool,
+            json!({"order": {"items": []}, "copies": 300}),
+            "invalid arguments for `place_order`: field `copies`: invalid value: integer `300`, expected u8",
+        ),
+        (
+            &ConvertTool,
+            json!({"units": ["celsius", "celsius", "fahrenheit", "kelvin"], "shape": {"radius": 1}}),
+            "invalid arguments for `convert`: field `units[3]`: unknown variant `kelvin`, expected `celsius` or `fahrenheit`",
+        ),
+        (
+            &ConvertTool,
+            json!({"units": [], "shape": {"radius": "big"}}),
+            "invalid arguments for `convert`: field `shape.radius`: invalid type: string \"big\", expected f64",
+        ),
+        // The root keeps its plain form.
+        (
+            &ConvertTool,
+            json!({"units": []}),
+            "invalid arguments for `convert`: missing field `shape`",
+        ),
+        (
+            &ConvertTool,
+            json!({"units": [], "shape": {"radius": 1}, "extra": 1}),
+            "invalid arguments for `convert`: unknown field `extra`, expected `units` or `shape`",
+        ),
+        (
+            &ConvertTool,
+            json!([1]),
+            "invalid arguments for `convert`: expected a JSON object, found an array",
+        ),
+    ];
+    for (tool, args, expected) in cases {
+        assert_eq!(error_of(tool, args), expected);
+    }
+}
+
+#[test]
+fn null_means_absent_for_every_optional_or_defaulted_parameter() {
+    let result = both(
+        &PlaceOrderTool,
+        json!({"order": {"items": [], "note": null}, "copies": null}),
+    );
+    assert_eq!(result, ToolResult::ok("0 items x1 "));
+    let all_null = json!({
+        "tagged": null, "loose": null, "flat": null, "counts": null, "ratio": null,
+        "letter": null, "any": null, "seen": null,
+    });
+    assert_eq!(
+        both(&TrickyTool, all_null).output,
+        "- - None None None None None false"
+    );
+}
+
+/// Shapes that serde buffers (tagged and untagged enums, `flatten`), maps with non-string
+/// keys, floats, chars and free-form values: each decodes the same from text as from a value.
+#[test]
+fn tricky_shapes_decode_the_same_from_both_entry_points() {
+    let cases = [
+        json!({"tagged": {"kind": "square", "side": 2.5}}),
+        json!({"tagged": {"kind": "dot"}}),
+        json!({"tagged": {"kind": "dot", "side": 1}}),
+        json!({"tagged": {"side": 1}}),
+        json!({"tagged": {"kind": "circle"}}),
+        json!({"tagged": {"kind": "square", "side": "x"}}),
+        json!({"loose": 7}),
+        json!({"loose": -7}),
+        json!({"loose": 7.5}),
+        json!({"loose": "seven"}),
+        json!({"loose": {"a": 1, "b": 2}}),
+        json!({"loose": {"a": 1, "b": 300}}),
+        json!({"loose": [1]}),
+        json!({"loose": u64::MAX}),
+        json!({"flat": {"id": 3, "label": "x"}}),
+        json!({"flat": {"id": 3, "label": "x", "other": true}}),
+        json!({"flat": {"id": -3, "label": "x"}}),
+        json!({"flat": {"label": "x"}}),
+        json!({"counts": {"1": 2, "30": 4}}),
+        json!({"counts": {"x": 2}}),
+        json!({"counts": {"-1": 2}}),
+        json!({"counts": {"1": 256}}),
+        json!({"ratio": 1.5}),
+        json!({"ratio": 1e300}),
+        json!({"ratio": -0.0}),
+        json!({"ratio": 3}),
+        json!({"ratio": u64::MAX}),
+        json!({"letter": "é"}),
+        json!({"letter": "ab"}),
+        json!({"letter": ""}),
+        json!({"any": {"deep": [1, {"x": null}], "n": -0.0}}),
+        json!({"seen": true}),
+        json!({"seen": 1}),
+        json!({"unknown": 1}),
+        json!(null),
+        json!({}),
+        json!("text"),
+        json!(12),
+    ];
+    for args in cases {
+        both(&TrickyTool, args);
+    }
+}
+
+#[test]
+fn numbers_at_their_edges_decode_the_same_from_both_entry_points() {
+    let cases = [
+        json!({"small": -128, "unsigned": u64::MAX, "float": -0.0}),
+        json!({"small": 128, "unsigned": 0, "float": 0}),
+        json!({"small": 0, "unsigned": -1, "float": 1e308}),
+        json!({"small": 0, "unsigned": 1.0, "float": 1}),
+        json!({"small": 0.0, "unsigned": 1, "float": 5e-324}),
+        json!({"small": i64::MIN, "unsigned": 1, "float": 0.1}),
+        json!({"small": 1, "unsigned": 1, "float": "1"}),
+    ];
+    for args in cases {
+        both(&NumbersTool, args);
+    }
+}
+
+/// A `Value` holds at most 64-bit integers, so a tool with `i128`/`u128` parameters reads its
+/// text through a `Value` too: the two entry points agree even on text a `Value` cannot hold.
+#[test]
+fn wide_integers_agree_on_both_entry_points() {
+    assert_eq!(
+        both(&WideTool, json!({"big": i64::MIN, "huge": u64::MAX})).output,
+        "-9223372036854775808 Some(18446744073709551615)"
+    );
+    let beyond = r#"{"big": 170141183460469231731687303715884105727}"#;
+    let text = from_text(&WideTool, beyond);
+    let value: Value = serde_json::from_str(beyond).unwrap();
+    assert_eq!(text, from_value(&WideTool, value));
+    assert!(text.is_error, "{text:?}");
+}
+
+#[test]
+fn syntax_errors_keep_their_position() {
+    let result = from_text(&ConvertTool, r#"{"units": ["celsius""#);
+    assert_eq!(
+        result.output,
+        "invalid arguments for `convert`: EOF while parsing a list at line 1 column 20"
+    );
+    let trailing = from_text(&ConvertTool, r#"{"units": []} x"#);
+    assert_eq!(
+        trailing.output,
+        "invalid arguments for `convert`: trailing characters at line 1 column 15"
+    );
+}
+
+/// A key given twice in the text is refused, wherever the first failure would have been.
+#[test]
+fn duplicate_keys_in_text_are_refused() {
+    let twice = from_text(
+        &NumbersTool,
+        r#"{"small": 1, "small": 2, "unsigned": 1, "float": 1}"#,
+    );
+    assert_eq!(
+        twice.output,
+        "invalid arguments for `numbers`: duplicate field `small`"
+    );
+    let nested = from_text(
+        &ConvertTool,
+        r#"{"units": [], "shape": {"radius": 1, "radius": "x"}}"#,
+    );
+    assert_eq!(
+        nested.output,
+        "invalid arguments for `convert`: field `shape`: duplicate field `radius`"
+    );
+}
+
+#[test]
+fn nesting_is_limited_alike_on_both_entry_points() {
+    let nest = |depth: usize| {
+        let mut value = json!(1);
+        for _ in 0..depth {
+            value = json!([value]);
+        }
+        json!({ "any": value })
+    };
+    for depth in [100, 126, 127, 128, 200] {
+        let result = both(&TrickyTool, nest(depth));
+        assert_eq!(result.is_error, depth >= 127, "{depth}: {result:?}");
+    }
+}
+
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>().prop_map(Value::from),
+        "[a-z0-9é\"\\\\]{0,6}".prop_map(Value::from),
+        prop_oneof![
+            Just("square"),
+            Just("dot"),
+            Just("kind"),
+            Just("celsius"),
+            Just("1")
+        ]
+        .prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 40, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::btree_map(
+                prop_oneof![
+                    Just("kind".to_owned()),
+                    Just("side".to_owned()),
+                    Just("id".to_owned()),
+                    Just("label".to_owned()),
+                    Just("a".to_owned()),
+                    Just("b".to_owned()),
+                    "[a-z0-9]{1,4}",
+                ],
+                inner,
+                0..5,
+            )
+            .prop_map(|map| Value::Object(map.into_iter().collect())),
+        ]
+    })
+}
+
+/// Arguments shaped like the tools' own: known keys with arbitrary values.
+fn any_arguments() -> impl Strategy<Value = Value> {
+    let keys = prop_oneof![
+        Just("tagged"),
+        Just("loose"),
+        Just("flat"),
+        Just("counts"),
+        Just("ratio"),
+        Just("letter"),
+        Just("any"),
+        Just("seen"),
+        Just("order"),
+        Just("copies"),
+        Just("units"),
+        Just("shape"),
+        Just("small"),
+        Just("unsigned"),
+        Just("float"),
+        Just("big"),
+        Just("huge"),
+    ];
+    prop_oneof![
+        any_json(),
+        prop::collection::btree_map(keys.prop_map(str::to_owned), any_json(), 0..5)
+            .prop_map(|map| Value::Object(map.into_iter().collect())),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn both_entry_points_agree_on_any_value(args in any_arguments()) {
+        let text = args.to_string();
+        for tool in [&TrickyTool as &dyn Tool, &PlaceOrderTool, &ConvertTool, &NumbersTool, &WideTool] {
+            let value = from_value(tool, args.clone());
+            prop_assert_eq!(from_text(tool, &text), value, "{} {}", tool.name(), text);
+        }
+    }
+}

@@ -1,0 +1,9 @@
+use toolnexus::tool;
+
+/// Joins words.
+#[tool]
+fn join(words: Vec<&str>) -> String {
+    words.join(" ")
+}
+
+fn main() {}

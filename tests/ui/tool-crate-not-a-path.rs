@@ -1,0 +1,9 @@
+use toolnexus::tool;
+
+/// Adds two numbers.
+#[tool(crate = "my toolnexus")]
+fn add(a: f64, b: f64) -> f64 {
+    a + b
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use toolnexus::tool;
+
+/// Echoes its input.
+#[tool]
+fn echo(text: String) -> String
+where
+    String: Clone,
+{
+    text
+}
+
+fn main() {}
