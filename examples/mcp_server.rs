@@ -1,8 +1,13 @@
-//! The quickstart's tools as an MCP server on stdin/stdout, through rmcp (the official Rust
-//! MCP SDK).
+//! The quickstart's tools as an MCP server, through rmcp (the official Rust MCP SDK): on
+//! stdin/stdout by default, or over streamable HTTP.
 //!
-//! Run it with `cargo run --example mcp_server --features mcp`, or point an MCP client at
-//! that command (see the README). Anything for humans goes to stderr: stdout is the protocol.
+//! - stdio: `cargo run --example mcp_server --features mcp`, or point an MCP client at that
+//!   command (see the README). Anything for humans goes to stderr: stdout is the protocol.
+//! - HTTP: `cargo run --example mcp_server --features mcp-http -- --http 127.0.0.1:8765`
+//!   serves `http://127.0.0.1:8765/mcp` until Ctrl-C or SIGTERM. Add `--stateless` for the
+//!   mode without sessions (replicas behind a load balancer); set `MCP_BEARER_TOKEN` to
+//!   require `Authorization: Bearer <token>` (an environment variable, so the secret does not
+//!   show in the process list).
 
 use toolnexus::{ContentPart, ContentPartError, Toolkit, tool, tools};
 
@@ -39,9 +44,46 @@ fn screenshot() -> Result<ContentPart, ContentPartError> {
     ))
 }
 
+type Error = Box<dyn std::error::Error + Send + Sync>;
+
+const USAGE: &str = "usage: mcp_server [--http ADDR [--stateless]]";
+
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+async fn main() -> Result<(), Error> {
     let toolkit = Toolkit::new().with_all(tools![add, get_weather, screenshot]);
-    eprintln!("toolnexus MCP server: {} tools on stdio", toolkit.len());
-    toolnexus::mcp::serve_stdio(toolkit).await
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [] => {
+            eprintln!("toolnexus MCP server: {} tools on stdio", toolkit.len());
+            toolnexus::mcp::serve_stdio(toolkit).await
+        }
+        ["--http", addr] => serve_http(toolkit, addr, false).await,
+        ["--http", addr, "--stateless"] => serve_http(toolkit, addr, true).await,
+        _ => Err(USAGE.into()),
+    }
+}
+
+#[cfg(feature = "mcp-http")]
+async fn serve_http(toolkit: Toolkit, addr: &str, stateless: bool) -> Result<(), Error> {
+    use toolnexus::mcp::{HttpOptions, HttpServer, McpServer};
+
+    let mut options = HttpOptions::new().stateless(stateless);
+    if let Ok(token) = std::env::var("MCP_BEARER_TOKEN") {
+        options = options.bearer_token(token);
+    }
+    let tools = toolkit.len();
+    let http = HttpServer::bind(addr, McpServer::new(toolkit), options).await?;
+    eprintln!(
+        "toolnexus MCP server: {tools} tools at http://{}/mcp{} (Ctrl-C to stop)",
+        http.local_addr(),
+        if stateless { ", stateless" } else { "" }
+    );
+    http.run().await;
+    eprintln!("toolnexus MCP server: stopped");
+    Ok(())
+}
+
+#[cfg(not(feature = "mcp-http"))]
+async fn serve_http(_: Toolkit, _: &str, _: bool) -> Result<(), Error> {
+    Err("this build serves stdio only: build with `--features mcp-http` for --http".into())
 }

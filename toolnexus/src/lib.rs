@@ -41,7 +41,12 @@
 //! - Talk to providers: [`Toolkit::to_openai`], [`Toolkit::to_openai_strict`],
 //!   [`Toolkit::to_anthropic`], [`Toolkit::to_gemini`], [`Toolkit::to_mcp`] for definitions;
 //!   [`ToolResult::to_openai_messages`], [`ToolResult::to_anthropic_block`] and
-//!   [`ToolResult::to_mcp`] for results; [`Toolkit::call`] for the suspension loop rule.
+//!   [`ToolResult::to_mcp`] (or [`ToolResult::to_mcp_for`], with `structuredContent`) for
+//!   results; [`Toolkit::call`] for the suspension loop rule. Serve a toolkit as an MCP
+//!   server over stdio (feature `mcp`) or streamable HTTP (feature `mcp-http`): see the
+//!   `mcp` module.
+//! - Bound a call: [`ToolContext::timeout`] and [`ToolContext::cancel`] are enforced by every
+//!   [`Toolkit`] call (see [`Toolkit::execute`]).
 //! - Keep the schemas honest: [`Toolkit::check`] (or [`check`] for one tool) lists every place
 //!   a provider's schema dialect ([`Profile`]) cannot say what a tool accepts; assert it is
 //!   empty in your tests.
@@ -67,12 +72,20 @@
 //!   …``), through `serde_path_to_error`.
 //! - [`Toolkit::with`] and [`Toolkit::with_all`] panic on a name the toolkit already holds
 //!   (the second tool would never be called); [`Toolkit::register`] returns `false` instead.
+//! - Deadlines need no async runtime: one timer thread, `toolnexus-timer`, starts the first
+//!   time a call with a timeout has to wait. A timeout is reported in whole milliseconds as
+//!   the other ports print it (``timed out after 50ms``), with a fraction only when it is
+//!   not a whole number of milliseconds.
+//! - A tool marked both read-only and destructive is sent to MCP clients as read-only and
+//!   not destructive, the way MCP and every port read the pair.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod approval;
 mod attach;
+mod cancel;
 mod check;
+mod deadline;
 mod decodable;
 mod decode;
 mod lower;
@@ -93,6 +106,7 @@ pub mod mcp;
 pub use mcp::{McpServer, serve_stdio};
 
 pub use attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
+pub use cancel::{CancelSignal, Cancelled};
 pub use check::{Profile, SchemaIssue, check};
 pub use decode::MAX_ARGUMENT_BYTES;
 pub use lower::{IntoToolError, IntoToolResult, Json};
@@ -109,8 +123,8 @@ pub use suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
 };
 pub use tool::{
-    BoxFuture, CancelSignal, DefineToolError, FnTool, Tool, ToolAnnotations, ToolContext, ToolDef,
-    ToolSource, define_tool, sanitize,
+    BoxFuture, DefineToolError, FnTool, Tool, ToolAnnotations, ToolContext, ToolDef, ToolSource,
+    define_tool, sanitize,
 };
 pub use toolkit::Toolkit;
 pub use toolnexus_macros::*;

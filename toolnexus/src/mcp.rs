@@ -1,19 +1,23 @@
-//! Serve a [`Toolkit`] as an MCP server with the official Rust MCP SDK, [`rmcp`].
+//! Serve a [`Toolkit`] as an MCP server with the official Rust MCP SDK, [`rmcp`]: over stdio
+//! with the `mcp` feature, and over streamable HTTP with `mcp-http`.
 //!
-//! Enabled by the `mcp` cargo feature. rmcp needs Rust 1.88 or newer, so this feature does
-//! too (the rest of toolnexus builds on 1.85).
+//! The `mcp` feature needs Rust 1.88 or newer, as rmcp does (the rest of toolnexus builds on
+//! 1.85). It serves stdio only and stays light: rmcp's server core and its stdio transport.
 //!
-//! - `tools/list` answers from each tool's cached [`input_schema`](crate::Tool::input_schema),
-//!   converted once when the server is built — the same `{name, description, inputSchema}`
-//!   entries as [`Toolkit::to_mcp`].
+//! - `tools/list` answers [`Toolkit::to_mcp`]'s entries, converted once when the server is
+//!   built: each tool's cached input schema, and where the tool has them its `title`, its
+//!   `outputSchema` and its `annotations` (the MCP hints that are set; a read-only tool is
+//!   never sent as destructive).
 //! - `tools/call` runs [`Toolkit::execute`], so an unknown tool, bad arguments and a tool that
 //!   panics all come back as `isError` results, never as protocol errors. The result is
-//!   [`ToolResult::to_mcp`]: the output as text, images and audio as MCP content, files as
-//!   embedded resources, URL parts as resource links. A suspension (see
-//!   [`pending`](crate::pending)) is an `isError` result whose text carries the prompt and,
-//!   when there is one, the url on the next line.
-//! - A client's `notifications/cancelled` sets the call's
-//!   [`ToolContext::cancel`](crate::ToolContext::cancel) signal.
+//!   [`ToolResult::to_mcp_for`]: the output as text, images and audio as MCP content, files as
+//!   embedded resources, URL parts as resource links, and for a tool with an output schema the
+//!   parsed output as `structuredContent`. A suspension (see [`pending`](crate::pending)) is
+//!   an `isError` result whose text carries the prompt and, when there is one, the url on the
+//!   next line.
+//! - A client's `notifications/cancelled` fires the call's
+//!   [`ToolContext::cancel`](crate::ToolContext::cancel) signal: the toolkit resolves the
+//!   call at once and drops the tool's future (rmcp then sends no response, as MCP asks).
 //!
 //! ```no_run
 //! use toolnexus::{Toolkit, define_tool, serde_json::json};
@@ -31,6 +35,25 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Over HTTP
+//!
+//! With the `mcp-http` feature, [`serve_http`] and [`HttpServer`] serve the same tools at
+//! `http://ADDR/mcp` on rmcp's streamable HTTP transport (the current MCP transport for
+//! remote servers), inside a small hyper server that adds what a listening endpoint needs:
+//!
+//! - an `Origin` allow-list: a request whose `Origin` is not allowed gets `403 Forbidden`
+//!   before anything else is looked at (DNS-rebinding protection, as the MCP transport
+//!   requires); requests without `Origin`, i.e. non-browser clients, are allowed. By default
+//!   a server bound to a loopback address allows loopback origins only, and one bound
+//!   elsewhere allows none ([`HttpOptions::allow_origins`]). The `Host` header is checked the
+//!   same way ([`HttpOptions::allow_hosts`]).
+//! - an optional bearer token ([`HttpOptions::bearer_token`]): `401 Unauthorized` without it.
+//! - graceful shutdown on Ctrl-C and SIGTERM ([`HttpServer::run`]).
+//! - a stateless mode ([`HttpOptions::stateless`]) with no sessions, so replicas can sit
+//!   behind an ordinary load balancer.
+//!
+//! It needs a Tokio runtime; the stdio server's other guarantees hold unchanged.
 
 use std::future::{Future, poll_fn};
 use std::pin::pin;
@@ -45,9 +68,15 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::Value;
 
+use crate::provider::mcp::definition;
 use crate::result::ToolResult;
-use crate::tool::ToolContext;
+use crate::tool::{Tool, ToolContext};
 use crate::toolkit::Toolkit;
+
+#[cfg(feature = "mcp-http")]
+mod http;
+#[cfg(feature = "mcp-http")]
+pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};
 
 /// An rmcp [`ServerHandler`] that serves a [`Toolkit`]'s tools.
 ///
@@ -78,13 +107,7 @@ impl McpServer {
         let tools = toolkit
             .tools()
             .iter()
-            .map(|tool| {
-                McpTool::new(
-                    tool.name().to_owned(),
-                    tool.description().to_owned(),
-                    Arc::new(tool.input_schema().clone()),
-                )
-            })
+            .map(|tool| mcp_tool(tool.as_ref()))
             .collect();
         let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("toolnexus", env!("CARGO_PKG_VERSION")));
@@ -146,7 +169,11 @@ impl ServerHandler for McpServer {
             || ctx.cancel.cancel(),
         )
         .await;
-        Ok(call_tool_result(&result).into())
+        let wire = match self.toolkit.get(&request.name) {
+            Some(tool) => result.to_mcp_for(tool.as_ref()),
+            None => result.to_mcp(),
+        };
+        Ok(call_tool_result(wire, &result).into())
     }
 }
 
@@ -168,9 +195,22 @@ pub async fn serve_stdio(
     Ok(())
 }
 
-/// [`ToolResult::to_mcp`] as rmcp's type.
-fn call_tool_result(result: &ToolResult) -> CallToolResult {
-    serde_json::from_value(result.to_mcp()).unwrap_or_else(|error| {
+/// `tool`'s `tools/list` entry ([`Toolkit::to_mcp`]) as rmcp's type.
+fn mcp_tool(tool: &dyn Tool) -> McpTool {
+    serde_json::from_value(Value::Object(definition(tool))).unwrap_or_else(|_| {
+        // Unreachable with the entries `definition` builds; kept as a plainer entry, never a
+        // panic.
+        McpTool::new(
+            tool.name().to_owned(),
+            tool.description().to_owned(),
+            Arc::new(tool.input_schema().clone()),
+        )
+    })
+}
+
+/// A result's MCP wire form (`wire`, from [`ToolResult::to_mcp_for`]) as rmcp's type.
+fn call_tool_result(wire: Value, result: &ToolResult) -> CallToolResult {
+    serde_json::from_value(wire).unwrap_or_else(|error| {
         // Unreachable with the block types `to_mcp` emits; kept as a result, never a panic.
         CallToolResult::error(vec![
             ContentBlock::text(result.output.clone()),
@@ -181,8 +221,8 @@ fn call_tool_result(result: &ToolResult) -> CallToolResult {
     })
 }
 
-/// Drives `work` to completion, calling `on_cancel` once if `cancelled` finishes first; the
-/// tool decides for itself how to stop, and its result is still returned.
+/// Drives `work` to completion, calling `on_cancel` once if `cancelled` finishes first. Here
+/// `on_cancel` fires the call's cancel signal, which makes the toolkit resolve `work` at once.
 async fn until_done<T>(
     work: impl Future<Output = T>,
     cancelled: impl Future<Output = ()>,
@@ -215,7 +255,7 @@ mod tests {
             .with_part(crate::from_bytes(b"\x89PNG", "image/png"))
             .with_part(crate::from_bytes(b"RIFF", "audio/wav"))
             .with_part(file);
-        let converted = call_tool_result(&result);
+        let converted = call_tool_result(result.to_mcp(), &result);
         assert_eq!(
             serde_json::to_value(&converted).unwrap()["content"],
             result.to_mcp()["content"]

@@ -160,7 +160,7 @@ impl<S: StructuredOutput, E> StructuredOutput for Result<S, E> {
 
 /// `{"type":"object","properties":{"result": schema},"required":["result"]}` plus the marker;
 /// `$defs` stay at the root, where their `$ref`s point.
-fn wrap_result(mut schema: Map<String, Value>, nullable: bool) -> Map<String, Value> {
+pub(crate) fn wrap_result(mut schema: Map<String, Value>, nullable: bool) -> Map<String, Value> {
     let defs = schema.remove("$defs");
     let result = if nullable {
         let mut any_of = Map::new();

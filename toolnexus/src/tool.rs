@@ -4,16 +4,17 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::approval::{approval_data, format_prompt, gate};
+use crate::cancel::CancelSignal;
 use crate::decode::{json_kind, parse_args};
 use crate::lower::IntoToolResult;
 use crate::result::ToolResult;
+use crate::schema::wrap_result;
 use crate::suspend::Answer;
 
 /// A boxed, `Send` future: what [`Tool::execute`] returns, so `Tool` stays object safe.
@@ -38,32 +39,6 @@ pub enum ToolSource {
     A2a,
     /// Anything else.
     Custom,
-}
-
-/// A cheap, clonable cancellation flag shared between the caller and a running tool.
-///
-/// It needs no async runtime: a tool polls [`is_cancelled`](Self::is_cancelled) at its own
-/// checkpoints.
-///
-/// ```
-/// let signal = toolnexus::CancelSignal::default();
-/// let seen_by_tool = signal.clone();
-/// signal.cancel();
-/// assert!(seen_by_tool.is_cancelled());
-/// ```
-#[derive(Clone, Debug, Default)]
-pub struct CancelSignal(Arc<AtomicBool>);
-
-impl CancelSignal {
-    /// Asks every holder of this signal to stop.
-    pub fn cancel(&self) {
-        self.0.store(true, Ordering::Release);
-    }
-
-    /// Whether [`cancel`](Self::cancel) was called on this signal or a clone of it.
-    pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Acquire)
-    }
 }
 
 /// Hints about what a tool does to the world (MCP tool annotations, SPEC §8), set with
@@ -104,9 +79,12 @@ impl ToolAnnotations {
 pub struct ToolContext {
     /// The answer to this tool's earlier suspension, when it is being executed again.
     pub answer: Option<Answer>,
-    /// How long the caller is willing to wait, if it said.
+    /// How long the caller is willing to wait for one execution, if it said.
+    /// [`Toolkit::execute`](crate::Toolkit::execute) and its siblings enforce it: at the
+    /// deadline the call resolves as an error and the tool's future is dropped.
     pub timeout: Option<Duration>,
-    /// Set when the caller gives up.
+    /// Fired when the caller gives up. A call through a [`Toolkit`](crate::Toolkit) resolves
+    /// at once as an error and drops the tool's future; a tool may also watch it itself.
     pub cancel: CancelSignal,
 }
 
@@ -225,6 +203,7 @@ pub fn define_tool(
         other => {
             return Err(DefineToolError {
                 name,
+                schema: "input",
                 found: match other {
                     Value::Object(_) => "an object without \"type\": \"object\"",
                     other => json_kind(&other),
@@ -237,23 +216,32 @@ pub fn define_tool(
         description: description.into(),
         schema,
         source: ToolSource::Native,
+        title: None,
+        annotations: ToolAnnotations::default(),
+        output_schema: None,
         approval: None,
     })
 }
 
-/// Why [`define_tool`] refused a schema.
+/// Why [`define_tool`] or [`ToolDef::output_schema`] refused a schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DefineToolError {
     name: String,
+    /// `"input"` or `"output"`.
+    schema: &'static str,
     found: &'static str,
 }
 
 impl fmt::Display for DefineToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let required = match self.schema {
+            "input" => "a JSON object with \"type\": \"object\"",
+            _ => "a JSON Schema object",
+        };
         write!(
             f,
-            "the input schema of tool `{}` must be a JSON object with \"type\": \"object\", found {}",
-            self.name, self.found
+            "the {} schema of tool `{}` must be {required}, found {}",
+            self.schema, self.name, self.found
         )
     }
 }
@@ -267,6 +255,9 @@ pub struct ToolDef {
     description: String,
     schema: Map<String, Value>,
     source: ToolSource,
+    title: Option<String>,
+    annotations: ToolAnnotations,
+    output_schema: Option<Map<String, Value>>,
     approval: Option<String>,
 }
 
@@ -278,6 +269,90 @@ impl ToolDef {
     pub fn source(mut self, source: ToolSource) -> Self {
         self.source = source;
         self
+    }
+
+    /// Sets the human-facing name MCP clients show (MCP `title`; see [`Tool::title`]).
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Says whether the tool leaves its environment unchanged (MCP `readOnlyHint`).
+    #[must_use]
+    pub fn read_only(mut self, read_only: bool) -> Self {
+        self.annotations.read_only = Some(read_only);
+        self
+    }
+
+    /// Says whether the tool may destroy or overwrite data (MCP `destructiveHint`). MCP
+    /// reads a read-only tool as not destructive, so with `read_only(true)` this hint is
+    /// sent as `false`.
+    #[must_use]
+    pub fn destructive(mut self, destructive: bool) -> Self {
+        self.annotations.destructive = Some(destructive);
+        self
+    }
+
+    /// Says whether repeating a call with the same arguments has no further effect (MCP
+    /// `idempotentHint`).
+    #[must_use]
+    pub fn idempotent(mut self, idempotent: bool) -> Self {
+        self.annotations.idempotent = Some(idempotent);
+        self
+    }
+
+    /// Says whether the tool reaches an open world of external entities, such as the web
+    /// (MCP `openWorldHint`).
+    #[must_use]
+    pub fn open_world(mut self, open_world: bool) -> Self {
+        self.annotations.open_world = Some(open_world);
+        self
+    }
+
+    /// Declares the JSON Schema of the tool's successful results (MCP `outputSchema`; see
+    /// [`Tool::output_schema`]). The tool's output must then be JSON text of that shape:
+    /// MCP clients get it parsed as `structuredContent`.
+    ///
+    /// A schema whose root is `"type": "object"` is used as it is. Any other schema (an
+    /// array, a number, `anyOf`…) is wrapped as `{"type":"object","properties":{"result":
+    /// …},"required":["result"],"x-toolnexus-wrap-result":true}`, because MCP wants an object
+    /// at the root, and results are wrapped as `{"result": …}` to match — as `#[tool]` does
+    /// for a fn returning `Json<Vec<T>>`. A schema that is not a JSON object is refused.
+    ///
+    /// ```
+    /// use serde_json::{json, Value};
+    /// use toolnexus::{define_tool, Tool, ToolContext};
+    ///
+    /// let tags = define_tool("tags", "List the tags", json!({"type": "object", "properties": {}}))?
+    ///     .title("Tags")
+    ///     .read_only(true)
+    ///     .output_schema(json!({"type": "array", "items": {"type": "string"}}))?
+    ///     .sync(|_: Value, _: &ToolContext| toolnexus::Json(["red", "green"]));
+    /// assert_eq!(tags.output_schema().unwrap()["properties"]["result"]["type"], "array");
+    /// assert_eq!(tags.title(), Some("Tags"));
+    ///
+    /// let refused = define_tool("t", "T", json!({"type": "object"}))?.output_schema(json!("text"));
+    /// assert_eq!(
+    ///     refused.unwrap_err().to_string(),
+    ///     "the output schema of tool `t` must be a JSON Schema object, found a string"
+    /// );
+    /// # Ok::<(), toolnexus::DefineToolError>(())
+    /// ```
+    pub fn output_schema(mut self, schema: Value) -> Result<Self, DefineToolError> {
+        let schema = match schema {
+            Value::Object(schema) if schema.get("type") == Some(&Value::from("object")) => schema,
+            Value::Object(schema) => wrap_result(schema, false),
+            other => {
+                return Err(DefineToolError {
+                    name: self.name,
+                    schema: "output",
+                    found: json_kind(&other),
+                });
+            }
+        };
+        self.output_schema = Some(schema);
+        Ok(self)
     }
 
     /// Makes the tool ask a human before it runs (SPEC §10A), as `#[tool(approval = "…")]`
@@ -372,6 +447,18 @@ impl Tool for FnTool {
         self.def.source
     }
 
+    fn title(&self) -> Option<&str> {
+        self.def.title.as_deref()
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        self.def.annotations
+    }
+
+    fn output_schema(&self) -> Option<&Map<String, Value>> {
+        self.def.output_schema.as_ref()
+    }
+
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
         if let Some(template) = &self.def.approval {
             let data = approval_data(&self.def.schema, Some(&args));
@@ -413,6 +500,63 @@ mod tests {
                 )
             );
         }
+    }
+
+    #[test]
+    fn tool_def_sets_title_hints_and_output_schema() {
+        let schema = json!({"type": "object", "properties": {}});
+        let plain = define_tool("plain", "Plain", schema.clone())
+            .unwrap()
+            .sync(|_: Value, _: &ToolContext| "");
+        assert_eq!(plain.title(), None);
+        assert!(plain.annotations().is_empty());
+        assert!(plain.output_schema().is_none());
+
+        let point = json!({"type": "object", "properties": {"x": {"type": "number"}}});
+        let tool = define_tool("drop_table", "Drops a table", schema)
+            .unwrap()
+            .title("Drop table")
+            .destructive(true)
+            .idempotent(true)
+            .open_world(false)
+            .output_schema(point.clone())
+            .unwrap()
+            .sync(|_: Value, _: &ToolContext| "");
+        assert_eq!(tool.title(), Some("Drop table"));
+        assert_eq!(
+            tool.annotations(),
+            ToolAnnotations {
+                read_only: None,
+                destructive: Some(true),
+                idempotent: Some(true),
+                open_world: Some(false),
+            }
+        );
+        assert_eq!(tool.output_schema(), point.as_object());
+    }
+
+    #[test]
+    fn a_non_object_output_schema_is_wrapped_and_a_non_schema_refused() {
+        let def = define_tool("n", "N", json!({"type": "object"})).unwrap();
+        let wrapped = def
+            .clone()
+            .output_schema(json!({"type": "integer"}))
+            .unwrap()
+            .sync(|_: Value, _: &ToolContext| 1);
+        assert_eq!(
+            Value::Object(wrapped.output_schema().unwrap().clone()),
+            json!({
+                "type": "object",
+                "properties": {"result": {"type": "integer"}},
+                "required": ["result"],
+                crate::schema::WRAPPED_RESULT: true,
+            })
+        );
+        let error = def.output_schema(json!([])).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the output schema of tool `n` must be a JSON Schema object, found an array"
+        );
     }
 
     #[test]

@@ -4,15 +4,17 @@
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::future::Future;
+use std::future::{Future, poll_fn};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::Pin;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use serde_json::Value;
 
+use crate::cancel::CancelSignal;
 use crate::check::{Profile, SchemaIssue, check};
+use crate::deadline::{Limits, Stop};
 use crate::provider::{anthropic, gemini, mcp, openai};
 use crate::result::ToolResult;
 use crate::suspend::{Answer, Request};
@@ -176,6 +178,37 @@ impl Toolkit {
     /// tool — while its future is created or at any point while it runs — gives `is_error`
     /// with output ``tool `NAME` panicked: <message>``; the toolkit stays usable. (The process's
     /// panic hook still runs, so the panic is also reported on stderr as usual.)
+    ///
+    /// # Deadlines and cancellation
+    ///
+    /// With `ctx.timeout` set, the call resolves at the deadline (counted from this call) with
+    /// `is_error` and output ``tool `NAME` timed out after <duration>``; the duration is in
+    /// whole milliseconds as every toolnexus port prints it (`50ms`, `1500ms`), with a
+    /// decimal fraction only for a timeout that is not a whole number of milliseconds
+    /// (`0.25ms`). When `ctx.cancel` fires, the call resolves at once with ``tool `NAME` was
+    /// cancelled``. Either way the tool's future is dropped — that is how an async tool is
+    /// stopped. A call already cancelled, or with a zero timeout, never runs the tool.
+    ///
+    /// Code that blocks inside one poll (a synchronous tool, or blocking work in an async
+    /// one) cannot be interrupted: a poll that began in time returns its result. No async
+    /// runtime is involved: the cancel signal wakes the call directly, and deadlines come
+    /// from one timer thread (`toolnexus-timer`) that starts the first time a call with a
+    /// timeout has to wait. Calls without a timeout or cancellation pay two flag checks.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use serde_json::{json, Value};
+    /// use toolnexus::{define_tool, ToolContext, Toolkit};
+    ///
+    /// let stuck = define_tool("stuck", "Never answers", json!({"type": "object"}))
+    ///     .unwrap()
+    ///     .run(|_: Value, _: ToolContext| std::future::pending::<String>());
+    /// let tk = Toolkit::new().with(stuck);
+    /// let ctx = ToolContext { timeout: Some(Duration::from_millis(20)), ..Default::default() };
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// assert_eq!(tk.execute("stuck", json!({}), &ctx).await.output, "tool `stuck` timed out after 20ms");
+    /// # });
+    /// ```
     pub fn execute<'a>(
         &'a self,
         name: &str,
@@ -183,7 +216,7 @@ impl Toolkit {
         ctx: &'a ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
         match self.get(name) {
-            Some(tool) => Guarded::start(tool.as_ref(), || tool.execute(args, ctx)),
+            Some(tool) => Guarded::start(tool.as_ref(), ctx, || tool.execute(args, ctx)),
             None => Guarded::Done(Some(unknown(name))),
         }
     }
@@ -194,6 +227,7 @@ impl Toolkit {
     /// parameters); text that is not JSON, or longer than [`MAX_ARGUMENT_BYTES`] (refused
     /// before parsing), gives `is_error` with output ``invalid arguments for `NAME`: …``.
     /// A `#[tool]` decodes the text straight into its arguments ([`Tool::execute_json`]).
+    /// Panics, deadlines and cancellation are handled as in [`execute`](Self::execute).
     ///
     /// [`MAX_ARGUMENT_BYTES`]: crate::MAX_ARGUMENT_BYTES
     pub fn execute_json<'a>(
@@ -203,7 +237,7 @@ impl Toolkit {
         ctx: &'a ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
         match self.get(name) {
-            Some(tool) => Guarded::start(tool.as_ref(), || tool.execute_json(args, ctx)),
+            Some(tool) => Guarded::start(tool.as_ref(), ctx, || tool.execute_json(args, ctx)),
             None => Guarded::Done(Some(unknown(name))),
         }
     }
@@ -244,6 +278,11 @@ impl Toolkit {
     /// Runs `name` under the suspension loop rule (SPEC §10), keeping `ctx`'s timeout and
     /// cancel signal for both executions.
     ///
+    /// The timeout covers each execution on its own, never the wait for a human: an approval
+    /// may take hours. Cancellation covers everything — if `ctx.cancel` fires while
+    /// `wait_for` runs, its future is dropped and the result is ``tool `NAME` was
+    /// cancelled``.
+    ///
     /// 1. Execute. If the result is not a suspension, return it.
     /// 2. Otherwise `wait_for(request)` gets the [`Answer`].
     /// 3. `ok` ⇒ execute once more with `ctx.answer` set and return that result — unless it
@@ -268,7 +307,9 @@ impl Toolkit {
             return first;
         };
         let prompt = request.prompt.clone();
-        let answer = wait_for(request).await;
+        let Some(answer) = until_cancelled(&ctx.cancel, wait_for(request)).await else {
+            return Stop::Cancelled.result(name);
+        };
         if !answer.ok {
             // Every port prints exactly this, whatever the reason: the reason is advisory.
             return ToolResult::error(format!("declined/expired: {prompt}"));
@@ -354,10 +395,31 @@ impl Toolkit {
         gemini::definitions(&self.tools)
     }
 
-    /// MCP `tools/list` entries: `[{name, description, inputSchema}]`.
+    /// MCP `tools/list` entries: `[{name, title?, description, inputSchema, outputSchema?,
+    /// annotations?}]`, the parts with `?` only for tools that have them
+    /// ([`Tool::title`], [`Tool::output_schema`], [`Tool::annotations`]: only the hints that
+    /// are set, as `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`). A
+    /// read-only tool is never sent as destructive: with both set, `destructiveHint` is
+    /// `false`. None of these appear in the other providers' definitions.
+    ///
+    /// Results of tools with an output schema go out with
+    /// [`ToolResult::to_mcp_for`], which adds their `structuredContent`.
     pub fn to_mcp(&self) -> Value {
         mcp::definitions(&self.tools)
     }
+}
+
+/// `work`'s output, or `None` as soon as `signal` is cancelled (and `work` is dropped).
+async fn until_cancelled<T>(signal: &CancelSignal, work: impl Future<Output = T>) -> Option<T> {
+    let mut work = pin!(work);
+    let mut cancelled = pin!(signal.cancelled());
+    poll_fn(|cx| {
+        if let Poll::Ready(output) = work.as_mut().poll(cx) {
+            return Poll::Ready(Some(output));
+        }
+        cancelled.as_mut().poll(cx).map(|()| None)
+    })
+    .await
 }
 
 /// `native: "Adds a todo"`: where a tool comes from and what it says it does.
@@ -374,27 +436,51 @@ fn unknown(name: &str) -> ToolResult {
 }
 
 /// A tool call that turns a panic — in the synchronous call that builds the tool's future or
-/// in any poll of it — into an error result.
+/// in any poll of it — into an error result, and stops the call when its context is
+/// cancelled or its timeout passes.
 ///
 /// A hand-written future rather than an `async fn`: it is on every call's path, and this
-/// keeps it to one `catch_unwind` per step with nothing else in between. Every field is
-/// `Unpin` (a `BoxFuture` is), so it needs no pin projection and no `unsafe`.
+/// keeps it to one `catch_unwind` per step and two cheap checks ([`Limits::reached`]) with
+/// nothing else in between. Every field is `Unpin` (a `BoxFuture` is), so it needs no pin
+/// projection and no `unsafe`.
 enum Guarded<'a> {
     Running {
         tool: &'a dyn Tool,
         future: BoxFuture<'a, ToolResult>,
+        limits: Limits<'a>,
     },
     Done(Option<ToolResult>),
 }
 
 impl<'a> Guarded<'a> {
-    fn start(tool: &'a dyn Tool, start: impl FnOnce() -> BoxFuture<'a, ToolResult>) -> Self {
+    fn start(
+        tool: &'a dyn Tool,
+        ctx: &'a ToolContext,
+        start: impl FnOnce() -> BoxFuture<'a, ToolResult>,
+    ) -> Self {
+        let limits = Limits::new(ctx);
+        // A call cancelled (or with a zero timeout) before it starts never runs the tool.
+        if let Some(stop) = limits.reached() {
+            return Self::Done(Some(stop.result(tool.name())));
+        }
         // `AssertUnwindSafe` is sound here: after a panic the tool's future is dropped, never
         // polled again, and all we keep is the panic message.
         match catch_unwind(AssertUnwindSafe(start)) {
-            Ok(future) => Self::Running { tool, future },
+            Ok(future) => Self::Running {
+                tool,
+                future,
+                limits,
+            },
             Err(payload) => Self::Done(Some(panicked(tool, payload.as_ref()))),
         }
+    }
+
+    /// Drops the tool's future now (a panic in its `drop` is swallowed: the call's outcome
+    /// is already decided, and the panic hook has reported it) and resolves with `stop`.
+    fn stop(&mut self, tool: &dyn Tool, stop: Stop) -> Poll<ToolResult> {
+        let running = std::mem::replace(self, Self::Done(None));
+        let _ = catch_unwind(AssertUnwindSafe(move || drop(running)));
+        Poll::Ready(stop.result(tool.name()))
     }
 }
 
@@ -403,10 +489,22 @@ impl Future for Guarded<'_> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
         match &mut *self {
-            Self::Running { tool, future } => {
+            Self::Running {
+                tool,
+                future,
+                limits,
+            } => {
                 let tool = *tool;
+                // The tool is polled only while the call is neither cancelled nor late; what it
+                // returns from a poll that began in time is its result.
+                if let Some(stop) = limits.reached() {
+                    return self.stop(tool, stop);
+                }
                 match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-                    Ok(Poll::Pending) => Poll::Pending,
+                    Ok(Poll::Pending) => match limits.wait(cx) {
+                        Some(stop) => self.stop(tool, stop),
+                        None => Poll::Pending,
+                    },
                     Ok(Poll::Ready(result)) => {
                         *self = Self::Done(None);
                         Poll::Ready(result)
