@@ -47,6 +47,9 @@
 //!   `mcp` module.
 //! - Bound a call: [`ToolContext::timeout`] and [`ToolContext::cancel`] are enforced by every
 //!   [`Toolkit`] call (see [`Toolkit::execute`]).
+//! - Keep the schemas honest: [`Toolkit::check`] (or [`check`] for one tool) lists every place
+//!   a provider's schema dialect ([`Profile`]) cannot say what a tool accepts; assert it is
+//!   empty in your tests.
 //! - Parameter types need `serde::Deserialize` and a JSON Schema: derive
 //!   [`JsonSchema`](derive@JsonSchema) from this crate, so your `Cargo.toml` needs only
 //!   `toolnexus` and `serde`.
@@ -136,7 +139,9 @@
 mod approval;
 mod attach;
 mod cancel;
+mod check;
 mod deadline;
+mod decodable;
 mod decode;
 mod lower;
 mod macro_support;
@@ -157,6 +162,7 @@ pub use mcp::{McpServer, serve_stdio};
 
 pub use attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
 pub use cancel::{CancelSignal, Cancelled};
+pub use check::{Profile, SchemaIssue, check};
 pub use decode::MAX_ARGUMENT_BYTES;
 pub use lower::{IntoToolError, IntoToolResult, Json};
 pub use part::{
@@ -164,7 +170,8 @@ pub use part::{
 };
 pub use provider::anthropic::anthropic_tool_results;
 pub use provider::gemini::{GEMINI_RECURSION_DEPTH, gemini_schema};
-pub use provider::openai::{openai_strict_schema, openai_tool_messages};
+pub use provider::openai::openai_tool_messages;
+pub use provider::openai_strict::openai_strict_schema;
 pub use provider::{Style, encode_part, unsupported_placeholder};
 pub use result::ToolResult;
 pub use suspend::{

@@ -6,12 +6,18 @@ use schemars::transform::{RestrictFormats, Transform};
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
 
+use crate::decodable;
+
 /// Builds the input schema of a macro-generated arguments struct.
 ///
 /// Shape: `{"type":"object","properties":{…},"required":[…],"additionalProperties":false}` in
-/// that key order (`properties` present even when empty, `required` only when not), then `$defs` only when a recursive type needs them; no `$schema`, no root
+/// that key order (`properties` present even when empty, `required` only when not), then
+/// `$defs` only when a recursive type needs them; no `$schema`, no root
 /// `title`/`description`; every `$ref` that can be inlined is; `format`s outside JSON Schema
-/// 2020-12 (`int64`, `uint8`, `double`, …) are dropped because strict validators reject them.
+/// 2020-12 (`int64`, `uint8`, `double`, …) are dropped because strict validators reject them,
+/// after the ranges they stand for became `minimum`/`maximum`. The schema says what decodes
+/// (SPEC §11): every fixed-width integer carries its real bounds, a set admits duplicates
+/// (serde keeps one), a tuple names its elements' schemas in `items` as well.
 pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
     tool_schema::<T>().input
 }
@@ -52,7 +58,8 @@ pub fn tool_schema<T: JsonSchema>() -> ToolSchema {
 }
 
 /// The root schema of `T` as every profile starts from it: `$ref`s inlined where they can be,
-/// non-standard `format`s dropped, then `$schema` and the root `title` removed.
+/// aligned with what serde decodes ([`decodable::align`]), non-standard `format`s dropped,
+/// then `$schema` and the root `title` removed.
 fn portable_root<T: JsonSchema>() -> Map<String, Value> {
     portable_root_and_width::<T>().0
 }
@@ -64,6 +71,9 @@ fn portable_root_and_width<T: JsonSchema>() -> (Map<String, Value>, bool) {
     settings.inline_subschemas = true;
     let mut schema: Schema = settings.into_generator().into_root_schema_for::<T>();
     let wide = has_wide_integer(schema.as_value());
+    // Reads the integer `format`s, so it must run before `RestrictFormats` drops them, and
+    // after `has_wide_integer`, because it removes the ones it reads.
+    decodable::align(&mut schema);
     // Infers the allowed formats from `$schema`, so it must run before `$schema` is removed.
     RestrictFormats::default().transform(&mut schema);
     let mut root = match schema.to_value() {
