@@ -302,6 +302,9 @@ fn gemini_recursion_cut_offs_decode() {
 /// tagged enum's tag as the variant's index — and reading text accepts a struct variant as an
 /// array where reading a `Value` refuses it. Fixing that belongs to decoding; this pins the cases.
 #[test]
+// Known gap, kept visible: serde's derived `Deserialize` also takes a struct as an array of its
+// fields and an enum variant by its index, on both entry points, and the schema (rightly)
+// advertises neither. Closing it needs a validating deserializer around serde_json's.
 #[ignore = "decoding accepts structs as arrays and tags as variant indexes (SPEC §11)"]
 fn the_decoder_accepts_nothing_the_plain_schema_refuses() {
     let harness = Harness::new();
