@@ -37,7 +37,8 @@ pub struct ToolSchema {
 
 /// [`ToolSchema`] of a macro-generated schema struct.
 pub fn tool_schema<T: JsonSchema>() -> ToolSchema {
-    let (mut root, text_via_value) = portable_root_and_width::<T>();
+    // What a model's arguments must be: the deserialize contract, schemars' default.
+    let (mut root, text_via_value) = portable_root_and_width::<T>(SchemaSettings::draft2020_12());
     // Some clients reject an object schema without `properties`, so a tool without
     // parameters still says `"properties": {}`.
     root.entry("properties")
@@ -57,17 +58,24 @@ pub fn tool_schema<T: JsonSchema>() -> ToolSchema {
     }
 }
 
-/// The root schema of `T` as every profile starts from it: `$ref`s inlined where they can be,
-/// aligned with what serde decodes ([`decodable::align`]), non-standard `format`s dropped,
-/// then `$schema` and the root `title` removed.
-fn portable_root<T: JsonSchema>() -> Map<String, Value> {
-    portable_root_and_width::<T>().0
+/// The root schema of an output `T` as every profile starts from it: `$ref`s inlined where
+/// they can be, integer bounds made explicit ([`decodable::align`]), non-standard `format`s
+/// dropped, then `$schema` and the root `title` removed.
+///
+/// This is the schema of what `T` *writes* (schemars' serialize contract): an output is
+/// serialized by the tool, so a field serde always writes (an `Option` without
+/// `skip_serializing_if`, a `#[serde(default)]` one) is required, and one it never writes
+/// (`skip_serializing`) is absent.
+fn output_root<T: JsonSchema>() -> Map<String, Value> {
+    portable_root_and_width::<T>(SchemaSettings::draft2020_12().for_serialize()).0
 }
 
-/// [`portable_root`], and whether the schema had an `int128`/`uint128` format (schemars'
-/// mark for `i128`/`u128`) before the non-standard formats were dropped.
-fn portable_root_and_width<T: JsonSchema>() -> (Map<String, Value>, bool) {
-    let mut settings = SchemaSettings::draft2020_12();
+/// The portable root schema of `T` for `settings`' contract, and whether it had an
+/// `int128`/`uint128` format (schemars' mark for `i128`/`u128`) before the non-standard
+/// formats were dropped.
+fn portable_root_and_width<T: JsonSchema>(
+    mut settings: SchemaSettings,
+) -> (Map<String, Value>, bool) {
     settings.inline_subschemas = true;
     let mut schema: Schema = settings.into_generator().into_root_schema_for::<T>();
     let wide = has_wide_integer(schema.as_value());
@@ -112,7 +120,8 @@ pub const WRAPPED_RESULT: &str = "x-toolnexus-wrap-result";
 
 /// The MCP `outputSchema` of a tool whose fn returns `R` (see [`StructuredOutput`]).
 ///
-/// An object schema is used as it is (cleaned like an input schema: `$ref`s inlined, no
+/// The schema describes what the value *writes* (serde's serialize side, as rmcp does), and an
+/// object schema is used as it is (cleaned like an input schema: `$ref`s inlined, no
 /// `$schema`, no root `title`, non-standard `format`s dropped). Anything else — a number, a
 /// list, an `Option<Json<T>>` that may be absent — is wrapped as
 /// `{"type":"object","properties":{"result":…},"required":["result"],
@@ -131,7 +140,7 @@ pub trait StructuredOutput {
 
 impl<T: JsonSchema> StructuredOutput for crate::Json<T> {
     fn output_schema() -> Map<String, Value> {
-        let root = portable_root::<T>();
+        let root = output_root::<T>();
         if root.get("type").and_then(Value::as_str) == Some("object") {
             root
         } else {
@@ -265,6 +274,28 @@ mod tests {
         assert!(!schema.contains_key(WRAPPED_RESULT));
         assert!(!schema.contains_key("title"));
         assert_eq!(output_schema_for::<Result<Json<Point>, String>>(), schema);
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Written {
+        always: Option<u32>,
+        #[serde(default)]
+        defaulted: u32,
+        #[serde(skip_serializing)]
+        never: u32,
+    }
+
+    #[test]
+    fn an_output_schema_describes_what_serde_writes() {
+        let schema = output_schema_for::<Json<Written>>();
+        assert_eq!(schema["required"], json!(["always", "defaulted"]));
+        assert!(
+            !schema["properties"]
+                .as_object()
+                .unwrap()
+                .contains_key("never")
+        );
     }
 
     #[test]
