@@ -1,13 +1,15 @@
 //! The toolnexus quickstart: three plain Rust functions become LLM tools.
 //!
-//! It prints the tools as OpenAI sees them, then runs a scripted list of tool calls exactly
-//! as a model sends them (a name and a raw JSON arguments string) and prints each result.
+//! It prints the tools as OpenAI sees them, checks that every provider's schema says exactly
+//! what the tools accept, then runs a scripted list of tool calls exactly as a model sends
+//! them (a name and a raw JSON arguments string) and prints each result.
 //!
 //! Run it with `cargo run --example quickstart`.
 
 use serde::Deserialize;
 use toolnexus::{
-    ContentPart, ContentPartError, JsonSchema, ToolContext, Toolkit, serde_json, tool, tools,
+    ContentPart, ContentPartError, JsonSchema, Profile, ToolContext, Toolkit, serde_json, tool,
+    tools,
 };
 
 /// Adds two numbers.
@@ -78,6 +80,18 @@ async fn main() {
 
     println!("# Tools, as OpenAI sees them\n");
     println!("{}\n", pretty(&toolkit.to_openai()));
+
+    println!("# What each provider's schema cannot say\n");
+    for profile in Profile::ALL {
+        let issues = toolkit.check(profile);
+        if issues.is_empty() {
+            println!("{profile}: no issues");
+        }
+        for issue in issues {
+            println!("{profile}: {issue}");
+        }
+    }
+    println!();
 
     println!("# Tool calls, as a model sends them\n");
     let calls = [

@@ -508,3 +508,33 @@ proptest! {
         }
     }
 }
+
+#[derive(Deserialize, JsonSchema)]
+enum Command {
+    Move { x: i32, y: i32 },
+    Stop,
+}
+
+/// Steers a robot.
+#[tool]
+fn steer(command: Command) -> String {
+    match command {
+        Command::Move { x, y } => format!("move {x} {y}"),
+        Command::Stop => "stop".to_owned(),
+    }
+}
+
+/// serde_json's text deserializer takes a struct variant as an array and its `Value`
+/// deserializer does not; the two entry points still give one answer.
+#[test]
+fn forms_only_one_serde_json_deserializer_takes_decode_alike() {
+    assert_eq!(
+        both(&SteerTool, json!({"command": {"Move": [1, 2]}})),
+        ToolResult::ok("move 1 2")
+    );
+    assert_eq!(
+        both(&SteerTool, json!({"command": {"Move": {"x": 1, "y": 2}}})),
+        ToolResult::ok("move 1 2")
+    );
+    assert!(both(&SteerTool, json!({"command": {"Move": [1]}})).is_error);
+}

@@ -1,5 +1,6 @@
-//! Procedural macros for [toolnexus](https://docs.rs/toolnexus). Use them through the
-//! `toolnexus` crate, which re-exports them and the runtime their expansions name.
+//! Procedural macros for `toolnexus`, the runtime crate of this workspace (not the unrelated
+//! `toolnexus` on crates.io). Use them through `toolnexus`, which re-exports them and the
+//! runtime their expansions name.
 //!
 //! Every macro here only converts tokens; the work happens on `proc_macro2` in the modules,
 //! so it can be unit-tested.

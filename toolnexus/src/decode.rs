@@ -32,6 +32,14 @@ pub fn decode_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, To
     if let Ok(decoded) = T::deserialize(&args) {
         return Ok(decoded);
     }
+    // serde_json's text and `Value` deserializers accept slightly different forms (text takes
+    // a struct variant as an array, `{"Move": [1, 2]}`; a `Value` does not). `execute_json`
+    // accepts what its text path accepts, so this path does too, and the two entry points
+    // stay one semantics. A `Value`'s text never holds an integer past 64 bits, so the
+    // `i128` case that makes `execute_json` skip its text path cannot arise here.
+    if let Ok(decoded) = serde_json::from_str(&args.to_string()) {
+        return Ok(decoded);
+    }
     serde_path_to_error::deserialize(args)
         .map_err(|error| at_path(tool, None, error.path(), error.inner()))
 }

@@ -47,9 +47,67 @@
 //!   `mcp` module.
 //! - Bound a call: [`ToolContext::timeout`] and [`ToolContext::cancel`] are enforced by every
 //!   [`Toolkit`] call (see [`Toolkit::execute`]).
+//! - Keep the schemas honest: [`Toolkit::check`] (or [`check`] for one tool) lists every place
+//!   a provider's schema dialect ([`Profile`]) cannot say what a tool accepts; assert it is
+//!   empty in your tests.
 //! - Parameter types need `serde::Deserialize` and a JSON Schema: derive
 //!   [`JsonSchema`](derive@JsonSchema) from this crate, so your `Cargo.toml` needs only
 //!   `toolnexus` and `serde`.
+//!
+//! # Asking a human first
+//!
+//! `#[tool(approval = "…")]` makes a tool suspend until someone approves the call: its
+//! arguments are decoded and checked first, then, without an answer, the call returns a
+//! suspension whose [`Request`] (kind `"approval"`) carries the prompt formatted from the
+//! arguments and the arguments themselves as `data`. [`Toolkit::call`] drives the round
+//! trip: it hands the request to your code (a UI, a chat message, a policy) and runs the tool
+//! once the [`Answer`] is `ok`; any other answer gives `declined/expired: <prompt>`.
+//!
+//! ```
+//! use toolnexus::serde_json::json;
+//! use toolnexus::{Answer, Request, ToolContext, Toolkit, tool, tools};
+//!
+//! /// Deletes a file from the scratch area.
+//! #[tool(approval = "Delete {path}?", destructive)]
+//! fn delete(path: &str) -> String {
+//!     format!("deleted {path}") // a real tool would remove the file here
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let toolkit = Toolkit::new().with_all(tools![delete]);
+//!
+//! // Without an answer nothing runs: the result is a suspension asking for approval.
+//! let asked = toolkit.execute_json("delete", r#"{"path": "a.txt"}"#, &ToolContext::default()).await;
+//! let request = asked.pending().expect("the call waits for a human");
+//! assert_eq!((request.kind.as_str(), request.prompt.as_str()), ("approval", "Delete a.txt?"));
+//! assert_eq!(request.data.unwrap()["path"], "a.txt");
+//!
+//! // `call` asks your code, then runs the tool once approved.
+//! let approve = |request: Request| async move { Answer { id: request.id, ok: true, data: None, reason: None } };
+//! let done = toolkit.call("delete", json!({"path": "a.txt"}), approve).await;
+//! assert_eq!(done.output, "deleted a.txt");
+//! # });
+//! ```
+//!
+//! # Sending results back to the model
+//!
+//! A [`ToolResult`] becomes the messages each provider expects: for OpenAI,
+//! [`ToolResult::to_openai_messages`]`(call_id, tool_name)` gives the `tool` message and, when
+//! the result carries images, files or audio, a `user` message after it holding them (OpenAI's
+//! tool messages take text only); for Anthropic, [`ToolResult::to_anthropic_block`] gives the
+//! `tool_result` block with the parts inside; for MCP, [`ToolResult::to_mcp`].
+//!
+//! ```
+//! use toolnexus::serde_json::json;
+//! use toolnexus::{ToolResult, from_bytes};
+//!
+//! let chart = ToolResult::ok("chart of the last week").with_part(from_bytes(b"\x89PNG", "image/png"));
+//! let messages = chart.to_openai_messages("call_7", "plot");
+//! assert_eq!(messages[0], json!({"role": "tool", "tool_call_id": "call_7", "content": "chart of the last week"}));
+//! assert_eq!(messages[1]["role"], "user");
+//! assert_eq!(messages[1]["content"][0]["text"], "Output of tool plot (call_7):");
+//! assert_eq!(messages[1]["content"][1]["type"], "image_url");
+//! ```
 //!
 //! # Choices where the contract is silent
 //!
@@ -81,7 +139,9 @@
 mod approval;
 mod attach;
 mod cancel;
+mod check;
 mod deadline;
+mod decodable;
 mod decode;
 mod future;
 mod lower;
@@ -104,6 +164,7 @@ pub use mcp::{McpServer, serve_stdio};
 
 pub use attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
 pub use cancel::{CancelSignal, Cancelled};
+pub use check::{Profile, SchemaIssue, check};
 pub use decode::MAX_ARGUMENT_BYTES;
 pub use future::{BoxFuture, ToolFuture};
 pub use lower::{IntoToolError, IntoToolResult, Json};
@@ -112,7 +173,8 @@ pub use part::{
 };
 pub use provider::anthropic::anthropic_tool_results;
 pub use provider::gemini::{GEMINI_RECURSION_DEPTH, gemini_schema};
-pub use provider::openai::{openai_strict_schema, openai_tool_messages};
+pub use provider::openai::openai_tool_messages;
+pub use provider::openai_strict::openai_strict_schema;
 pub use provider::{Style, encode_part, unsupported_placeholder};
 pub use result::ToolResult;
 pub use suspend::{

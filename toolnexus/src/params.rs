@@ -170,8 +170,17 @@ fn borrowed_walk(
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), ()> {
     for (key, value) in args {
-        let at = position(keys, key).ok_or(())?;
-        slots[at].decode_value(value).map_err(drop)?;
+        let slot = &mut slots[position(keys, key).ok_or(())?];
+        if slot.decode_value(value).is_err() {
+            // serde_json's text deserializer takes a few forms its `Value` deserializer does
+            // not (a struct variant as an array, `{"Move": [1, 2]}`); `execute_json` takes
+            // them, so this path does too (as `decode_args` does). A value's text is one
+            // value, all of which must be read.
+            let text = value.to_string();
+            if slot.decode_prefix(&text).map_err(drop)? != text.len() {
+                return Err(());
+            }
+        }
     }
     // The keys of a map are distinct, so each filled its own slot.
     fill_missing(args.len(), keys, slots).map_err(drop)

@@ -8,12 +8,18 @@ use schemars::transform::{RestrictFormats, Transform};
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
 
+use crate::decodable;
+
 /// Builds the input schema of a macro-generated arguments struct.
 ///
 /// Shape: `{"type":"object","properties":{…},"required":[…],"additionalProperties":false}` in
-/// that key order (`properties` present even when empty, `required` only when not), then `$defs` only when a recursive type needs them; no `$schema`, no root
+/// that key order (`properties` present even when empty, `required` only when not), then
+/// `$defs` only when a recursive type needs them; no `$schema`, no root
 /// `title`/`description`; every `$ref` that can be inlined is; `format`s outside JSON Schema
-/// 2020-12 (`int64`, `uint8`, `double`, …) are dropped because strict validators reject them.
+/// 2020-12 (`int64`, `uint8`, `double`, …) are dropped because strict validators reject them,
+/// after the ranges they stand for became `minimum`/`maximum`. The schema says what decodes
+/// (SPEC §11): every fixed-width integer carries its real bounds, a set admits duplicates
+/// (serde keeps one), a tuple names its elements' schemas in `items` as well.
 pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
     tool_schema::<T>().input
 }
@@ -33,7 +39,7 @@ pub struct ToolSchema {
 
 /// [`ToolSchema`] of a macro-generated schema struct.
 pub fn tool_schema<T: JsonSchema>() -> ToolSchema {
-    tool_schema_from(portable_root_and_width(root_schema::<T>()))
+    tool_schema_from(portable_root_and_width(root_schema::<T>(settings())))
 }
 
 /// [`ToolSchema`] of the macro-generated schema struct whose `JsonSchema::json_schema` is
@@ -94,27 +100,38 @@ fn tool_schema_from((mut root, text_via_value): (Map<String, Value>, bool)) -> T
     }
 }
 
-/// The root schema of `T` as every profile starts from it: `$ref`s inlined where they can be,
-/// non-standard `format`s dropped, then `$schema` and the root `title` removed.
-fn portable_root<T: JsonSchema>() -> Map<String, Value> {
-    portable_root_and_width(root_schema::<T>()).0
+/// The root schema of an output `T` as every profile starts from it: `$ref`s inlined where
+/// they can be, integer bounds made explicit ([`decodable::align`]), non-standard `format`s
+/// dropped, then `$schema` and the root `title` removed.
+///
+/// This is the schema of what `T` *writes* (schemars' serialize contract): an output is
+/// serialized by the tool, so a field serde always writes (an `Option` without
+/// `skip_serializing_if`, a `#[serde(default)]` one) is required, and one it never writes
+/// (`skip_serializing`) is absent.
+fn output_root<T: JsonSchema>() -> Map<String, Value> {
+    portable_root_and_width(root_schema::<T>(settings().for_serialize())).0
 }
 
+/// Draft 2020-12 with subschemas inlined where they can be, for what a model's arguments must
+/// be (the deserialize contract, schemars' default).
 fn settings() -> SchemaSettings {
     let mut settings = SchemaSettings::draft2020_12();
     settings.inline_subschemas = true;
     settings
 }
 
-fn root_schema<T: JsonSchema>() -> Schema {
-    settings().into_generator().into_root_schema_for::<T>()
+fn root_schema<T: JsonSchema>(settings: SchemaSettings) -> Schema {
+    settings.into_generator().into_root_schema_for::<T>()
 }
 
-/// The [`portable_root`] of a root schema, and whether the schema had an
+/// The portable root of a root schema (see [`output_root`]), and whether it had an
 /// `int128`/`uint128` format (schemars' mark for `i128`/`u128`) before the non-standard
 /// formats were dropped.
 fn portable_root_and_width(mut schema: Schema) -> (Map<String, Value>, bool) {
     let wide = has_wide_integer(schema.as_value());
+    // Reads the integer `format`s, so it must run before `RestrictFormats` drops them, and
+    // after `has_wide_integer`, because it removes the ones it reads.
+    decodable::align(&mut schema);
     // Infers the allowed formats from `$schema`, so it must run before `$schema` is removed.
     RestrictFormats::default().transform(&mut schema);
     let mut root = match schema.to_value() {
@@ -153,7 +170,8 @@ pub const WRAPPED_RESULT: &str = "x-toolnexus-wrap-result";
 
 /// The MCP `outputSchema` of a tool whose fn returns `R` (see [`StructuredOutput`]).
 ///
-/// An object schema is used as it is (cleaned like an input schema: `$ref`s inlined, no
+/// The schema describes what the value *writes* (serde's serialize side, as rmcp does), and an
+/// object schema is used as it is (cleaned like an input schema: `$ref`s inlined, no
 /// `$schema`, no root `title`, non-standard `format`s dropped). Anything else — a number, a
 /// list, an `Option<Json<T>>` that may be absent — is wrapped as
 /// `{"type":"object","properties":{"result":…},"required":["result"],
@@ -172,7 +190,7 @@ pub trait StructuredOutput {
 
 impl<T: JsonSchema> StructuredOutput for crate::Json<T> {
     fn output_schema() -> Map<String, Value> {
-        let root = portable_root::<T>();
+        let root = output_root::<T>();
         if root.get("type").and_then(Value::as_str) == Some("object") {
             root
         } else {
@@ -306,6 +324,28 @@ mod tests {
         assert!(!schema.contains_key(WRAPPED_RESULT));
         assert!(!schema.contains_key("title"));
         assert_eq!(output_schema_for::<Result<Json<Point>, String>>(), schema);
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Written {
+        always: Option<u32>,
+        #[serde(default)]
+        defaulted: u32,
+        #[serde(skip_serializing)]
+        never: u32,
+    }
+
+    #[test]
+    fn an_output_schema_describes_what_serde_writes() {
+        let schema = output_schema_for::<Json<Written>>();
+        assert_eq!(schema["required"], json!(["always", "defaulted"]));
+        assert!(
+            !schema["properties"]
+                .as_object()
+                .unwrap()
+                .contains_key("never")
+        );
     }
 
     #[test]

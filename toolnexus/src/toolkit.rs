@@ -13,6 +13,7 @@ use std::task::{Context, Poll};
 use serde_json::Value;
 
 use crate::cancel::CancelSignal;
+use crate::check::{Profile, SchemaIssue, check};
 use crate::deadline::{Limits, Stop};
 use crate::future::{BoxFuture, ToolFuture};
 use crate::provider::{anthropic, gemini, mcp, openai};
@@ -326,6 +327,33 @@ impl Toolkit {
         second
     }
 
+    /// Every place where the schema `profile` sends cannot say what a tool of this toolkit
+    /// accepts, tool by tool in registration order ([`check`](crate::check) for one tool).
+    ///
+    /// Assert it is empty in your own tests:
+    ///
+    /// ```
+    /// use toolnexus::{Profile, Toolkit, tool, tools};
+    ///
+    /// /// Current weather for a city.
+    /// #[tool]
+    /// fn weather(city: String, #[param(default = 1)] days: u8) -> String {
+    ///     format!("{city}: sunny for {days} day(s)")
+    /// }
+    ///
+    /// let toolkit = Toolkit::new().with_all(tools![weather]);
+    /// for profile in Profile::ALL {
+    ///     let issues = toolkit.check(profile);
+    ///     assert!(issues.is_empty(), "{}", issues.iter().map(|i| i.to_string()).collect::<Vec<_>>().join("\n"));
+    /// }
+    /// ```
+    pub fn check(&self, profile: Profile) -> Vec<SchemaIssue> {
+        self.tools
+            .iter()
+            .flat_map(|tool| check(tool.as_ref(), profile))
+            .collect()
+    }
+
     /// OpenAI Chat Completions `tools`: `[{"type":"function","function":{name, description,
     /// parameters}}]`, the parameters being each tool's cached schema as is.
     ///
@@ -335,9 +363,16 @@ impl Toolkit {
         openai::definitions(&self.tools)
     }
 
-    /// [`to_openai`](Self::to_openai) for OpenAI's strict mode: each function gets
-    /// `"strict": true` and its parameters are rewritten by
-    /// [`openai_strict_schema`](crate::openai_strict_schema).
+    /// [`to_openai`](Self::to_openai) for OpenAI's strict mode: each function's parameters
+    /// are rewritten by [`openai_strict_schema`](crate::openai_strict_schema) and it gets
+    /// `"strict": true`.
+    ///
+    /// A tool whose schema strict mode cannot say — a map, a tuple of different types, a
+    /// free-form `serde_json::Value`, a `char`'s length, … ([`check`](Self::check) with
+    /// [`Profile::OpenAiStrict`](crate::Profile::OpenAiStrict) lists each place) — is sent
+    /// with `"strict": false` and its plain schema instead: the best approximation strict
+    /// mode has would tell the model something other than what the tool takes (only `{}` for
+    /// a map), while the plain schema says exactly that, unenforced.
     pub fn to_openai_strict(&self) -> Value {
         openai::strict_definitions(&self.tools)
     }
@@ -351,7 +386,12 @@ impl Toolkit {
     /// parameters lowered by [`gemini_schema`](crate::gemini_schema).
     ///
     /// A tool whose lowered schema has no properties is declared without `parameters`,
-    /// because Gemini rejects an `OBJECT` with no properties.
+    /// because Gemini rejects an `OBJECT` with no properties. Where Gemini's dialect cannot
+    /// say what a tool accepts (a map, a tuple of different types, recursion deeper than
+    /// [`GEMINI_RECURSION_DEPTH`](crate::GEMINI_RECURSION_DEPTH), …) the declaration carries
+    /// the best approximation [`gemini_schema`](crate::gemini_schema) describes — cut so it
+    /// still decodes where it can be — and [`check`](Self::check) with
+    /// [`Profile::Gemini`](crate::Profile::Gemini) lists each place.
     pub fn to_gemini(&self) -> Value {
         gemini::definitions(&self.tools)
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolnexus::{
-    GEMINI_RECURSION_DEPTH, Tool, ToolContext, Toolkit, define_tool, gemini_schema,
+    GEMINI_RECURSION_DEPTH, Profile, Tool, ToolContext, Toolkit, check, define_tool, gemini_schema,
     openai_strict_schema,
 };
 
@@ -202,9 +202,22 @@ fn every_strict_schema_follows_openai_strict_rules() {
     let strict = tk.to_openai_strict();
     for ((name, portable), entry) in schemas().iter().zip(strict.as_array().unwrap()) {
         assert_eq!(entry["function"]["name"], *name);
-        assert_eq!(entry["function"]["strict"], true);
-        check_strict(name, portable, &entry["function"]["parameters"]);
+        // What `to_openai_strict` sends rather than a strict schema that would say less.
+        let exact = check(tk.get(name).unwrap().as_ref(), Profile::OpenAiStrict).is_empty();
+        assert_eq!(entry["function"]["strict"], exact, "{name}");
+        if !exact {
+            assert_eq!(&entry["function"]["parameters"], portable, "{name}");
+        }
+        let rewritten = Value::Object(openai_strict_schema(portable.as_object().unwrap()));
+        check_strict(name, portable, &rewritten);
     }
+    // Only the shape schema holds something strict mode cannot say: a map.
+    let issues = tk.check(Profile::OpenAiStrict);
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    assert_eq!(
+        (issues[0].tool.as_str(), issues[0].path.as_str()),
+        ("shape", "limits")
+    );
 }
 
 #[test]
@@ -253,10 +266,10 @@ fn strict_rewrites_optional_nested_and_enum_fields() {
 #[test]
 fn strict_wraps_references_and_composites_in_any_of() {
     let strict = Value::Object(openai_strict_schema(tree_schema().as_object().unwrap()));
-    // Required references stay as they are; optional ones are already nullable.
+    // Strict mode takes no keyword beside `$ref`; optional references are already nullable.
     assert_eq!(
         strict["properties"]["root"],
-        json!({"$ref": "#/$defs/Node", "description": "The tree"})
+        json!({"description": "The tree", "anyOf": [{"$ref": "#/$defs/Node"}]})
     );
     assert_eq!(
         strict["properties"]["spare"],
@@ -271,12 +284,15 @@ fn strict_wraps_references_and_composites_in_any_of() {
         strict["properties"]["version"],
         json!({"anyOf": [{"const": 2}, {"type": "null"}]})
     );
+    // Strict mode has no `allOf`: the parts merge into one closed object.
     assert_eq!(
         strict["properties"]["merged"],
-        json!({"allOf": [
-            {"$ref": "#/$defs/Base"},
-            {"properties": {"extra": {"type": ["boolean", "null"]}}, "required": ["extra"], "additionalProperties": false},
-        ]})
+        json!({
+            "type": "object",
+            "properties": {"id": {"type": "string"}, "extra": {"type": "boolean"}},
+            "required": ["id", "extra"],
+            "additionalProperties": false,
+        })
     );
     assert_eq!(
         strict["properties"]["mode"],
@@ -299,20 +315,36 @@ fn gemini_unrolls_recursion_to_the_documented_depth() {
     assert!(!lowered.to_string().contains("$ref"));
     let root = &lowered["properties"]["root"];
     assert_eq!(root["description"], "The tree");
-    assert_eq!(depth(root), GEMINI_RECURSION_DEPTH);
-    // At the deepest level the recursive fields are gone, and so is their `required` entry.
+    // Three nodes deep, then a list that must stay empty: the decoder still gets `children`.
+    assert_eq!(depth(root), GEMINI_RECURSION_DEPTH + 1);
     let mut deepest = root;
-    while let Some(child) = deepest.pointer("/properties/children/items") {
-        deepest = child;
+    for _ in 1..GEMINI_RECURSION_DEPTH {
+        deepest = &deepest["properties"]["children"]["items"];
     }
-    assert_eq!(deepest["properties"], json!({"value": {"type": "integer"}}));
-    assert_eq!(deepest["required"], json!(["value"]));
+    assert_eq!(
+        deepest["properties"]["children"],
+        json!({"type": "array", "maxItems": 0, "items": {}})
+    );
+    assert_eq!(deepest["required"], json!(["value", "children"]));
+    // The optional recursive field is left out where it would go deeper.
+    assert!(deepest["properties"].get("parent").is_none());
     // An optional reference becomes a nullable object.
     let spare = &lowered["properties"]["spare"];
     assert_eq!(spare["nullable"], true);
     assert_eq!(spare["type"], "object");
-    assert_eq!(depth(spare), GEMINI_RECURSION_DEPTH);
+    assert_eq!(depth(spare), GEMINI_RECURSION_DEPTH + 1);
     assert_eq!(lowered["required"], json!(["root"]));
+    // Every cut is reported, at the path of the argument it cuts.
+    let tk = Toolkit::new().with(schema_tool("tree", tree_schema()));
+    let paths: Vec<String> = tk
+        .check(Profile::Gemini)
+        .into_iter()
+        .map(|issue| issue.path)
+        .collect();
+    assert!(
+        paths.contains(&"root.children[].children[].children[]".to_owned()),
+        "{paths:?}"
+    );
 }
 
 #[test]
@@ -359,7 +391,7 @@ fn gemini_lowers_nullables_enums_consts_and_composites() {
 }
 
 #[test]
-fn gemini_drops_dangling_references() {
+fn gemini_sends_dangling_references_as_any_value_and_reports_them() {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -372,8 +404,19 @@ fn gemini_drops_dangling_references() {
     let lowered = Value::Object(gemini_schema(schema.as_object().unwrap()));
     assert_eq!(
         lowered,
-        json!({"type": "object", "properties": {"ok": {"type": "string"}}, "required": ["ok"]})
+        json!({
+            "type": "object",
+            "properties": {"ok": {"type": "string"}, "gone": {}, "elsewhere": {}},
+            "required": ["ok", "gone"],
+        })
     );
+    let tk = Toolkit::new().with(schema_tool("dangling", schema));
+    let paths: Vec<String> = tk
+        .check(Profile::Gemini)
+        .into_iter()
+        .map(|issue| issue.path)
+        .collect();
+    assert_eq!(paths, ["gone", "elsewhere"]);
 }
 
 #[test]

@@ -103,8 +103,14 @@ fn macro_schemas_pass_every_profile_check() {
         check_gemini(tool.name(), lowered);
         assert!(!lowered.to_string().contains("$ref"), "{}", tool.name());
     }
+    // The argument itself, three unrolled levels, then the cut: a list that must stay empty.
     let tree = &gemini[0]["functionDeclarations"][1]["parameters"]["properties"]["tree"];
-    assert_eq!(depth(tree), toolnexus::GEMINI_RECURSION_DEPTH + 1);
+    assert_eq!(depth(tree), toolnexus::GEMINI_RECURSION_DEPTH + 2);
+    let cut = "/properties/children/items".repeat(toolnexus::GEMINI_RECURSION_DEPTH);
+    assert_eq!(
+        tree.pointer(&format!("{cut}/properties/children")),
+        Some(&json!({"type": "array", "maxItems": 0, "items": {}}))
+    );
 }
 
 #[test]

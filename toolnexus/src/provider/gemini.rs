@@ -2,11 +2,14 @@
 //! OpenAPI 3.0 subset they accept. The lowering works on a copy of the cached schema; the
 //! tool's own schema is never rebuilt or changed.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::{is_null_schema, name_and_description};
+use super::gemini_keywords::{copy_plain_keywords, insert_type_and_format, non_null_types};
+use super::{distribute_over_branches, is_null_schema, name_and_description};
+use crate::check::{Loss, items_path, property_path};
 use crate::tool::Tool;
 
 /// The `tools` list: `[{"functionDeclarations":[{name, description, parameters}]}]`, without
@@ -40,10 +43,12 @@ pub(crate) fn definitions(tools: &[Arc<dyn Tool>]) -> Value {
 /// stops.
 ///
 /// Gemini has no `$ref`, so a recursive type (which the portable schema keeps as `$defs` +
-/// `$ref`) is unrolled: the definition is inlined at most this many times, nested; the
-/// reference that would inline it once more is removed with whatever needs it (the property,
-/// an array of it, or an `anyOf` branch). A `Node { children: Vec<Node> }` argument therefore
-/// accepts trees three levels deep.
+/// `$ref`) is unrolled: the definition is inlined at most this many times, nested. Where it
+/// would be inlined once more the schema is cut so that what remains still decodes: a list
+/// of it becomes an empty list (`"maxItems": 0`), an optional property or an `anyOf` branch
+/// of it is left out, and a required property of it cuts its own object the same way, one
+/// level up. A `Node { children: Vec<Node> }` argument therefore accepts trees three levels
+/// deep below the argument itself, and [`check`](crate::check) reports the cut.
 pub const GEMINI_RECURSION_DEPTH: usize = 3;
 
 /// Lowers an input schema to the OpenAPI 3.0 subset Gemini's function declarations accept
@@ -51,21 +56,34 @@ pub const GEMINI_RECURSION_DEPTH: usize = 3;
 ///
 /// The output keeps only `type`, `format`, `title`, `description`, `nullable`, `enum`,
 /// `properties`, `required`, `items`, `anyOf` and the numeric, string, array and object
-/// bounds; everything else (`$schema`, `$defs`, `additionalProperties`, `default`,
-/// `examples`, …) is dropped. On the way:
+/// bounds (`minimum`, `maximum`, `minLength`, `maxLength`, `pattern`, `minItems`,
+/// `maxItems`, `minProperties`, `maxProperties`); annotations (`$schema`, `default`,
+/// `examples`, …) are dropped. An object is read as holding only the properties it
+/// declares — Gemini generates no others — so `additionalProperties: false` goes without
+/// loss. On the way:
 ///
 /// - `$ref` is inlined; a recursive definition is unrolled [`GEMINI_RECURSION_DEPTH`] times
-///   and the deeper reference removed, so no `$ref` is ever left dangling. A reference that
-///   does not resolve is removed the same way.
+///   and cut where it would go deeper, so that every instance of the result still decodes.
 /// - A type array or an `anyOf`/`oneOf` branch of `null` becomes `"nullable": true`; other
 ///   type arrays become `anyOf` branches; `oneOf` becomes `anyOf`; an `anyOf` left with one
-///   branch is merged into its parent; `allOf` is merged into its parent.
-/// - A string `const` becomes a one-value `enum`. Gemini enums are strings only, so a
-///   non-string `enum` is dropped and the `type` kept, and a boolean or number `const`
-///   becomes its type (`boolean`, `integer` or `number`).
-/// - `format` is kept only where Gemini documents it: `date-time`/`enum` on strings,
-///   `int32`/`int64` on integers, `float`/`double` on numbers.
-/// - `required` names only properties that survived.
+///   branch is merged into its parent; `allOf` is merged into its parent; an object's own
+///   properties beside an `anyOf` of objects (a flattened enum) move into each branch.
+/// - A string `const` becomes a one-value `enum`.
+/// - A tuple whose elements share one schema becomes a list of that schema with its length.
+///
+/// What Gemini cannot say is approximated, and [`check`](crate::check) lists each place:
+///
+/// - a map (`additionalProperties` as a schema) becomes `{"type": "object"}` plus its declared
+///   properties, its entries unsaid;
+/// - a tuple of different types becomes a list of any of its elements' schemas, with its
+///   length;
+/// - a recursive type is cut as above;
+/// - a non-string `enum` (Gemini's are strings only) is dropped and the `type` kept, and a
+///   boolean or number `const` becomes its type;
+/// - `format`s other than `date-time`/`enum` on strings, `int32`/`int64` on integers and
+///   `float`/`double` on numbers, and keywords Gemini has no field for (`not`,
+///   `exclusiveMinimum`, `multipleOf`, …) are dropped;
+/// - a reference that does not resolve becomes `{}` (any value).
 ///
 /// ```
 /// use serde_json::json;
@@ -82,48 +100,57 @@ pub const GEMINI_RECURSION_DEPTH: usize = 3;
 /// }));
 /// ```
 pub fn gemini_schema(schema: &Map<String, Value>) -> Map<String, Value> {
-    let lowering = Lowering { root: schema };
-    lowering
-        .lower_map(schema, &mut Vec::new())
-        // Only a root that is nothing but an unresolvable reference gets here.
+    lower(schema).0
+}
+
+/// The Gemini lowering of `schema`, and what it could not say.
+pub(crate) fn lower(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Loss>) {
+    let lowering = Lowering {
+        root: schema,
+        losses: RefCell::new(Vec::new()),
+    };
+    let lowered = lowering
+        .lower_map(schema, "", &mut Vec::new())
         .unwrap_or_else(|| {
+            lowering.lose(
+                "",
+                "the arguments",
+                "a required argument cannot be expressed (it is cut or admits nothing), so \
+                 the tool is declared with no parameters",
+            );
             let mut empty = Map::new();
             empty.insert("type".to_owned(), Value::from("object"));
             empty.insert("properties".to_owned(), Value::Object(Map::new()));
             empty
-        })
+        });
+    (lowered, lowering.losses.into_inner())
 }
-
-/// Keywords copied unchanged: their OpenAPI 3.0 meaning is the JSON Schema one.
-const PLAIN_KEYWORDS: [&str; 11] = [
-    "title",
-    "description",
-    "minItems",
-    "maxItems",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minimum",
-    "maximum",
-    "minProperties",
-    "maxProperties",
-];
 
 /// One lowering of one root schema, which every `$ref` resolves against.
 ///
 /// Every step that returns `Option` uses `None` for "this cannot be expressed": the caller
-/// removes whatever needs it. `refs` is the stack of references being inlined, which bounds
-/// recursion.
-struct Lowering<'a> {
+/// cuts whatever needs it (see [`GEMINI_RECURSION_DEPTH`]). `path` is where in the arguments
+/// a schema applies, for the losses; `refs` is the stack of references being inlined, which
+/// bounds recursion.
+pub(super) struct Lowering<'a> {
     root: &'a Map<String, Value>,
+    losses: RefCell<Vec<Loss>>,
 }
 
 impl Lowering<'_> {
+    pub(super) fn lose(&self, path: &str, lost: impl Into<String>, why: &str) {
+        self.losses.borrow_mut().push(Loss {
+            path: path.to_owned(),
+            lost: lost.into(),
+            why: why.to_owned(),
+        });
+    }
+
     /// Lowers a subschema: an object, or `true`; `false` admits nothing and cannot be
     /// expressed.
-    fn lower(&self, schema: &Value, refs: &mut Vec<String>) -> Option<Value> {
+    fn lower(&self, schema: &Value, path: &str, refs: &mut Vec<String>) -> Option<Value> {
         match schema {
-            Value::Object(map) => self.lower_map(map, refs).map(Value::Object),
+            Value::Object(map) => self.lower_map(map, path, refs).map(Value::Object),
             // `true` (anything) has no OpenAPI spelling closer than an empty schema.
             Value::Bool(true) => Some(Value::Object(Map::new())),
             _ => None,
@@ -135,17 +162,27 @@ impl Lowering<'_> {
     fn lower_map(
         &self,
         map: &Map<String, Value>,
+        path: &str,
         refs: &mut Vec<String>,
     ) -> Option<Map<String, Value>> {
         if let Some(Value::String(reference)) = map.get("$ref") {
-            return self.inline(reference, map, refs);
+            return self.inline(reference, map, path, refs);
+        }
+        if map.contains_key("properties") && ["anyOf", "oneOf"].iter().any(|k| map.contains_key(*k))
+        {
+            let mut distributed = map.clone();
+            distribute_over_branches(&mut distributed);
+            if distributed != *map {
+                return self.lower_map(&distributed, path, refs);
+            }
         }
         let (types, null_type) = non_null_types(map)?;
         if types.len() > 1 {
-            return self.split_types(map, &types, null_type, refs);
+            return self.split_types(map, &types, null_type, path, refs);
         }
-        let branches = self.lower_branches(map, refs)?;
-        let choices = lower_choices(map, types.first().copied());
+        let branches = self.lower_branches(map, path, refs)?;
+        let choices = self.lower_choices(map, types.first().copied(), path);
+        self.report_unsaid(map, choices.kind, path);
 
         let mut out = Map::new();
         if let Some(kind) = choices.kind {
@@ -158,10 +195,10 @@ impl Lowering<'_> {
         if let Some(values) = choices.values {
             out.insert("enum".to_owned(), Value::Array(values));
         }
-        self.lower_properties(&mut out, map, refs);
-        self.lower_items(&mut out, map, refs)?;
+        self.lower_properties(&mut out, map, path, refs)?;
+        self.lower_items(&mut out, map, path, refs)?;
         merge_branches(&mut out, branches.lowered);
-        self.merge_all_of(&mut out, map, refs)?;
+        self.merge_all_of(&mut out, map, path, refs)?;
         Some(out)
     }
 
@@ -170,20 +207,39 @@ impl Lowering<'_> {
         &self,
         reference: &str,
         map: &Map<String, Value>,
+        path: &str,
         refs: &mut Vec<String>,
     ) -> Option<Map<String, Value>> {
         let expanded = refs.iter().filter(|seen| *seen == reference).count();
         if expanded >= GEMINI_RECURSION_DEPTH {
+            let name = match reference.rsplit_once('/') {
+                Some((_, name)) => name,
+                None => "the arguments object",
+            };
+            self.lose(
+                path,
+                format!("`{name}` nested deeper than {GEMINI_RECURSION_DEPTH} levels"),
+                "Gemini has no `$ref`, so a recursive type is unrolled and cut where it would \
+                 go deeper (an empty list, an optional field or a branch left out)",
+            );
             return None;
         }
-        let mut merged = self.resolve(reference)?.clone();
+        let Some(target) = self.resolve(reference) else {
+            self.lose(
+                path,
+                format!("the schema `{reference}` names"),
+                "the reference does not resolve; sent as {} (any value)",
+            );
+            return Some(Map::new());
+        };
+        let mut merged = target.clone();
         for (key, value) in map {
             if key != "$ref" {
                 merged.insert(key.clone(), value.clone());
             }
         }
         refs.push(reference.to_owned());
-        let lowered = self.lower_map(&merged, refs);
+        let lowered = self.lower_map(&merged, path, refs);
         refs.pop();
         lowered
     }
@@ -215,6 +271,7 @@ impl Lowering<'_> {
         map: &Map<String, Value>,
         types: &[&str],
         nullable: bool,
+        path: &str,
         refs: &mut Vec<String>,
     ) -> Option<Map<String, Value>> {
         let mut out = Map::new();
@@ -229,7 +286,7 @@ impl Lowering<'_> {
             let mut branch = map.clone();
             branch.remove("description");
             branch.insert("type".to_owned(), Value::from(*kind));
-            if let Some(lowered) = self.lower_map(&branch, refs) {
+            if let Some(lowered) = self.lower_map(&branch, path, refs) {
                 branches.push(Value::Object(lowered));
             }
         }
@@ -242,7 +299,12 @@ impl Lowering<'_> {
 
     /// The `anyOf` and `oneOf` branches, lowered, a `null` branch counting as nullability;
     /// `None` when there are branches but none can be expressed.
-    fn lower_branches(&self, map: &Map<String, Value>, refs: &mut Vec<String>) -> Option<Branches> {
+    fn lower_branches(
+        &self,
+        map: &Map<String, Value>,
+        path: &str,
+        refs: &mut Vec<String>,
+    ) -> Option<Branches> {
         let mut branches = Branches {
             lowered: Vec::new(),
             null: false,
@@ -254,7 +316,7 @@ impl Lowering<'_> {
                 for branch in list {
                     if is_null_schema(branch) {
                         branches.null = true;
-                    } else if let Some(lowered) = self.lower(branch, refs) {
+                    } else if let Some(lowered) = self.lower(branch, path, refs) {
                         branches.lowered.push(lowered);
                     }
                 }
@@ -266,47 +328,73 @@ impl Lowering<'_> {
         Some(branches)
     }
 
-    /// `properties`, each lowered (one that cannot be expressed is dropped), and `required`
-    /// naming only the properties that survived.
+    /// `properties`, each lowered. An optional one that cannot be expressed is left out (the
+    /// model cannot send it, which the tool accepts); a required one cannot be left out, so
+    /// then this object cannot be expressed either (`None`).
     fn lower_properties(
         &self,
         out: &mut Map<String, Value>,
         map: &Map<String, Value>,
+        path: &str,
         refs: &mut Vec<String>,
-    ) {
+    ) -> Option<()> {
         let Some(Value::Object(properties)) = map.get("properties") else {
-            return;
+            return Some(());
+        };
+        let required: Vec<Value> = match map.get("required") {
+            Some(Value::Array(required)) => required.clone(),
+            _ => Vec::new(),
         };
         let mut lowered = Map::new();
         for (name, property) in properties {
-            if let Some(property) = self.lower(property, refs) {
-                lowered.insert(name.clone(), property);
+            match self.lower(property, &property_path(path, name), refs) {
+                Some(property) => {
+                    lowered.insert(name.clone(), property);
+                }
+                None if required.contains(&Value::from(name.as_str())) => return None,
+                None => {}
             }
         }
-        let required: Vec<Value> = match map.get("required") {
-            Some(Value::Array(required)) => required
-                .iter()
-                .filter(|name| name.as_str().is_some_and(|name| lowered.contains_key(name)))
-                .cloned()
-                .collect(),
-            _ => Vec::new(),
-        };
+        let required: Vec<Value> = required
+            .into_iter()
+            .filter(|name| name.as_str().is_some_and(|name| lowered.contains_key(name)))
+            .collect();
         out.insert("properties".to_owned(), Value::Object(lowered));
         if !required.is_empty() {
             out.insert("required".to_owned(), Value::Array(required));
         }
+        Some(())
     }
 
-    /// `items`, lowered; `None` when they cannot be expressed, because an array of something
-    /// inexpressible is itself inexpressible.
+    /// `items`, lowered (a tuple's `prefixItems` stand in when there are none). Items that
+    /// cannot be expressed leave an empty list, `"maxItems": 0`, unless the list may not be
+    /// empty; then the list cannot be expressed either (`None`).
     fn lower_items(
         &self,
         out: &mut Map<String, Value>,
         map: &Map<String, Value>,
+        path: &str,
         refs: &mut Vec<String>,
     ) -> Option<()> {
-        if let Some(items @ Value::Object(_)) = map.get("items") {
-            out.insert("items".to_owned(), self.lower(items, refs)?);
+        let tuple_items;
+        let items = match (map.get("items"), map.get("prefixItems")) {
+            (Some(items @ Value::Object(_)), _) => items,
+            (None, Some(Value::Array(prefix))) if !prefix.is_empty() => {
+                tuple_items = list_of_any(prefix);
+                &tuple_items
+            }
+            _ => return Some(()),
+        };
+        match self.lower(items, &items_path(path), refs) {
+            Some(items) => {
+                out.insert("items".to_owned(), items);
+            }
+            None if map.get("minItems").and_then(Value::as_u64).unwrap_or(0) == 0 => {
+                // The items are vacuous: no element can be sent. Gemini still wants `items`.
+                out.insert("maxItems".to_owned(), Value::from(0));
+                out.insert("items".to_owned(), Value::Object(Map::new()));
+            }
+            None => return None,
         }
         Some(())
     }
@@ -317,11 +405,12 @@ impl Lowering<'_> {
         &self,
         out: &mut Map<String, Value>,
         map: &Map<String, Value>,
+        path: &str,
         refs: &mut Vec<String>,
     ) -> Option<()> {
         if let Some(Value::Array(all_of)) = map.get("allOf") {
             for part in all_of {
-                if let Value::Object(part) = self.lower(part, refs)? {
+                if let Value::Object(part) = self.lower(part, path, refs)? {
                     merge_into(out, part);
                 }
             }
@@ -338,93 +427,18 @@ struct Branches {
     null: bool,
 }
 
-/// What a schema's `enum` or `const` leaves once lowered (Gemini enums are strings only).
-struct Choices<'a> {
-    /// The `type` to declare: the schema's own, or one the choices imply.
-    kind: Option<&'a str>,
-    /// The `enum` to declare.
-    values: Option<Vec<Value>>,
-    /// Whether the `enum` listed `null`.
-    null: bool,
-}
-
-/// The schema's `type`s other than `null`, and whether `null` was one of them; `None` when it
-/// was the only one, since a schema that only admits null leaves the model nothing to fill in.
-fn non_null_types(map: &Map<String, Value>) -> Option<(Vec<&str>, bool)> {
-    let mut types: Vec<&str> = match map.get("type") {
-        Some(Value::String(single)) => vec![single.as_str()],
-        Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    };
-    if !types.contains(&"null") {
-        return Some((types, false));
-    }
-    types.retain(|t| *t != "null");
-    if types.is_empty() {
-        return None;
-    }
-    Some((types, true))
-}
-
-/// Lowers `enum` (kept only when every non-null value is a string) or `const` (a string
-/// becomes a one-value `enum`; a boolean or number, lacking a declared type, becomes its
-/// type). A schema with choices but no type is a string.
-fn lower_choices<'a>(map: &Map<String, Value>, declared: Option<&'a str>) -> Choices<'a> {
-    let mut choices = Choices {
-        kind: declared,
-        values: None,
-        null: false,
-    };
-    if let Some(Value::Array(values)) = map.get("enum") {
-        choices.null = values.contains(&Value::Null);
-        let values: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
-        if !values.is_empty() && values.iter().all(Value::is_string) {
-            choices.values = Some(values);
-        }
-    } else if let Some(constant) = map.get("const") {
-        match constant {
-            Value::String(constant) => {
-                choices.values = Some(vec![Value::String(constant.clone())]);
-            }
-            // Gemini enums are strings only; the value's type is the most left to say.
-            Value::Bool(_) if choices.kind.is_none() => choices.kind = Some("boolean"),
-            Value::Number(number) if choices.kind.is_none() => {
-                let integral = number.is_i64() || number.is_u64();
-                choices.kind = Some(if integral { "integer" } else { "number" });
-            }
-            _ => {}
+/// A list schema for a tuple's elements: the one schema they share, or an `anyOf` of each
+/// distinct one.
+fn list_of_any(prefix: &[Value]) -> Value {
+    let mut distinct: Vec<Value> = Vec::new();
+    for element in prefix {
+        if !distinct.contains(element) {
+            distinct.push(element.clone());
         }
     }
-    if choices.values.is_some() && choices.kind.is_none() {
-        choices.kind = Some("string");
-    }
-    choices
-}
-
-/// `type`, and `format` where Gemini documents that format for that type.
-fn insert_type_and_format(out: &mut Map<String, Value>, map: &Map<String, Value>, kind: &str) {
-    out.insert("type".to_owned(), Value::from(kind));
-    if let Some(Value::String(format)) = map.get("format") {
-        if documented_format(kind, format) {
-            out.insert("format".to_owned(), Value::String(format.clone()));
-        }
-    }
-}
-
-fn documented_format(kind: &str, format: &str) -> bool {
-    matches!(
-        (kind, format),
-        ("string", "date-time" | "enum")
-            | ("integer", "int32" | "int64")
-            | ("number", "float" | "double")
-    )
-}
-
-fn copy_plain_keywords(out: &mut Map<String, Value>, map: &Map<String, Value>) {
-    for key in PLAIN_KEYWORDS {
-        if let Some(value) = map.get(key) {
-            out.insert(key.to_owned(), value.clone());
-        }
+    match distinct.len() {
+        1 => distinct.pop().unwrap_or_default(),
+        _ => serde_json::json!({ "anyOf": distinct }),
     }
 }
 

@@ -13,8 +13,10 @@
 
 pub(crate) mod anthropic;
 pub(crate) mod gemini;
+mod gemini_keywords;
 pub(crate) mod mcp;
 pub(crate) mod openai;
+pub(crate) mod openai_strict;
 
 use std::sync::Arc;
 
@@ -141,5 +143,60 @@ fn is_null_schema(schema: &Value) -> bool {
         Some(Value::String(single)) => single == "null",
         Some(Value::Array(types)) => !types.is_empty() && types.iter().all(|t| t == "null"),
         _ => false,
+    }
+}
+
+/// Moves an object's own `properties`, `required` and `additionalProperties` into each of its
+/// `anyOf`/`oneOf` branches when every branch is an object, as schemars writes a struct with
+/// a flattened enum: `A and (B1 or B2)` is `(A and B1) or (A and B2)`. Profiles that close
+/// every object (strict mode; Gemini, read as closed) need it, or the parent would refuse the
+/// branches' keys and each branch the parent's.
+fn distribute_over_branches(map: &mut Map<String, Value>) {
+    let Some(key) = ["anyOf", "oneOf"]
+        .into_iter()
+        .find(|key| map.contains_key(*key))
+    else {
+        return;
+    };
+    let is_object = |branch: &Value| {
+        branch.get("properties").is_some() || branch.get("type") == Some(&json!("object"))
+    };
+    let distributable = match map.get(key) {
+        Some(Value::Array(branches)) => !branches.is_empty() && branches.iter().all(is_object),
+        _ => false,
+    };
+    if !distributable || !map.contains_key("properties") {
+        return;
+    }
+    let properties = map.shift_remove("properties");
+    let required = map.shift_remove("required");
+    let closed = map.shift_remove("additionalProperties");
+    if map.get("type") == Some(&json!("object")) {
+        map.shift_remove("type");
+    }
+    let Some(Value::Array(branches)) = map.get_mut(key) else {
+        return;
+    };
+    for branch in branches.iter_mut().filter_map(Value::as_object_mut) {
+        // The parent's keys first, as the struct declares them; a branch's own win.
+        if let Some(Value::Object(shared)) = &properties {
+            let mut merged = shared.clone();
+            if let Some(Value::Object(own)) = branch.get("properties") {
+                merged.extend(own.clone());
+            }
+            branch.insert("properties".to_owned(), Value::Object(merged));
+        }
+        if let Some(Value::Array(shared)) = &required {
+            let mut merged = shared.clone();
+            if let Some(Value::Array(own)) = branch.get("required") {
+                merged.extend(own.iter().filter(|name| !shared.contains(name)).cloned());
+            }
+            branch.insert("required".to_owned(), Value::Array(merged));
+        }
+        if let Some(closed) = &closed {
+            branch
+                .entry("additionalProperties")
+                .or_insert_with(|| closed.clone());
+        }
     }
 }

@@ -1,13 +1,13 @@
-//! OpenAI Chat Completions: tool definitions (plain and strict), the strict-mode schema
-//! rewrite, content blocks, and the messages that answer tool calls.
+//! OpenAI Chat Completions: tool definitions (plain and strict), content blocks, and the
+//! messages that answer tool calls. The strict-mode schema rewrite is `openai_strict`.
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
 use super::{
-    Style, definition_list, encode_or_placeholder, essence, inline_image, is_null_schema,
-    name_and_description, text_block, unsupported,
+    Style, definition_list, encode_or_placeholder, essence, inline_image, name_and_description,
+    openai_strict, text_block, unsupported,
 };
 use crate::part::{ContentPart, ContentPartError, Media, Source};
 use crate::result::ToolResult;
@@ -20,11 +20,21 @@ pub(crate) fn definitions(tools: &[Arc<dyn Tool>]) -> Value {
     })
 }
 
-/// [`definitions`] for strict mode: `"strict": true` and [`openai_strict_schema`] parameters.
+/// [`definitions`] for strict mode: `"strict": true` and the strict rewrite of the schema,
+/// or, for a tool whose schema strict mode cannot say (what [`check`](crate::check) reports),
+/// `"strict": false` and the plain schema, which tells the model exactly what the tool takes
+/// where the strict rewrite would tell it something else.
 pub(crate) fn strict_definitions(tools: &[Arc<dyn Tool>]) -> Value {
     definition_list(tools, |tool| {
-        let mut function = function(tool, openai_strict_schema(tool.input_schema()));
-        function.insert("strict".to_owned(), Value::Bool(true));
+        let (strict, losses) = openai_strict::rewrite(tool.input_schema());
+        let exact = losses.is_empty();
+        let parameters = if exact {
+            strict
+        } else {
+            tool.input_schema().clone()
+        };
+        let mut function = function(tool, parameters);
+        function.insert("strict".to_owned(), Value::Bool(exact));
         openai_entry(function)
     })
 }
@@ -42,185 +52,6 @@ fn openai_entry(function: Map<String, Value>) -> Value {
     entry.insert("type".to_owned(), "function".into());
     entry.insert("function".to_owned(), Value::Object(function));
     Value::Object(entry)
-}
-
-/// Rewrites an input schema to OpenAI's strict structured-outputs rules (what
-/// [`Toolkit::to_openai_strict`](crate::Toolkit::to_openai_strict) sends).
-///
-/// Every object schema — the root, nested objects, array items, `anyOf` branches and
-/// `$defs` — gets `"additionalProperties": false`, a `properties` object and a `required`
-/// list naming all its properties. A property that was optional becomes nullable instead:
-/// `"type": T` ⇒ `["T", "null"]` (with `null` added to an `enum`), and a `$ref`, `const` or
-/// composite schema ⇒ `{"anyOf": [schema, {"type": "null"}]}`, its `description` moved
-/// outside. Every `default` is removed, and `oneOf` becomes `anyOf` (strict mode accepts only
-/// `anyOf`; tagged enum variants are disjoint, so nothing is lost). `$defs` and `$ref` are
-/// kept: strict mode supports them, recursion included.
-///
-/// A map-like object (`additionalProperties` as a schema, from a `HashMap` or `BTreeMap`
-/// argument) cannot be expressed in strict mode; it is closed like every other object, so
-/// only `{}` validates. Use the non-strict [`Toolkit::to_openai`](crate::Toolkit::to_openai)
-/// for such tools.
-///
-/// ```
-/// use serde_json::json;
-///
-/// let schema = json!({
-///     "type": "object",
-///     "properties": {"city": {"type": "string"}, "days": {"type": "integer", "default": 3}},
-///     "required": ["city"],
-/// });
-/// let strict = toolnexus::openai_strict_schema(schema.as_object().unwrap());
-/// assert_eq!(serde_json::Value::Object(strict), json!({
-///     "type": "object",
-///     "properties": {"city": {"type": "string"}, "days": {"type": ["integer", "null"]}},
-///     "required": ["city", "days"],
-///     "additionalProperties": false,
-/// }));
-/// ```
-pub fn openai_strict_schema(schema: &Map<String, Value>) -> Map<String, Value> {
-    let mut strict = schema.clone();
-    strict_in_place(&mut strict);
-    strict
-}
-
-fn strict_in_place(schema: &mut Map<String, Value>) {
-    schema.remove("default");
-    if !schema.contains_key("anyOf") {
-        if let Some(one_of) = schema.remove("oneOf") {
-            schema.insert("anyOf".to_owned(), one_of);
-        }
-    }
-    for_each_subschema(schema, |sub| {
-        if let Value::Object(sub) = sub {
-            strict_in_place(sub);
-        }
-    });
-    if !is_object_schema(schema) {
-        return;
-    }
-    let originally_required: Vec<String> = match schema.get("required") {
-        Some(Value::Array(names)) => names
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect(),
-        _ => Vec::new(),
-    };
-    let properties = schema
-        .entry("properties")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let mut all = Vec::new();
-    if let Value::Object(properties) = properties {
-        for (name, property) in properties.iter_mut() {
-            if !originally_required.contains(name) {
-                make_nullable(property);
-            }
-            all.push(Value::String(name.clone()));
-        }
-    }
-    schema.insert("required".to_owned(), Value::Array(all));
-    schema.insert("additionalProperties".to_owned(), Value::Bool(false));
-}
-
-/// Makes a strict-mode property schema also accept `null`, the strict way of saying
-/// "optional".
-fn make_nullable(schema: &mut Value) {
-    let Value::Object(map) = schema else {
-        // `true` already accepts null; `false` accepts nothing either way.
-        return;
-    };
-    if accepts_null(map) {
-        return;
-    }
-    let composite = ["$ref", "anyOf", "oneOf", "allOf", "const", "not"]
-        .iter()
-        .any(|key| map.contains_key(*key));
-    match map.get_mut("type") {
-        Some(Value::String(single)) if !composite => {
-            let single = std::mem::take(single);
-            map.insert("type".to_owned(), json!([single, "null"]));
-            add_null_to_enum(map);
-            return;
-        }
-        Some(Value::Array(types)) if !composite => {
-            types.push(Value::from("null"));
-            add_null_to_enum(map);
-            return;
-        }
-        _ => {}
-    }
-    let plain_any_of = ["$ref", "oneOf", "allOf", "const", "not", "type"]
-        .iter()
-        .all(|key| !map.contains_key(*key));
-    if let (true, Some(Value::Array(branches))) = (plain_any_of, map.get_mut("anyOf")) {
-        branches.push(json!({"type": "null"}));
-        return;
-    }
-    let mut inner = std::mem::take(map);
-    if let Some(description) = inner.remove("description") {
-        map.insert("description".to_owned(), description);
-    }
-    map.insert(
-        "anyOf".to_owned(),
-        json!([Value::Object(inner), {"type": "null"}]),
-    );
-}
-
-fn accepts_null(map: &Map<String, Value>) -> bool {
-    match map.get("type") {
-        Some(Value::String(single)) => single == "null",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
-        // Without a `type`, an `enum` that lists null, or an `anyOf` branch of null, admits it.
-        _ => {
-            let null_choice = match map.get("enum") {
-                Some(Value::Array(values)) => values.contains(&Value::Null),
-                _ => false,
-            };
-            let null_branch = match map.get("anyOf") {
-                Some(Value::Array(branches)) => branches.iter().any(is_null_schema),
-                _ => false,
-            };
-            null_choice || null_branch
-        }
-    }
-}
-
-fn add_null_to_enum(map: &mut Map<String, Value>) {
-    if let Some(Value::Array(values)) = map.get_mut("enum") {
-        if !values.contains(&Value::Null) {
-            values.push(Value::Null);
-        }
-    }
-}
-
-fn is_object_schema(schema: &Map<String, Value>) -> bool {
-    let typed_object = match schema.get("type") {
-        Some(Value::String(single)) => single == "object",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
-        _ => false,
-    };
-    typed_object || schema.contains_key("properties")
-}
-
-/// Calls `visit` on every direct subschema of `schema`.
-fn for_each_subschema(schema: &mut Map<String, Value>, mut visit: impl FnMut(&mut Value)) {
-    for key in ["properties", "$defs", "definitions", "patternProperties"] {
-        if let Some(Value::Object(children)) = schema.get_mut(key) {
-            children.values_mut().for_each(&mut visit);
-        }
-    }
-    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
-        if let Some(Value::Array(children)) = schema.get_mut(key) {
-            children.iter_mut().for_each(&mut visit);
-        }
-    }
-    for key in ["items", "additionalProperties", "not"] {
-        match schema.get_mut(key) {
-            Some(Value::Array(children)) => children.iter_mut().for_each(&mut visit),
-            Some(child @ Value::Object(_)) => visit(child),
-            _ => {}
-        }
-    }
 }
 
 /// [`encode_part`](crate::encode_part) for [`Style::OpenAi`].

@@ -1,0 +1,158 @@
+//! What a provider's schema dialect cannot say about a tool's arguments (SPEC §11): [`check`]
+//! and [`Toolkit::check`](crate::Toolkit::check) list it instead of narrowing it silently.
+
+use std::fmt;
+
+use crate::provider::{gemini, openai_strict};
+use crate::tool::Tool;
+
+/// Which schema a provider is sent for a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Profile {
+    /// The tool's own [`input_schema`](Tool::input_schema), unchanged: what
+    /// [`to_openai`](crate::Toolkit::to_openai), [`to_anthropic`](crate::Toolkit::to_anthropic)
+    /// and [`to_mcp`](crate::Toolkit::to_mcp) send.
+    Plain,
+    /// [`openai_strict_schema`](crate::openai_strict_schema), what
+    /// [`to_openai_strict`](crate::Toolkit::to_openai_strict) sends for a tool it can express.
+    OpenAiStrict,
+    /// [`gemini_schema`](crate::gemini_schema), what [`to_gemini`](crate::Toolkit::to_gemini)
+    /// sends.
+    Gemini,
+}
+
+impl Profile {
+    /// Every profile, for checking them all.
+    pub const ALL: [Profile; 3] = [Profile::Plain, Profile::OpenAiStrict, Profile::Gemini];
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Profile::Plain => "the plain schema",
+            Profile::OpenAiStrict => "OpenAI strict mode",
+            Profile::Gemini => "Gemini",
+        })
+    }
+}
+
+/// One place where the schema a provider is sent cannot say what the tool accepts.
+///
+/// Its `Display` is one line:
+/// ``tool `maps`, argument `prices`: OpenAI strict mode cannot say the entries of a map (…): …``.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SchemaIssue {
+    /// The tool's name.
+    pub tool: String,
+    /// The profile that cannot say it.
+    pub profile: Profile,
+    /// Where in the arguments, as a path: `order.prices`, `order.items[]` for every element of
+    /// a list; empty for the arguments object itself.
+    pub path: String,
+    /// What the sent schema cannot say, e.g. `the entries of a map (any key, each value
+    /// {"type":"number"})`.
+    pub lost: String,
+    /// Why, and what is sent instead.
+    pub why: String,
+}
+
+impl fmt::Display for SchemaIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tool `{}`", self.tool)?;
+        if !self.path.is_empty() {
+            write!(f, ", argument `{}`", self.path)?;
+        }
+        write!(
+            f,
+            ": {} cannot say {}: {}",
+            self.profile, self.lost, self.why
+        )
+    }
+}
+
+/// Lists every place where the schema `tool` is sent under `profile` cannot say what the tool
+/// accepts; empty when the provider is told exactly what the tool takes, or less (SPEC §11).
+///
+/// - [`Profile::Plain`] is the tool's own schema, so nothing is ever lost.
+/// - [`Profile::OpenAiStrict`]: a map, a tuple of different types, a free-form
+///   `serde_json::Value`, `minLength`/`maxLength` (a `char`), formats and other keywords strict
+///   mode does not know. [`to_openai_strict`](crate::Toolkit::to_openai_strict) sends a tool
+///   with any of these with `"strict": false` and its plain schema, which does not lie.
+/// - [`Profile::Gemini`]: a map, a tuple of different types, a recursive type deeper than
+///   [`GEMINI_RECURSION_DEPTH`](crate::GEMINI_RECURSION_DEPTH), non-string `enum`s and
+///   `const`s, formats and bounds Gemini does not document. [`to_gemini`](crate::Toolkit::to_gemini)
+///   sends the approximation [`gemini_schema`](crate::gemini_schema) describes.
+///
+/// Assert it is empty in your own tests, so a new parameter type cannot quietly make a
+/// provider see less than the tool takes:
+///
+/// ```
+/// use std::collections::HashMap;
+/// use toolnexus::{Profile, tool};
+///
+/// /// Sums prices.
+/// #[tool]
+/// fn total(prices: Vec<f64>) -> f64 {
+///     prices.iter().sum()
+/// }
+///
+/// /// Sums named prices.
+/// #[tool]
+/// fn total_by_name(prices: HashMap<String, f64>) -> f64 {
+///     prices.values().sum()
+/// }
+///
+/// for profile in Profile::ALL {
+///     assert_eq!(toolnexus::check(&TotalTool, profile), []);
+/// }
+/// let issues = toolnexus::check(&TotalByNameTool, Profile::OpenAiStrict);
+/// assert_eq!(issues[0].path, "prices");
+/// assert_eq!(
+///     issues[0].to_string(),
+///     "tool `total_by_name`, argument `prices`: OpenAI strict mode cannot say the entries of \
+///      a map (any key, each value {\"type\":\"number\"}): strict mode requires \
+///      `additionalProperties: false` on every object, so the tool is sent with \
+///      \"strict\": false and its plain schema",
+/// );
+/// ```
+pub fn check(tool: &dyn Tool, profile: Profile) -> Vec<SchemaIssue> {
+    let losses = match profile {
+        Profile::Plain => Vec::new(),
+        Profile::OpenAiStrict => openai_strict::rewrite(tool.input_schema()).1,
+        Profile::Gemini => gemini::lower(tool.input_schema()).1,
+    };
+    losses
+        .into_iter()
+        .map(|loss| SchemaIssue {
+            tool: tool.name().to_owned(),
+            profile,
+            path: loss.path,
+            lost: loss.lost,
+            why: loss.why,
+        })
+        .collect()
+}
+
+/// What a profile lost at one place, before it is attributed to a tool.
+#[derive(Debug)]
+pub(crate) struct Loss {
+    pub path: String,
+    pub lost: String,
+    pub why: String,
+}
+
+/// The path of property `name` under `path`.
+pub(crate) fn property_path(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+/// The path of every element of the list at `path`.
+pub(crate) fn items_path(path: &str) -> String {
+    format!("{path}[]")
+}

@@ -1,0 +1,245 @@
+//! Aligns what schemars says about a type with what serde decodes into it (SPEC §11): every
+//! instance valid under the schema decodes, and every value serde accepts is valid under it.
+
+use std::cmp::Ordering;
+
+use schemars::Schema;
+use schemars::transform::transform_subschemas;
+use serde_json::{Map, Number, Value, json};
+
+/// Rewrites `schema` and every subschema (`$defs` included) so that it says what the decoder
+/// accepts. It reads the `format`s schemars writes for numbers, so it must run before they are
+/// dropped as non-standard:
+///
+/// - an integer `format` (`int8` … `uint64`, `int`/`uint` for `isize`/`usize`) becomes the
+///   type's real `minimum`/`maximum`; `int128`/`uint128` are bounded to what both entry
+///   points decode, a `serde_json::Value` holding at most an `i64` or a `u64`; a `float`
+///   (`f32`) is bounded to `f32`'s finite range, which is what decoding text accepts. Bounds
+///   a user set (`#[schemars(range(…))]`) are kept where they are tighter.
+/// - a signed non-zero integer (`"not": {"const": 0}`) becomes two ranges in an `anyOf`,
+///   which every provider profile can express;
+/// - `uniqueItems` is removed: serde's sets keep one of each duplicate rather than refuse it;
+/// - a `true` subschema (a `serde_json::Value`) becomes `{}`, which means the same and which
+///   clients that expect every schema to be an object accept;
+/// - a tuple's `prefixItems` gain an `items` naming every element's schema: inert under JSON
+///   Schema 2020-12 (`maxItems` leaves no element past the prefix), and what OpenAI requires
+///   of every array.
+pub(crate) fn align(schema: &mut Schema) {
+    transform_subschemas(&mut align, schema);
+    let Some(map) = schema.as_object_mut() else {
+        return;
+    };
+    let numeric = match map.get("type") {
+        Some(Value::String(single)) => single == "integer" || single == "number",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "integer" || t == "number"),
+        _ => false,
+    };
+    let range = map
+        .get("format")
+        .and_then(Value::as_str)
+        .and_then(decodable_range);
+    if let (true, Some((min, max))) = (numeric, range) {
+        tighten(map, "minimum", min, Ordering::Greater);
+        tighten(map, "maximum", max, Ordering::Less);
+        split_non_zero(map);
+        // Said by the bounds now; removed here, in place, because `RestrictFormats` would
+        // swap the last key into its slot and shuffle the schema's key order.
+        map.shift_remove("format");
+    }
+    map.shift_remove("uniqueItems");
+    for key in ["properties", "$defs"] {
+        if let Some(Value::Object(children)) = map.get_mut(key) {
+            children.values_mut().for_each(open_as_object);
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        if let Some(Value::Array(children)) = map.get_mut(key) {
+            children.iter_mut().for_each(open_as_object);
+        }
+    }
+    if let Some(items) = map.get_mut("items") {
+        open_as_object(items);
+    }
+    name_tuple_items(map);
+}
+
+/// The range serde decodes for a number `format` schemars writes, as `(minimum, maximum)`.
+fn decodable_range(format: &str) -> Option<(Number, Number)> {
+    fn int(min: i64, max: u64) -> Option<(Number, Number)> {
+        Some((min.into(), max.into()))
+    }
+    match format {
+        "int8" => int(i8::MIN.into(), i8::MAX as u64),
+        "int16" => int(i16::MIN.into(), i16::MAX as u64),
+        "int32" => int(i32::MIN.into(), i32::MAX as u64),
+        "int64" => int(i64::MIN, i64::MAX as u64),
+        "int" => int(isize::MIN as i64, isize::MAX as u64),
+        "uint8" => int(0, u8::MAX.into()),
+        "uint16" => int(0, u16::MAX.into()),
+        "uint32" => int(0, u32::MAX.into()),
+        "uint64" => int(0, u64::MAX),
+        "uint" => int(0, usize::MAX as u64),
+        // A `Value` holds at most an `i64` or a `u64`, so that is all `execute` can decode.
+        "int128" => int(i64::MIN, u64::MAX),
+        "uint128" => int(0, u64::MAX),
+        "float" => {
+            let max = Number::from_f64(f32::MAX.into())?;
+            let min = Number::from_f64(f32::MIN.into())?;
+            Some((min, max))
+        }
+        _ => None,
+    }
+}
+
+/// Sets `key` to `bound` unless it already holds a number that compares `tighter` than it.
+fn tighten(map: &mut Map<String, Value>, key: &str, bound: Number, tighter: Ordering) {
+    match map.get_mut(key) {
+        Some(Value::Number(existing)) if compare(existing, &bound) == tighter => {}
+        Some(existing) => *existing = Value::Number(bound),
+        None => {
+            map.insert(key.to_owned(), Value::Number(bound));
+        }
+    }
+}
+
+/// Compares two JSON numbers exactly: `u64::MAX` does not survive a trip through `f64`.
+fn compare(a: &Number, b: &Number) -> Ordering {
+    fn integer(n: &Number) -> Option<i128> {
+        n.as_i64()
+            .map(i128::from)
+            .or_else(|| n.as_u64().map(i128::from))
+    }
+    match (integer(a), integer(b)) {
+        (Some(a), Some(b)) => a.cmp(&b),
+        _ => {
+            let (a, b) = (a.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
+            a.total_cmp(&b)
+        }
+    }
+}
+
+/// `{"type": "integer", "minimum": m, "maximum": n, "not": {"const": 0}}` ⇒
+/// `{"anyOf": [{"type": "integer", "minimum": m, "maximum": -1}, {"type": "integer",
+/// "minimum": 1, "maximum": n}]}`, keeping the other keys (a `description`, say) and any
+/// other type (`null`, for an `Option`) as a branch of its own.
+fn split_non_zero(map: &mut Map<String, Value>) {
+    if map.get("not") != Some(&json!({"const": 0})) || map.contains_key("anyOf") {
+        return;
+    }
+    let types: Vec<Value> = match map.get("type") {
+        Some(Value::String(single)) => vec![Value::from(single.as_str())],
+        Some(Value::Array(types)) => types.clone(),
+        _ => return,
+    };
+    if !types.contains(&json!("integer")) {
+        return;
+    }
+    let (Some(Value::Number(min)), Some(Value::Number(max))) =
+        (map.get("minimum").cloned(), map.get("maximum").cloned())
+    else {
+        return;
+    };
+    for key in ["not", "type", "minimum", "maximum"] {
+        map.shift_remove(key);
+    }
+    let mut branches = Vec::new();
+    if compare(&min, &Number::from(0)) == Ordering::Less {
+        branches.push(json!({"type": "integer", "minimum": min, "maximum": -1}));
+    }
+    if compare(&max, &Number::from(0)) == Ordering::Greater {
+        branches.push(json!({"type": "integer", "minimum": 1, "maximum": max}));
+    }
+    let others: Vec<Value> = types.into_iter().filter(|t| t != "integer").collect();
+    match others.len() {
+        0 => {}
+        1 => branches.push(json!({ "type": others[0] })),
+        _ => branches.push(json!({ "type": others })),
+    }
+    map.insert("anyOf".to_owned(), Value::Array(branches));
+}
+
+fn open_as_object(schema: &mut Value) {
+    if *schema == Value::Bool(true) {
+        *schema = Value::Object(Map::new());
+    }
+}
+
+/// Gives a tuple (`prefixItems` without `items`) an `items` naming each element's schema once.
+fn name_tuple_items(map: &mut Map<String, Value>) {
+    if map.contains_key("items") {
+        return;
+    }
+    let Some(Value::Array(prefix)) = map.get("prefixItems") else {
+        return;
+    };
+    let mut distinct: Vec<Value> = Vec::new();
+    for element in prefix {
+        if !distinct.contains(element) {
+            distinct.push(element.clone());
+        }
+    }
+    let items = match distinct.len() {
+        1 => distinct.pop().unwrap_or_default(),
+        _ => json!({ "anyOf": distinct }),
+    };
+    map.insert("items".to_owned(), items);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn aligned(schema: Value) -> Value {
+        let mut schema = Schema::try_from(schema).expect("a schema");
+        align(&mut schema);
+        schema.to_value()
+    }
+
+    #[test]
+    fn integer_formats_become_their_ranges() {
+        assert_eq!(
+            aligned(json!({"type": "integer", "format": "uint32", "minimum": 0})),
+            json!({"type": "integer", "minimum": 0, "maximum": 4_294_967_295u64})
+        );
+        assert_eq!(
+            aligned(json!({"type": ["integer", "null"], "format": "int128"})),
+            json!({"type": ["integer", "null"], "minimum": i64::MIN, "maximum": u64::MAX})
+        );
+        // A user's tighter bound stays; a looser one gives way to the type's.
+        assert_eq!(
+            aligned(json!({"type": "integer", "format": "uint8", "minimum": 5, "maximum": 300})),
+            json!({"type": "integer", "minimum": 5, "maximum": 255})
+        );
+    }
+
+    #[test]
+    fn signed_non_zero_integers_become_two_ranges() {
+        assert_eq!(
+            aligned(
+                json!({"type": ["integer", "null"], "format": "int8", "not": {"const": 0}, "description": "d"})
+            ),
+            json!({"description": "d", "anyOf": [
+                {"type": "integer", "minimum": -128, "maximum": -1},
+                {"type": "integer", "minimum": 1, "maximum": 127},
+                {"type": "null"},
+            ]})
+        );
+    }
+
+    #[test]
+    fn sets_free_form_values_and_tuples_say_what_decodes() {
+        assert_eq!(
+            aligned(json!({"type": "object", "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true},
+                "any": true,
+                "pair": {"type": "array", "prefixItems": [{"type": "string"}, true], "minItems": 2, "maxItems": 2},
+            }})),
+            json!({"type": "object", "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "any": {},
+                "pair": {"type": "array", "prefixItems": [{"type": "string"}, {}], "minItems": 2, "maxItems": 2,
+                         "items": {"anyOf": [{"type": "string"}, {}]}},
+            }})
+        );
+    }
+}
