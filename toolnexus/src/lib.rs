@@ -222,7 +222,7 @@ pub mod __private {
     pub use crate::params::{Slot, decode_params, decode_params_json, take};
     pub use crate::schema::{
         Built, OutputSchemaProbe, ProbeStructured, ProbeUnstructured, StructuredOutput, ToolSchema,
-        WRAPPED_RESULT, input_schema_for, output_schema_for, tool_schema, tool_schema_of,
+        WRAPPED_RESULT, input_schema_for, output_schema_for, tool_schema_of,
     };
     // The public items generated code names, reached the same way as everything else here.
     pub use crate::{

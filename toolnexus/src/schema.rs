@@ -21,7 +21,7 @@ use crate::decodable;
 /// (SPEC §11): every fixed-width integer carries its real bounds, a set admits duplicates
 /// (serde keeps one), a tuple names its elements' schemas in `items` as well.
 pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
-    tool_schema::<T>().input
+    tool_schema_from(portable_root_and_width(root_schema::<T>(settings()))).input
 }
 
 /// What a `#[tool]` builds once from its arguments' schema: the input schema, and whether its
@@ -37,15 +37,11 @@ pub struct ToolSchema {
     pub text_via_value: bool,
 }
 
-/// [`ToolSchema`] of a macro-generated schema struct.
-pub fn tool_schema<T: JsonSchema>() -> ToolSchema {
-    tool_schema_from(portable_root_and_width(root_schema::<T>(settings())))
-}
-
 /// [`ToolSchema`] of the macro-generated schema struct whose `JsonSchema::json_schema` is
-/// `json_schema`: [`tool_schema`] without instantiating schemars' generic root-schema code
-/// for every tool. The struct is never a part of its own schema, so generating its root by
-/// hand gives what [`SchemaGenerator::into_root_schema_for`] gives.
+/// `json_schema`: the schema [`input_schema_for`] gives for the struct, without instantiating
+/// schemars' generic root-schema code for every tool. The struct is never a part of its own
+/// schema, so generating its root by hand gives what
+/// [`SchemaGenerator::into_root_schema_for`] gives.
 pub fn tool_schema_of(json_schema: fn(&mut SchemaGenerator) -> Schema) -> ToolSchema {
     let mut generator = settings().into_generator();
     let mut schema = json_schema(&mut generator);
@@ -334,6 +330,34 @@ mod tests {
         defaulted: u32,
         #[serde(skip_serializing)]
         never: u32,
+    }
+
+    /// Recursive (so the schema keeps `$defs`), with a wide integer and a documented field.
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Tree {
+        /// The label
+        label: String,
+        weight: Option<u128>,
+        children: Vec<Tree>,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    #[serde(deny_unknown_fields)]
+    struct Args {
+        tree: Tree,
+        point: Option<Point>,
+        #[serde(default)]
+        depth: u8,
+    }
+
+    #[test]
+    fn a_root_built_by_hand_is_the_one_schemars_builds() {
+        let by_hand = tool_schema_of(<Args as schemars::JsonSchema>::json_schema);
+        assert_eq!(by_hand.input, input_schema_for::<Args>());
+        assert!(by_hand.input.contains_key("$defs"));
+        assert!(by_hand.text_via_value);
     }
 
     #[test]
