@@ -3,7 +3,8 @@
 //! Size ([`MAX_ARGUMENT_BYTES`]) and nesting are bounded, so hostile arguments cost an error,
 //! never a crash. Both entry points (`Tool::execute` with a `Value`, `Tool::execute_json` with
 //! text) have one semantics, [`decode_args`]'s: text takes a fast path only where it cannot
-//! change the outcome.
+//! change the outcome. `#[tool]`s without `#[serde]` attributes reach the same semantics one
+//! parameter at a time (`params.rs`); these functions decode a derived arguments struct.
 
 use std::fmt;
 

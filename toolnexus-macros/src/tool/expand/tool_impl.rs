@@ -1,5 +1,5 @@
-//! One tool's expansion: the arguments struct serde decodes into, the schema struct schemars
-//! describes, and `impl Tool`, all inside one `const _: () = { … };`.
+//! One tool's expansion: what decodes its arguments (see `decode`), the schema struct
+//! schemars describes, and `impl Tool`, all inside one `const _: () = { … };`.
 //!
 //! Hygiene: every local the expansion binds is `Span::mixed_site()`, so no parameter name
 //! (the fn's own, `args`, `ctx`, `__value`, …) can shadow or be shadowed by one; items carry
