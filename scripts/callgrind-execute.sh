@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Instructions per call of every routine of the `execute` bench (toolnexus/benches/execute.rs),
 # counted by callgrind: repeatable to the instruction, where wall-clock time on a shared
-# machine swings ±50%. The numbers are in toolnexus/benches/README.md. Not part of CI:
+# machine swings ±50%. The numbers are in toolnexus/benches/README.md. Needs valgrind. Not
+# part of CI:
 #
 #     bash scripts/callgrind-execute.sh            # every routine, 100,000 calls each
 #     bash scripts/callgrind-execute.sh tool_execute floor_from_value

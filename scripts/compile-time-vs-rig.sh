@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `bash scripts/compile-time.sh --vs-rig`: 200 two-parameter tools written with toolnexus'
 # `#[tool]` and with rig-core 0.44's `#[rig_tool]`, built in one target dir; see
-# compile-time.sh for what is timed. Not part of CI (it downloads and builds rig-core).
+# compile-time.sh for what is timed. Not part of CI (it downloads and builds rig-core). Needs
+# GNU time as /usr/bin/time (Debian's package `time`) for the CPU times.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
