@@ -172,7 +172,7 @@ pub use part::{
     ContentPart, ContentPartError, Media, Source, base64_bytes, describe_part, part_bytes,
 };
 pub use provider::anthropic::anthropic_tool_results;
-pub use provider::gemini::{GEMINI_RECURSION_DEPTH, gemini_schema};
+pub use provider::gemini::{GEMINI_MAX_INLINED, GEMINI_RECURSION_DEPTH, gemini_schema};
 pub use provider::openai::openai_tool_messages;
 pub use provider::openai_strict::openai_strict_schema;
 pub use provider::{Style, encode_part, unsupported_placeholder};

@@ -435,3 +435,83 @@ fn gemini_unrolls_a_schema_that_refers_to_its_own_root() {
     }
     assert_eq!(levels, GEMINI_RECURSION_DEPTH + 1);
 }
+
+/// Definitions that all refer to one another, three fields each: unrolled per definition, the
+/// lowering grew exponentially (211 MB for this schema). The allowance is shared along a path,
+/// so it stays small, and still follows Gemini's rules.
+#[test]
+fn gemini_unrolls_mutually_recursive_definitions_within_a_shared_allowance() {
+    let def = |others: [&str; 3]| {
+        let fields: serde_json::Map<String, Value> = others
+            .iter()
+            .enumerate()
+            .map(|(i, other)| (format!("f{i}"), json!({"$ref": format!("#/$defs/{other}")})))
+            .collect();
+        json!({"type": "object", "properties": fields})
+    };
+    let schema = json!({
+        "type": "object",
+        "properties": {"root": {"$ref": "#/$defs/A"}},
+        "$defs": {"A": def(["B", "C", "A"]), "B": def(["C", "A", "B"]), "C": def(["A", "B", "C"])},
+    });
+    let lowered = Value::Object(gemini_schema(schema.as_object().unwrap()));
+    check_gemini("mutual", &lowered);
+    // A path goes through A, B and C, then comes back at most GEMINI_RECURSION_DEPTH - 1 times.
+    fn levels(schema: &Value) -> usize {
+        let deepest = schema["properties"].as_object().map_or(0, |properties| {
+            properties.values().map(levels).max().unwrap_or(0)
+        });
+        1 + deepest
+    }
+    assert_eq!(
+        levels(&lowered["properties"]["root"]),
+        3 + GEMINI_RECURSION_DEPTH - 1
+    );
+    let size = lowered.to_string().len();
+    assert!(size < 100_000, "{size} bytes");
+}
+
+/// Many definitions that refer to one another come back to none of them for a long way down;
+/// the budget of inlined definitions bounds the lowering and `check` says what it cut.
+#[test]
+fn gemini_inlines_a_bounded_number_of_definitions() {
+    let names: Vec<String> = (0..8).map(|i| format!("D{i}")).collect();
+    let defs: serde_json::Map<String, Value> = names
+        .iter()
+        .map(|name| {
+            let fields: serde_json::Map<String, Value> = names
+                .iter()
+                .map(|other| {
+                    (
+                        other.to_lowercase(),
+                        json!({"$ref": format!("#/$defs/{other}")}),
+                    )
+                })
+                .collect();
+            (
+                name.clone(),
+                json!({"type": "object", "properties": fields}),
+            )
+        })
+        .collect();
+    let schema = json!({
+        "type": "object",
+        "properties": {"root": {"$ref": "#/$defs/D0"}},
+        "$defs": defs,
+    });
+    let lowered = Value::Object(gemini_schema(schema.as_object().unwrap()));
+    check_gemini("many", &lowered);
+    let inlined = lowered.to_string().matches("\"properties\"").count() - 1;
+    assert!(
+        inlined <= toolnexus::GEMINI_MAX_INLINED,
+        "{inlined} definitions inlined"
+    );
+    let tool = schema_tool("many", schema);
+    let issues = check(&tool, Profile::Gemini);
+    assert!(
+        issues
+            .iter()
+            .any(|issue| issue.to_string().contains("past the 1000 definitions")),
+        "{issues:?}"
+    );
+}

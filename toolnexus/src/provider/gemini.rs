@@ -2,7 +2,7 @@
 //! OpenAPI 3.0 subset they accept. The lowering works on a copy of the cached schema; the
 //! tool's own schema is never rebuilt or changed.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -39,7 +39,7 @@ pub(crate) fn definitions(tools: &[Arc<dyn Tool>]) -> Value {
     Value::Array(vec![Value::Object(entry)])
 }
 
-/// How many times [`gemini_schema`] expands one recursive definition along any path before it
+/// How many times [`gemini_schema`] expands a recursive definition along any path before it
 /// stops.
 ///
 /// Gemini has no `$ref`, so a recursive type (which the portable schema keeps as `$defs` +
@@ -49,7 +49,17 @@ pub(crate) fn definitions(tools: &[Arc<dyn Tool>]) -> Value {
 /// of it is left out, and a required property of it cuts its own object the same way, one
 /// level up. A `Node { children: Vec<Node> }` argument therefore accepts trees three levels
 /// deep below the argument itself, and [`check`](crate::check) reports the cut.
+///
+/// Mutually recursive definitions share the allowance: a path may come back to definitions
+/// it already went through `GEMINI_RECURSION_DEPTH - 1` times in all, not that many times
+/// each, and one schema inlines at most [`GEMINI_MAX_INLINED`] definitions. Without both,
+/// a few definitions that refer to one another grow the lowered schema exponentially.
 pub const GEMINI_RECURSION_DEPTH: usize = 3;
+
+/// How many `$ref`s [`gemini_schema`] inlines in one schema at most; past it, every further
+/// reference is cut as a recursion cut-off is, and reported. Real tools stay far below it (a
+/// binary tree unrolled [`GEMINI_RECURSION_DEPTH`] levels inlines 14).
+pub const GEMINI_MAX_INLINED: usize = 1_000;
 
 /// Lowers an input schema to the OpenAPI 3.0 subset Gemini's function declarations accept
 /// (what [`Toolkit::to_gemini`](crate::Toolkit::to_gemini) sends).
@@ -108,6 +118,7 @@ pub(crate) fn lower(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Los
     let lowering = Lowering {
         root: schema,
         losses: RefCell::new(Vec::new()),
+        inlined: Cell::new(0),
     };
     let lowered = lowering
         .lower_map(schema, "", &mut Vec::new())
@@ -135,6 +146,8 @@ pub(crate) fn lower(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Los
 pub(super) struct Lowering<'a> {
     root: &'a Map<String, Value>,
     losses: RefCell<Vec<Loss>>,
+    /// How many `$ref`s have been inlined so far (bounded by [`GEMINI_MAX_INLINED`]).
+    inlined: Cell<usize>,
 }
 
 impl Lowering<'_> {
@@ -210,20 +223,32 @@ impl Lowering<'_> {
         path: &str,
         refs: &mut Vec<String>,
     ) -> Option<Map<String, Value>> {
-        let expanded = refs.iter().filter(|seen| *seen == reference).count();
-        if expanded >= GEMINI_RECURSION_DEPTH {
+        // Each entry of `refs` that repeats an earlier one is a return to a definition this
+        // path already went through.
+        let returns = (1..refs.len())
+            .filter(|&at| refs[..at].contains(&refs[at]))
+            .count();
+        let recursive = refs.iter().any(|seen| seen == reference);
+        let too_deep = recursive && returns + 1 >= GEMINI_RECURSION_DEPTH;
+        if too_deep || self.inlined.get() >= GEMINI_MAX_INLINED {
             let name = match reference.rsplit_once('/') {
                 Some((_, name)) => name,
                 None => "the arguments object",
             };
+            let lost = if too_deep {
+                format!("`{name}` nested deeper than {GEMINI_RECURSION_DEPTH} levels")
+            } else {
+                format!("`{name}`, past the {GEMINI_MAX_INLINED} definitions one schema inlines")
+            };
             self.lose(
                 path,
-                format!("`{name}` nested deeper than {GEMINI_RECURSION_DEPTH} levels"),
+                lost,
                 "Gemini has no `$ref`, so a recursive type is unrolled and cut where it would \
                  go deeper (an empty list, an optional field or a branch left out)",
             );
             return None;
         }
+        self.inlined.set(self.inlined.get() + 1);
         let Some(target) = self.resolve(reference) else {
             self.lose(
                 path,
