@@ -30,6 +30,12 @@ fn store(value: Value) -> usize {
     value.to_string().len()
 }
 
+/// Stores any JSON value, once a human agrees.
+#[tool(approval = "Store it?")]
+fn store_approved(value: Value) -> usize {
+    value.to_string().len()
+}
+
 fn any_json() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
@@ -195,4 +201,23 @@ fn a_device_that_never_ends_is_refused() {
     let error = attach_with("/dev/zero", opts).unwrap_err();
     assert_eq!(error.code(), "io");
     assert!(error.to_string().contains("not a regular file"), "{error}");
+}
+
+/// The approval gate copies the arguments for its request before they decode; hostile nesting
+/// must be refused like everywhere else, not overflow the stack while being copied.
+#[test]
+fn hostile_nesting_is_an_error_for_a_tool_behind_approval_too() {
+    let (text, value) = nested(200_000);
+    let ctx = ToolContext::default();
+    let args = Value::Object(Map::from_iter([("value".to_owned(), value)]));
+    let direct = block_on(StoreApprovedTool.execute(args, &ctx));
+    assert!(direct.is_error, "{}", direct.output);
+    assert!(direct.output.contains("nested"), "{}", direct.output);
+    let raw = block_on(StoreApprovedTool.execute_json(&format!(r#"{{"value":{text}}}"#), &ctx));
+    assert!(
+        raw.output
+            .starts_with("invalid arguments for `store_approved`: "),
+        "{}",
+        raw.output
+    );
 }

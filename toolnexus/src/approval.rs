@@ -7,15 +7,23 @@
 
 use serde_json::{Map, Value};
 
-use crate::decode::parse_args;
+use crate::decode::{parse_args, within_nesting};
 use crate::result::ToolResult;
 use crate::suspend::{Request, pending};
 use crate::tool::ToolContext;
 
 /// The arguments the request will carry, when the call has no answer yet (the only time they
 /// are shown): a copy of the `Value` before it is decoded.
+///
+/// Arguments nested past the decoder's limit are not copied (`Value`'s clone recurses once
+/// per level, so hostile nesting would overflow the stack); they never decode, so the gate
+/// they would feed is never reached.
 pub fn approval_arguments(ctx: &ToolContext, args: &Value) -> Option<Value> {
-    ctx.answer.is_none().then(|| args.clone())
+    let decodable = match args {
+        Value::Object(object) => within_nesting(object),
+        _ => true,
+    };
+    (ctx.answer.is_none() && decodable).then(|| args.clone())
 }
 
 /// [`approval_arguments`] for raw argument text. Only used once the text has decoded, so it
