@@ -220,4 +220,18 @@ fn hostile_nesting_is_an_error_for_a_tool_behind_approval_too() {
         "{}",
         raw.output
     );
+
+    // A tool built at run time decodes nothing itself; its arguments are held to the same limit.
+    let (_, value) = nested(200_000);
+    let schema = serde_json::json!({"type": "object", "properties": {"value": {}}});
+    let guarded = toolnexus::define_tool("store_later", "Stores a value", schema)
+        .unwrap()
+        .approval("Store {value}?")
+        .sync(|_: Value, _: &ToolContext| "stored");
+    let args = Value::Object(Map::from_iter([("value".to_owned(), value)]));
+    let refused = block_on(guarded.execute(args, &ctx));
+    assert_eq!(
+        refused.output,
+        "invalid arguments for `store_later`: arguments are nested more than 127 levels deep"
+    );
 }

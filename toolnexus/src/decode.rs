@@ -129,7 +129,7 @@ pub(crate) fn at_path(
     invalid_args(tool, format_args!("field `{text}`: {message}"))
 }
 
-fn too_deep(tool: &str) -> ToolResult {
+pub(crate) fn too_deep(tool: &str) -> ToolResult {
     invalid_args(
         tool,
         format_args!("arguments are nested more than {MAX_NESTING} levels deep"),
@@ -328,7 +328,7 @@ pub(crate) fn within_nesting(object: &Map<String, Value>) -> bool {
 
 /// Drops a value without recursion: `Value`'s own drop recurses once per level, which
 /// overflows the stack on hostile nesting.
-fn dismantle(value: Value) {
+pub(crate) fn dismantle(value: Value) {
     let mut pending = vec![value];
     while let Some(value) = pending.pop() {
         match value {

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::approval::{approval_data, format_prompt, gate};
 use crate::cancel::CancelSignal;
-use crate::decode::{json_kind, parse_args};
+use crate::decode::{dismantle, json_kind, parse_args, too_deep, within_nesting};
 use crate::future::{BoxFuture, ToolFuture};
 use crate::lower::IntoToolResult;
 use crate::result::ToolResult;
@@ -169,7 +169,9 @@ pub fn sanitize(name: &str) -> String {
 /// ([`ToolDef::run`]) closure.
 ///
 /// The schema must be a JSON object whose `type` is `"object"`; anything else is refused
-/// here, naming the tool, instead of failing later inside a provider.
+/// here, naming the tool, instead of failing later inside a provider. The closure gets the
+/// arguments as they came, except that arguments nested more than 127 levels deep are refused
+/// before it runs, as a `#[tool]`'s are (dropping such a `Value` would overflow the stack).
 ///
 /// ```
 /// use serde_json::{json, Value};
@@ -458,9 +460,19 @@ impl Tool for FnTool {
     }
 
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        // Arguments nested past the decoder's limit are refused as a `#[tool]`'s are: copying
+        // them for an approval request, or dropping them in the closure, recurses once per
+        // level and would overflow the stack.
+        if let Value::Object(object) = &args {
+            if !within_nesting(object) {
+                dismantle(args);
+                return Box::pin(std::future::ready(too_deep(self.name())));
+            }
+        }
         if let Some(template) = &self.def.approval {
-            let data = approval_data(&self.def.schema, Some(&args));
-            if let Some(stop) = gate(ctx, || format_prompt(template, &data), || data.clone()) {
+            // Built only for a request or a refusal, never on the approved call.
+            let data = || approval_data(&self.def.schema, Some(&args));
+            if let Some(stop) = gate(ctx, || format_prompt(template, &data()), data) {
                 return Box::pin(std::future::ready(stop));
             }
         }
