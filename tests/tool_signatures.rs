@@ -246,3 +246,25 @@ async fn toolbox_methods_borrow_too() {
         "- milk a,b"
     );
 }
+
+fn doubled<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    u32::deserialize(deserializer).map(|n| n * 2)
+}
+
+/// Echoes a number the parameter's own deserializer doubled.
+#[tool]
+fn twice(
+    // A nested list before `deserialize_with`: it must still be seen as the parameter's own.
+    #[serde(rename(deserialize = "m"), deserialize_with = "doubled")]
+    #[param(default = 1)]
+    n: u32,
+) -> u32 {
+    n
+}
+
+#[tokio::test]
+async fn a_parameters_own_deserializer_is_used_whatever_the_attribute_order() {
+    let toolkit = Toolkit::new().with_all(tools![twice]);
+    assert_eq!(call(&toolkit, "twice", r#"{"m": 4}"#).await.output, "8");
+    assert_eq!(call(&toolkit, "twice", "{}").await.output, "1");
+}

@@ -194,17 +194,15 @@ fn args_field(index: usize, field: &Field) -> TokenStream {
 
 /// Whether a forwarded `#[serde(…)]` replaces deserialization (`with`, `deserialize_with`).
 pub fn user_deserializes(field: &Field) -> bool {
-    field.param.forwarded.iter().any(|attr| {
-        let mut found = false;
-        let _ = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("with") || meta.path.is_ident("deserialize_with") {
-                found = true;
-            }
-            if meta.input.peek(syn::Token![=]) {
-                let _: syn::Expr = meta.value()?.parse()?;
-            }
-            Ok(())
-        });
-        attr.path().is_ident("serde") && found
-    })
+    let metas = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
+    field
+        .param
+        .forwarded
+        .iter()
+        .filter(|attr| attr.path().is_ident("serde"))
+        // Whole metas, so a nested list (`rename(deserialize = "…")`) before the key is read
+        // past rather than ending the scan.
+        .filter_map(|attr| attr.parse_args_with(metas).ok())
+        .flatten()
+        .any(|meta| meta.path().is_ident("with") || meta.path().is_ident("deserialize_with"))
 }
