@@ -9,7 +9,7 @@ extern crate toolnexus as tnx;
 
 use std::sync::Arc;
 
-use tnx::{Tool, ToolContext, Toolkit, tool, toolbox};
+use tnx::{Tool, ToolContext, Toolkit, tool, toolbox, tools};
 
 /// Adds two numbers.
 #[tnx::tool(crate = "tnx", title = "Add", read_only)]
@@ -45,8 +45,7 @@ impl Counter {
 #[tokio::test]
 async fn a_renamed_dependency_works_everywhere() {
     let toolkit = Toolkit::new()
-        .with(AddTool)
-        .with(DeleteTool)
+        .with_all(tools![add, delete])
         .with_all(Arc::new(Counter).tools());
     let ctx = ToolContext::default();
     assert_eq!(

@@ -71,7 +71,9 @@ mod tool;
 /// - `approval = "…"`: ask a human first (below).
 /// - `crate = "path"`: where toolnexus is, when your `Cargo.toml` renames it
 ///   (`tnx = { package = "toolnexus", … }` ⇒ `#[tool(crate = "tnx")]`); every path the
-///   expansion names goes through it.
+///   expansion names goes through it, and `tools![…]` of such tools reaches toolnexus
+///   through them. (`#[derive(ToolOutput)]` and `#[derive(JsonSchema)]` take no `crate`
+///   key yet: they name `::toolnexus`.)
 /// - A parameter is described by its own doc comment, else by a rustdoc `# Arguments` bullet
 ///   (`` * `city` - … ``), else by `#[param(description = "…")]`, which wins over both.
 /// - `#[param(rename = "…")]` changes the argument's key; `#[param(default)]` and

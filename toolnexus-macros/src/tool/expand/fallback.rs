@@ -10,18 +10,12 @@ use super::super::valid::Plan;
 
 pub fn expand(plan: &Plan, struct_ident: &Ident) -> TokenStream {
     let private = &plan.private;
-    let name = &plan.name;
-    let description = &plan.description;
     let map = quote!(#private::serde_json::Map<::std::string::String, #private::serde_json::Value>);
-    let message = format!("tool `{name}` did not compile");
+    let message = format!("tool `{}` did not compile", plan.name);
+    // Only a free fn's `#[tool]` falls back to this stand-in; a `#[toolbox]` keeps `tools()`.
+    let inherent = super::inherent_items(plan, struct_ident, true);
     quote! {
-        #[automatically_derived]
-        impl #struct_ident {
-            /// The tool's name, as the model calls it.
-            pub const NAME: &'static str = #name;
-            /// The tool's description, as the model reads it.
-            pub const DESCRIPTION: &'static str = #description;
-        }
+        #inherent
 
         #[automatically_derived]
         impl #private::Tool for #struct_ident {

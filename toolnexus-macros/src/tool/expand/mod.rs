@@ -201,15 +201,55 @@ pub fn tools(input: TokenStream) -> syn::Result<TokenStream> {
             path
         })
         .collect();
+    let Some(first) = structs.first() else {
+        // Nothing listed, so no tool's path to reach toolnexus through.
+        return Ok(quote! {
+            {
+                #error
+                ::std::vec::Vec::<::std::sync::Arc<dyn ::toolnexus::__private::Tool>>::new()
+            }
+        });
+    };
     Ok(quote! {
         {
             #error
-            const _: () = ::toolnexus::__private::assert_unique_tool_names(&[#(#structs::NAME),*]);
-            let tools: ::std::vec::Vec<::std::sync::Arc<dyn ::toolnexus::__private::Tool>> =
-                ::std::vec![#(::std::sync::Arc::new(#structs) as ::std::sync::Arc<dyn ::toolnexus::__private::Tool>),*];
-            tools
+            const _: () = #first::__toolnexus_assert_unique(&[#(#structs::NAME),*]);
+            ::std::vec![#(#structs::__toolnexus_shared()),*]
         }
     })
+}
+
+/// The tool struct's own items: `NAME`, `DESCRIPTION`, and for a free fn's unit struct the
+/// two hidden fns `tools![]` calls, so the list reaches toolnexus through the path the tool
+/// was given (`#[tool(crate = "…")]`) rather than naming `::toolnexus` itself.
+fn inherent_items(plan: &Plan, struct_ident: &Ident, listable: bool) -> TokenStream {
+    let private = &plan.private;
+    let name = &plan.name;
+    let description = &plan.description;
+    let for_tools = listable.then(|| {
+        quote! {
+            #[doc(hidden)]
+            pub fn __toolnexus_shared() -> ::std::sync::Arc<dyn #private::Tool> {
+                ::std::sync::Arc::new(Self)
+            }
+
+            #[doc(hidden)]
+            pub const fn __toolnexus_assert_unique(names: &[&str]) {
+                #private::assert_unique_tool_names(names)
+            }
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl #struct_ident {
+            /// The tool's name, as the model calls it.
+            pub const NAME: &'static str = #name;
+            /// The tool's description, as the model reads it.
+            pub const DESCRIPTION: &'static str = #description;
+
+            #for_tools
+        }
+    }
 }
 
 /// `a :: b` ⇒ `a::b`, as the user wrote it.

@@ -44,8 +44,6 @@ pub fn expand(
     target: &CallTarget,
 ) -> TokenStream {
     let private = &plan.private;
-    let name = &plan.name;
-    let description = &plan.description;
     let schemars_crate = plan.private_str("schemars");
     let map = quote!(#private::serde_json::Map<::std::string::String, #private::serde_json::Value>);
 
@@ -231,14 +229,9 @@ pub fn expand(
     } = decode::expand(plan);
     let run = quote!(__toolnexus_run(self, #ctx #raw_arg #(, #values)*));
 
+    let inherent = super::inherent_items(plan, struct_ident, matches!(target, CallTarget::Free(_)));
     quote! {
-        #[automatically_derived]
-        impl #struct_ident {
-            /// The tool's name, as the model calls it.
-            pub const NAME: &'static str = #name;
-            /// The tool's description, as the model reads it.
-            pub const DESCRIPTION: &'static str = #description;
-        }
+        #inherent
 
         const _: () = {
             #(#aliases)*
