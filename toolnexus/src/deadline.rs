@@ -216,8 +216,12 @@ impl Timer {
             }
             if !due.is_empty() {
                 // Wake outside the lock: a waker may poll, and that poll may register again.
+                // A waker that panics (an executor's bug) must not end the one timer thread
+                // every deadline in the process depends on.
                 drop(state);
-                due.into_iter().for_each(Waker::wake);
+                for waker in due {
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| waker.wake()));
+                }
                 state = self.lock();
                 continue;
             }
@@ -277,6 +281,29 @@ mod tests {
         // Generous: the machine may be loaded; what matters is that the wake comes by itself.
         woken.recv_timeout(Duration::from_secs(30)).expect("woken");
         assert!(deadline.poll(&mut cx).is_ready());
+    }
+
+    struct Panics;
+
+    impl Wake for Panics {
+        fn wake(self: Arc<Self>) {
+            panic!("a broken executor's waker");
+        }
+    }
+
+    #[test]
+    fn a_waker_that_panics_does_not_stop_the_timer() {
+        let at = Instant::now() + Duration::from_millis(10);
+        let broken = Waker::from(Arc::new(Panics));
+        let mut first = Deadline::at(at);
+        assert!(first.poll(&mut Context::from_waker(&broken)).is_pending());
+        let (sender, woken) = mpsc::channel();
+        let waker = Waker::from(Arc::new(Notify(Mutex::new(sender))));
+        let mut second = Deadline::at(at + Duration::from_millis(30));
+        assert!(second.poll(&mut Context::from_waker(&waker)).is_pending());
+        woken
+            .recv_timeout(Duration::from_secs(30))
+            .expect("woken after the panic");
     }
 
     #[test]
