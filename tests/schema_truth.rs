@@ -2,7 +2,7 @@
 //! shapes and every profile `check` reports clean, instances generated from the schema the
 //! provider is sent are accepted by both entry points, which agree byte for byte; mutations
 //! of them that either entry point accepts are valid under the plain schema once the nulls
-//! that mean "absent" are removed. Named regression cases for issue 9 are in `regressions`.
+//! that mean "absent" are removed. Named regression cases, one per schema bug found so far, are in `regressions`.
 //!
 //! A failure prints the seed; `SCHEMA_TRUTH_SEED=<seed> cargo test --test schema_truth`
 //! replays it.

@@ -1,4 +1,4 @@
-//! Named regression cases for issue 9: each bug it lists, through the zoo's tools.
+//! Named regression cases: each schema-versus-decoder bug found so far, through the zoo's tools.
 
 use serde_json::{Value, json};
 use toolnexus::{Profile, Tool, Toolkit};

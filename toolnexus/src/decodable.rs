@@ -172,17 +172,23 @@ fn name_tuple_items(map: &mut Map<String, Value>) {
     let Some(Value::Array(prefix)) = map.get("prefixItems") else {
         return;
     };
+    let items = list_of_any(prefix);
+    map.insert("items".to_owned(), items);
+}
+
+/// A list schema for a tuple's elements: the one schema they share, or an `anyOf` of each
+/// distinct one (what every profile without `prefixItems` says of a tuple).
+pub(crate) fn list_of_any(prefix: &[Value]) -> Value {
     let mut distinct: Vec<Value> = Vec::new();
     for element in prefix {
         if !distinct.contains(element) {
             distinct.push(element.clone());
         }
     }
-    let items = match distinct.len() {
+    match distinct.len() {
         1 => distinct.pop().unwrap_or_default(),
         _ => json!({ "anyOf": distinct }),
-    };
-    map.insert("items".to_owned(), items);
+    }
 }
 
 #[cfg(test)]

@@ -290,7 +290,7 @@ pub const MAX_ARGUMENT_BYTES: usize = 16 * 1024 * 1024;
 /// itself is the first): serde_json refuses text that opens a 128th level, and a `Value` built
 /// in code gets the same bound here, because decoding it recurses once per level and could
 /// overflow the stack.
-const MAX_NESTING: usize = 127;
+pub(crate) const MAX_NESTING: usize = 127;
 
 /// Whether an arguments object nests arrays/objects at most [`MAX_NESTING`] levels deep,
 /// checked without recursion, and without allocating or walking for flat arguments (the

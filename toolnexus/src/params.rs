@@ -14,8 +14,8 @@ use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
 use crate::decode::{
-    MAX_ARGUMENT_BYTES, at_path, check_shape, invalid_args, parse_args_strictly, within_nesting,
-    without_position,
+    MAX_ARGUMENT_BYTES, MAX_NESTING, at_path, check_shape, invalid_args, parse_args_strictly,
+    within_nesting, without_position,
 };
 use crate::result::ToolResult;
 
@@ -264,10 +264,9 @@ fn text_walk(
     fill_missing(filled, keys, slots).map_err(drop)
 }
 
-/// The levels a value may not open inside the arguments object: serde_json refuses text that
-/// opens a 128th level, and the object is the first (the reference path's limit, 127 in
-/// all). On its own, a value could open 127.
-const TOO_DEEP: usize = 127;
+/// The levels a value may not open inside the arguments object, which is the first of the
+/// reference path's [`MAX_NESTING`]; decoded on its own, a value could open them all.
+const TOO_DEEP: usize = MAX_NESTING;
 
 /// The arguments text, read from `at`.
 struct Text<'t> {

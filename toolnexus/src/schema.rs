@@ -198,11 +198,8 @@ impl<T: JsonSchema> StructuredOutput for crate::Json<T> {
 impl<S: StructuredOutput> StructuredOutput for Option<S> {
     fn output_schema() -> Map<String, Value> {
         // `None` lowers to an empty output, structured as `{"result": null}`.
-        let inner = S::output_schema();
-        match unwrap_result(inner) {
-            Ok(result) => wrap_result(result, true),
-            Err(object) => wrap_result(object, true),
-        }
+        let (Ok(inner) | Err(inner)) = unwrap_result(S::output_schema());
+        wrap_result(inner, true)
     }
 }
 

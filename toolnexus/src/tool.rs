@@ -61,6 +61,25 @@ pub struct ToolAnnotations {
     pub open_world: Option<bool>,
 }
 
+impl ToolSource {
+    /// The wire name, as serialized: `"native"`, `"mcp"`, ….
+    ///
+    /// ```
+    /// assert_eq!(toolnexus::ToolSource::A2a.as_str(), "a2a");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Mcp => "mcp",
+            Self::Skill => "skill",
+            Self::Builtin => "builtin",
+            Self::Native => "native",
+            Self::Http => "http",
+            Self::A2a => "a2a",
+            Self::Custom => "custom",
+        }
+    }
+}
+
 impl ToolAnnotations {
     /// Whether no hint is set (nothing to send).
     pub fn is_empty(&self) -> bool {
@@ -485,6 +504,14 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_sources_name_is_its_wire_form() {
+        use ToolSource::*;
+        for source in [Mcp, Skill, Builtin, Native, Http, A2a, Custom] {
+            assert_eq!(serde_json::to_value(source).unwrap(), source.as_str());
+        }
+    }
 
     #[test]
     fn define_tool_refuses_a_schema_that_is_not_an_object_schema() {

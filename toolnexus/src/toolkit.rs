@@ -425,11 +425,7 @@ async fn until_cancelled<T>(signal: &CancelSignal, work: impl Future<Output = T>
 
 /// `native: "Adds a todo"`: where a tool comes from and what it says it does.
 fn provenance(tool: &dyn Tool) -> String {
-    let source = serde_json::to_value(tool.source())
-        .ok()
-        .and_then(|source| source.as_str().map(str::to_owned))
-        .unwrap_or_default();
-    format!("{source}: {:?}", tool.description())
+    format!("{}: {:?}", tool.source().as_str(), tool.description())
 }
 
 /// A tool call that turns a panic — in the synchronous call that builds the tool's future or
@@ -486,7 +482,7 @@ impl<'a, F> Guarded<'a, F> {
     }
 }
 
-impl<'a, F: FnOnce() -> Fut + Unpin, Fut: Started<'a>> Future for Guarded<'a, F> {
+impl<'a, F: FnOnce() -> Fut + Unpin, Fut: Into<ToolFuture<'a>>> Future for Guarded<'a, F> {
     type Output = ToolResult;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
@@ -501,7 +497,7 @@ impl<'a, F: FnOnce() -> Fut + Unpin, Fut: Started<'a>> Future for Guarded<'a, F>
             }
             // `AssertUnwindSafe` is sound here: after a panic the tool's future is dropped,
             // never polled again, and all we keep is the panic message.
-            match catch_unwind(AssertUnwindSafe(|| start().into_ready())) {
+            match catch_unwind(AssertUnwindSafe(|| start().into().into_ready())) {
                 // Ready in the step that began in time: that is its result.
                 Ok(Ok(result)) => return Poll::Ready(result),
                 Ok(Err(future)) => this.step = Step::Running(tool, future),
@@ -539,24 +535,6 @@ impl<'a, F: FnOnce() -> Fut + Unpin, Fut: Started<'a>> Future for Guarded<'a, F>
             Step::Start(..) => unreachable!("started above"),
             Step::Done => panic!("a tool call future polled after it completed"),
         }
-    }
-}
-
-/// What a tool's `execute` or `execute_json` returned: a result already known, or a future
-/// to poll.
-trait Started<'a> {
-    fn into_ready(self) -> Result<ToolResult, BoxFuture<'a, ToolResult>>;
-}
-
-impl<'a> Started<'a> for ToolFuture<'a> {
-    fn into_ready(self) -> Result<ToolResult, BoxFuture<'a, ToolResult>> {
-        ToolFuture::into_ready(self)
-    }
-}
-
-impl<'a> Started<'a> for BoxFuture<'a, ToolResult> {
-    fn into_ready(self) -> Result<ToolResult, BoxFuture<'a, ToolResult>> {
-        Err(self)
     }
 }
 

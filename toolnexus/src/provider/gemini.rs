@@ -8,8 +8,9 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::gemini_keywords::{copy_plain_keywords, insert_type_and_format, non_null_types};
-use super::{distribute_over_branches, is_null_schema, name_and_description};
+use super::{distributable, distribute_over_branches, is_null_schema, name_and_description};
 use crate::check::{Loss, items_path, property_path};
+use crate::decodable::list_of_any;
 use crate::tool::Tool;
 
 /// The `tools` list: `[{"functionDeclarations":[{name, description, parameters}]}]`, without
@@ -181,13 +182,10 @@ impl Lowering<'_> {
         if let Some(Value::String(reference)) = map.get("$ref") {
             return self.inline(reference, map, path, refs);
         }
-        if map.contains_key("properties") && ["anyOf", "oneOf"].iter().any(|k| map.contains_key(*k))
-        {
+        if distributable(map).is_some() {
             let mut distributed = map.clone();
             distribute_over_branches(&mut distributed);
-            if distributed != *map {
-                return self.lower_map(&distributed, path, refs);
-            }
+            return self.lower_map(&distributed, path, refs);
         }
         let (types, null_type) = non_null_types(map)?;
         if types.len() > 1 {
@@ -450,21 +448,6 @@ struct Branches {
     lowered: Vec<Value>,
     /// Whether one of them was `null`.
     null: bool,
-}
-
-/// A list schema for a tuple's elements: the one schema they share, or an `anyOf` of each
-/// distinct one.
-fn list_of_any(prefix: &[Value]) -> Value {
-    let mut distinct: Vec<Value> = Vec::new();
-    for element in prefix {
-        if !distinct.contains(element) {
-            distinct.push(element.clone());
-        }
-    }
-    match distinct.len() {
-        1 => distinct.pop().unwrap_or_default(),
-        _ => serde_json::json!({ "anyOf": distinct }),
-    }
 }
 
 /// One remaining branch is merged into its parent; several become `anyOf`.

@@ -146,28 +146,31 @@ fn is_null_schema(schema: &Value) -> bool {
     }
 }
 
+/// The branch key (`anyOf` or `oneOf`) when [`distribute_over_branches`] would change `map`:
+/// it has `properties` and branches that are all objects.
+fn distributable(map: &Map<String, Value>) -> Option<&'static str> {
+    let key = ["anyOf", "oneOf"]
+        .into_iter()
+        .find(|key| map.contains_key(*key))?;
+    let is_object = |branch: &Value| {
+        branch.get("properties").is_some() || branch.get("type") == Some(&json!("object"))
+    };
+    let all_objects = match map.get(key) {
+        Some(Value::Array(branches)) => !branches.is_empty() && branches.iter().all(is_object),
+        _ => false,
+    };
+    (all_objects && map.contains_key("properties")).then_some(key)
+}
+
 /// Moves an object's own `properties`, `required` and `additionalProperties` into each of its
 /// `anyOf`/`oneOf` branches when every branch is an object, as schemars writes a struct with
 /// a flattened enum: `A and (B1 or B2)` is `(A and B1) or (A and B2)`. Profiles that close
 /// every object (strict mode; Gemini, read as closed) need it, or the parent would refuse the
 /// branches' keys and each branch the parent's.
 fn distribute_over_branches(map: &mut Map<String, Value>) {
-    let Some(key) = ["anyOf", "oneOf"]
-        .into_iter()
-        .find(|key| map.contains_key(*key))
-    else {
+    let Some(key) = distributable(map) else {
         return;
     };
-    let is_object = |branch: &Value| {
-        branch.get("properties").is_some() || branch.get("type") == Some(&json!("object"))
-    };
-    let distributable = match map.get(key) {
-        Some(Value::Array(branches)) => !branches.is_empty() && branches.iter().all(is_object),
-        _ => false,
-    };
-    if !distributable || !map.contains_key("properties") {
-        return;
-    }
     let properties = map.shift_remove("properties");
     let required = map.shift_remove("required");
     let closed = map.shift_remove("additionalProperties");

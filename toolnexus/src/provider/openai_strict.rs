@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::{distribute_over_branches, is_null_schema};
 use crate::check::{Loss, items_path, property_path};
+use crate::decodable::list_of_any;
 
 /// Rewrites an input schema to OpenAI's strict structured-outputs rules (what
 /// [`Toolkit::to_openai_strict`](crate::Toolkit::to_openai_strict) sends for every tool that
@@ -205,8 +206,7 @@ impl Strict {
 
     /// Rewrites the definition a `#/$defs/NAME` reference points at, once.
     fn follow(&mut self, reference: &str, path: &str) {
-        if let Some(name) = reference.strip_prefix("#/$defs/") {
-            let name = name.replace("~1", "/").replace("~0", "~");
+        if let Some(name) = def_name(reference) {
             self.rewrite_definition(&name, path);
         }
     }
@@ -275,10 +275,7 @@ impl Strict {
     /// A copy of the definition a `#/$defs/NAME` reference points at, as the portable schema
     /// has it.
     fn resolve(&self, reference: &str) -> Option<Value> {
-        let name = reference.strip_prefix("#/$defs/")?;
-        self.defs
-            .get(&name.replace("~1", "/").replace("~0", "~"))
-            .cloned()
+        self.defs.get(&def_name(reference)?).cloned()
     }
 
     fn drop_unsupported(&mut self, map: &mut Map<String, Value>, path: &str) {
@@ -311,13 +308,7 @@ impl Strict {
         let Some(Value::Array(prefix)) = map.shift_remove("prefixItems") else {
             return;
         };
-        let mut distinct: Vec<Value> = Vec::new();
-        for element in prefix {
-            if !distinct.contains(&element) {
-                distinct.push(element);
-            }
-        }
-        if distinct.len() > 1 {
+        if prefix.iter().any(|element| element != &prefix[0]) {
             self.lose(
                 path,
                 "the type of each position of a tuple",
@@ -325,11 +316,7 @@ impl Strict {
             );
         }
         if !map.contains_key("items") {
-            let items = match distinct.len() {
-                1 => distinct.pop().unwrap_or_default(),
-                _ => json!({ "anyOf": distinct }),
-            };
-            map.insert("items".to_owned(), items);
+            map.insert("items".to_owned(), list_of_any(&prefix));
         }
     }
 
@@ -461,4 +448,10 @@ fn is_free_form(schema: &Map<String, Value>) -> bool {
     ["type", "anyOf", "$ref", "enum", "const", "items"]
         .iter()
         .all(|key| !schema.contains_key(*key))
+}
+
+/// The definition a `#/$defs/NAME` reference names, its JSON-pointer escapes undone.
+fn def_name(reference: &str) -> Option<String> {
+    let name = reference.strip_prefix("#/$defs/")?;
+    Some(name.replace("~1", "/").replace("~0", "~"))
 }
