@@ -135,6 +135,11 @@ pub trait Tool: Send + Sync {
         None
     }
     /// Runs the tool. Failures are results with `is_error`, never panics.
+    ///
+    /// A tool may do its work when called or when the future is polled: a `#[tool]` over a
+    /// sync fn runs the fn right away and returns a ready future (so no future is built
+    /// around it), an async one runs when polled. Through a [`Toolkit`](crate::Toolkit)
+    /// nothing runs before the call's first poll, whichever it is.
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult>;
     /// Runs the tool with the raw argument text a model produced.
     ///

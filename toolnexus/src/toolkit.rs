@@ -27,8 +27,8 @@ use crate::tool::{Tool, ToolContext};
 /// [`with_all`](Self::with_all) panics on a name it already holds — two tools with one name
 /// is a bug in the program, like two axum routes for one path, and the second tool would never
 /// be called. [`register`](Self::register), for tools that arrive at run time, returns
-/// `false` instead and keeps the first. Executing through a toolkit never panics: an unknown name, bad arguments and a tool
-/// that panics all come back as results with `is_error`.
+/// `false` instead and keeps the first. Executing through a toolkit never panics: an unknown
+/// name, bad arguments and a tool that panics all come back as results with `is_error`.
 ///
 /// ```
 /// use serde_json::{json, Value};
