@@ -211,7 +211,7 @@ pub mod __private {
     pub use serde_json;
 
     pub use crate::approval::{approval_arguments, approval_arguments_json, approve};
-    pub use crate::decode::{decode_args, decode_args_json, invalid_args};
+    pub use crate::decode::{decode_args, decode_args_json};
     pub use crate::macro_support::{
         ParamDeserialize, ParamJsonSchema, assert_deserialize, assert_json_schema,
         assert_unique_tool_names,
