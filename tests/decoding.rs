@@ -538,3 +538,38 @@ fn forms_only_one_serde_json_deserializer_takes_decode_alike() {
     );
     assert!(both(&SteerTool, json!({"command": {"Move": [1]}})).is_error);
 }
+
+/// Counts things.
+#[tool]
+fn tally(count: u32, deltas: Vec<i64>, ratio: Option<f64>) -> String {
+    format!("{count} {deltas:?} {ratio:?}")
+}
+
+/// Counts, under a renamed key (a forwarded `#[serde]` attribute keeps the derived decoder).
+#[tool]
+fn tally_renamed(#[serde(rename = "n")] count: u32) -> u32 {
+    count
+}
+
+/// JSON Schema counts a float with no fractional part as an `integer`, so the schema admits
+/// `3.0` and `1e2` where it says `u32`: both entry points take them as the integers they are.
+#[test]
+fn floats_with_no_fraction_decode_as_integers() {
+    assert_eq!(
+        both(
+            &TallyTool,
+            json!({"count": 3.0, "deltas": [1e2, -0.0, -2.0], "ratio": -0.0})
+        ),
+        ToolResult::ok("3 [100, 0, -2] Some(-0.0)")
+    );
+    assert!(both(&TallyTool, json!({"count": 3.5, "deltas": []})).is_error);
+    assert!(both(&TallyTool, json!({"count": 1e20, "deltas": []})).is_error);
+    assert_eq!(
+        both(&TallyRenamedTool, json!({"n": 3.0})),
+        ToolResult::ok("3")
+    );
+    assert!(both(&TallyRenamedTool, json!({"n": 3.25})).is_error);
+    let schema = Value::Object(TallyTool.input_schema().clone());
+    let valid = jsonschema::draft202012::new(&schema).unwrap();
+    assert!(valid.is_valid(&json!({"count": 3.0, "deltas": [1e2]})));
+}

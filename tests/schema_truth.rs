@@ -147,7 +147,29 @@ fn without_absent_nulls(args: &Value, plain: &Value) -> Value {
     if let Value::Object(map) = &mut args {
         map.retain(|key, value| !value.is_null() || required.contains(&json!(key)));
     }
+    integral_floats_as_integers(&mut args);
     args
+}
+
+/// `3.0` written as `3`, which JSON Schema counts as the same integer. jsonschema 0.33 gets
+/// that right for `"type": "integer"` but refuses `0.0` under `["integer", "null"]`, so the
+/// oracle is given the integer spelling.
+fn integral_floats_as_integers(value: &mut Value) {
+    match value {
+        Value::Number(number) => {
+            if let Some(float) = number
+                .as_f64()
+                .filter(|f| number.is_f64() && f.fract() == 0.0)
+            {
+                if float.abs() < 9_007_199_254_740_992.0 {
+                    *value = json!(float as i64);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_floats_as_integers),
+        Value::Object(map) => map.values_mut().for_each(integral_floats_as_integers),
+        _ => {}
+    }
 }
 
 /// The seed of this run: `SCHEMA_TRUTH_SEED`, else the clock.

@@ -41,8 +41,48 @@ pub fn decode_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, To
     if let Ok(decoded) = serde_json::from_str(&args.to_string()) {
         return Ok(decoded);
     }
+    let mut integral = args.clone();
+    if integers_for_integral_floats(&mut integral) {
+        if let Ok(decoded) = T::deserialize(&integral) {
+            return Ok(decoded);
+        }
+    }
     serde_path_to_error::deserialize(args)
         .map_err(|error| at_path(tool, None, error.path(), error.inner()))
+}
+
+/// Rewrites every float with no fractional part (`3.0`, `1e5`) as the integer it equals, where
+/// one holds it; whether anything changed.
+///
+/// JSON Schema counts `3.0` as an `integer`, so a schema that says `{"type": "integer"}`
+/// admits it, but serde refuses a float for an integer type. Decoding retries with this
+/// rewrite only after it failed, so a value that decoded as sent is never changed (`-0.0`
+/// becomes `0`, as JSON Schema reads it). Only floats up to 2^53 in size are rewritten: past
+/// that a float may be an integer the text wrote exactly and the parser rounded
+/// (`-9223372036854775809`), which must not decode as a neighbour.
+pub(crate) fn integers_for_integral_floats(value: &mut Value) -> bool {
+    // Every integer up to 2^53 is a float exactly, and no other integer rounds to one.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    let mut changed = false;
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Number(number) if number.is_f64() => {
+                let float = number.as_f64().unwrap_or(f64::NAN);
+                if float.fract() != 0.0 {
+                    continue;
+                }
+                if float.abs() < EXACT {
+                    *value = Value::from(float as i64);
+                    changed = true;
+                }
+            }
+            Value::Array(items) => pending.extend(items),
+            Value::Object(map) => pending.extend(map.values_mut()),
+            _ => {}
+        }
+    }
+    changed
 }
 
 /// The arguments object: `null` means `{}`; any other non-object, and arguments nested too

@@ -14,8 +14,8 @@ use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
 use crate::decode::{
-    MAX_ARGUMENT_BYTES, MAX_NESTING, at_path, check_shape, invalid_args, parse_args_strictly,
-    within_nesting, without_position,
+    MAX_ARGUMENT_BYTES, MAX_NESTING, at_path, check_shape, integers_for_integral_floats,
+    invalid_args, parse_args_strictly, within_nesting, without_position,
 };
 use crate::result::ToolResult;
 
@@ -177,7 +177,16 @@ fn borrowed_walk(
             // them, so this path does too (as `decode_args` does). A value's text is one
             // value, all of which must be read.
             let text = value.to_string();
-            if slot.decode_prefix(&text).map_err(drop)? != text.len() {
+            if slot
+                .decode_prefix(&text)
+                .is_ok_and(|read| read == text.len())
+            {
+                continue;
+            }
+            // `3.0` is an integer to JSON Schema; see `integers_for_integral_floats`.
+            let mut integral = value.clone();
+            if !integers_for_integral_floats(&mut integral) || slot.decode_value(&integral).is_err()
+            {
                 return Err(());
             }
         }
