@@ -2,12 +2,16 @@
 //! `Tool::execute(v)` and `Tool::execute_json(&v.to_string())` give byte-identical results
 //! for every `v`, errors included.
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap};
 
 use proptest::prelude::*;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolnexus::{JsonSchema, Tool, ToolContext, ToolResult, tool};
+
+use common::{Unit, block_on};
 
 #[derive(Deserialize, JsonSchema)]
 struct Item {
@@ -21,13 +25,6 @@ struct Order {
     items: Vec<Item>,
     #[serde(default)]
     note: Option<String>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum Unit {
-    Celsius,
-    Fahrenheit,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -132,17 +129,6 @@ fn anything(any: Value) -> String {
 #[tool]
 fn numbers(small: i8, unsigned: u64, float: f64) -> String {
     format!("{small} {unsigned} {float:?}")
-}
-
-/// Polls a future to completion; every tool here is ready at once.
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    let mut future = std::pin::pin!(future);
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    loop {
-        if let std::task::Poll::Ready(output) = future.as_mut().poll(&mut cx) {
-            return output;
-        }
-    }
 }
 
 fn from_value(tool: &dyn Tool, args: Value) -> ToolResult {

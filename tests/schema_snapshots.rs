@@ -4,6 +4,8 @@
 //!
 //! To regenerate after an intended change: `UPDATE_SNAPSHOTS=1 cargo test --test schema_snapshots`.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -11,12 +13,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use toolnexus::{JsonSchema, Tool, ToolContext, tool};
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum Unit {
-    Celsius,
-    Fahrenheit,
-}
+use common::Unit;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]

@@ -2,6 +2,8 @@
 //! lifetimes, parameters named like the fn or like the expansion's own names, defaults given
 //! through serde — each run through `Toolkit::execute_json`.
 
+mod common;
+
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -9,17 +11,12 @@ use serde::Deserialize;
 use serde_json::json;
 use toolnexus::{JsonSchema, ToolContext, ToolResult, Toolkit, tool, toolbox, tools};
 
+use common::Unit;
+
 #[derive(Deserialize, JsonSchema)]
 struct Point {
     x: f64,
     y: f64,
-}
-
-#[derive(Deserialize, JsonSchema, Debug)]
-#[serde(rename_all = "lowercase")]
-enum Unit {
-    Celsius,
-    Fahrenheit,
 }
 
 /// Shouts a text.

@@ -1,11 +1,14 @@
 //! Fixtures shared by the root package's tests: where the package lives, the PNG fixture the
-//! examples and golden vectors use, and a runtime to block on.
+//! examples and golden vectors use, a runtime to block on, and a unit enum parameter type.
 #![allow(
     dead_code,
     reason = "each test binary compiles this module on its own and uses only part of it"
 )]
 
 use std::path::PathBuf;
+
+use serde::Deserialize;
+use toolnexus::JsonSchema;
 
 /// The root package's directory, which holds `examples/` and `tests/`.
 pub fn root() -> PathBuf {
@@ -31,4 +34,13 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
         .build()
         .expect("a current-thread runtime")
         .block_on(future)
+}
+
+// A unit-only enum, the commonest enum parameter. A plain comment: a doc comment would become
+// the schema's `description` and change the snapshots.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Unit {
+    Celsius,
+    Fahrenheit,
 }
