@@ -1,15 +1,25 @@
 //! The approval gate (SPEC §10A): `#[tool(approval = "…")]`, on `#[toolbox]` methods and on
 //! `ToolDef::approval`, driven by `Toolkit::call`.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use toolnexus::{
     Answer, Reason, Request, ToolContext, ToolResult, Toolkit, define_tool, tool, toolbox, tools,
 };
 
-static DELETED: AtomicUsize = AtomicUsize::new(0);
+// Every path `delete` ran for. Tests run in parallel, so each counts only its own paths.
+static DELETED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn times_deleted(path: &str) -> usize {
+    DELETED
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|deleted| *deleted == path)
+        .count()
+}
 
 /// Deletes a file.
 #[tool(approval = "Delete {path} from {env}? ({{really}}, {force:?})")]
@@ -20,7 +30,7 @@ fn delete(
     ctx: &ToolContext,
 ) -> String {
     let _ = (ctx, force);
-    DELETED.fetch_add(1, Ordering::SeqCst);
+    DELETED.lock().unwrap().push(path.to_owned());
     format!("deleted {path} from {env}")
 }
 
@@ -39,7 +49,6 @@ fn answer(request: &Request, ok: bool) -> ToolContext {
 #[tokio::test]
 async fn the_gate_asks_first_and_runs_only_when_approved() {
     let toolkit = Toolkit::new().with_all(tools![delete]);
-    let before = DELETED.load(Ordering::SeqCst);
     let args = r#"{"path": "/tmp/x", "force": null}"#;
     let asked = toolkit
         .execute_json("delete", args, &ToolContext::default())
@@ -62,11 +71,7 @@ async fn the_gate_asks_first_and_runs_only_when_approved() {
                 .clone()
         )
     );
-    assert_eq!(
-        DELETED.load(Ordering::SeqCst),
-        before,
-        "ran before approval"
-    );
+    assert_eq!(times_deleted("/tmp/x"), 0, "ran before approval");
 
     let declined = toolkit
         .execute_json("delete", args, &answer(&request, false))
@@ -75,13 +80,13 @@ async fn the_gate_asks_first_and_runs_only_when_approved() {
         declined,
         ToolResult::error("declined/expired: Delete /tmp/x from staging? ({really}, None)")
     );
-    assert_eq!(DELETED.load(Ordering::SeqCst), before, "ran when declined");
+    assert_eq!(times_deleted("/tmp/x"), 0, "ran when declined");
 
     let approved = toolkit
         .execute("delete", json!({"path": "/tmp/x"}), &answer(&request, true))
         .await;
     assert_eq!(approved, ToolResult::ok("deleted /tmp/x from staging"));
-    assert_eq!(DELETED.load(Ordering::SeqCst), before + 1);
+    assert_eq!(times_deleted("/tmp/x"), 1);
 }
 
 #[tokio::test]

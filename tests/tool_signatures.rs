@@ -265,3 +265,64 @@ async fn a_parameters_own_deserializer_is_used_whatever_the_attribute_order() {
     assert_eq!(call(&toolkit, "twice", r#"{"m": 4}"#).await.output, "8");
     assert_eq!(call(&toolkit, "twice", "{}").await.output, "1");
 }
+
+mod trimmed {
+    use serde::Deserialize;
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<String, D::Error> {
+        String::deserialize(deserializer).map(|text| text.trim().to_owned())
+    }
+
+    // `with` is both ways; schemars writes the schema's `"default"` through it.
+    pub fn serialize<S: serde::Serializer>(text: &str, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(text)
+    }
+}
+
+fn maybe_trimmed<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    trimmed::deserialize(deserializer).map(Some)
+}
+
+/// Echoes a label and a note, trimmed by their own deserializers.
+#[tool]
+fn trim(
+    // schemars reads serde's `with` as a type; `#[schemars(with)]` names the real one.
+    #[serde(with = "trimmed")]
+    #[schemars(with = "String")]
+    #[param(default = "none")]
+    label: String,
+    #[serde(deserialize_with = "maybe_trimmed")] note: Option<String>,
+) -> String {
+    format!("{label}|{note:?}")
+}
+
+#[tokio::test]
+async fn null_is_absent_for_a_parameter_that_decodes_itself() {
+    // The schemas (plain and strict) say `null` may be sent for an optional or defaulted
+    // parameter; the user's deserializer, which would refuse it, sees only real values.
+    let toolkit = Toolkit::new().with_all(tools![twice, trim]);
+    assert_eq!(call(&toolkit, "twice", r#"{"m": null}"#).await.output, "1");
+    let cases = [
+        (r#"{"label": " a ", "note": " b "}"#, r#"a|Some("b")"#),
+        (r#"{"label": null, "note": null}"#, "none|None"),
+        ("{}", "none|None"),
+    ];
+    for (args, output) in cases {
+        let result = call(&toolkit, "trim", args).await;
+        assert_eq!(
+            (result.is_error, result.output.as_str()),
+            (false, output),
+            "{args}"
+        );
+    }
+    let refused = call(&toolkit, "trim", r#"{"label": 3}"#).await;
+    assert!(refused.is_error);
+    assert_eq!(
+        refused.output,
+        "invalid arguments for `trim`: field `label`: invalid type: integer `3`, expected a string"
+    );
+}

@@ -290,6 +290,36 @@ pub fn newtypes(id: OrderId, label: Label, share: Option<Percent>, ids: Vec<Orde
     format!("{id:?} {label:?} {share:?} {ids:?}")
 }
 
+/// Parameters their own functions decode: `null` still means absent where the parameter may
+/// be absent, as the schemas say.
+#[tool]
+pub fn own_decoders(
+    #[serde(deserialize_with = "doubled")]
+    #[param(default = 1)]
+    doubled_or_one: u32,
+    #[serde(deserialize_with = "maybe_doubled")] maybe: Option<u32>,
+    #[serde(deserialize_with = "trimmed")]
+    #[param(default)]
+    label: String,
+    #[serde(deserialize_with = "trimmed")] required: String,
+) -> String {
+    format!("{doubled_or_one} {maybe:?} {label:?} {required:?}")
+}
+
+fn doubled<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    u32::deserialize(deserializer).map(|n| n.saturating_mul(2))
+}
+
+fn maybe_doubled<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<u32>, D::Error> {
+    doubled(deserializer).map(Some)
+}
+
+fn trimmed<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    String::deserialize(deserializer).map(|text| text.trim().to_owned())
+}
+
 /// Every tool of the zoo.
 pub fn all() -> Vec<std::sync::Arc<dyn Tool>> {
     tools![
@@ -308,5 +338,6 @@ pub fn all() -> Vec<std::sync::Arc<dyn Tool>> {
         recursive,
         free_form,
         newtypes,
+        own_decoders,
     ]
 }

@@ -81,7 +81,10 @@ mod tool;
 ///   literal converts with `Into`, so `#[param(default = "metric")] system: String` works).
 ///   A forwarded `#[serde(default)]` or `#[serde(default = "path")]` does the same.
 /// - `#[serde(…)]` and `#[schemars(…)]` on a parameter are forwarded to its field in the
-///   generated arguments.
+///   generated arguments. For an optional or defaulted parameter with its own deserializer
+///   (`deserialize_with`, `with`), `null` still means absent, as the schemas say: the
+///   deserializer only ever sees a value that is there. (schemars reads serde's `with` as a
+///   type, so add `#[schemars(with = "YourType")]` beside it.)
 ///
 /// A fn returning `Json<T>` (also in an `Option` or `Result`) with `T: JsonSchema` gets an
 /// output schema (`Tool::output_schema`); an `async fn`'s return type is its `-> T`.

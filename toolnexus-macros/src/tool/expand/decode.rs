@@ -9,11 +9,11 @@
 //! keeps a derived arguments struct and lets serde read the attributes.
 
 use proc_macro2::{Span, TokenStream};
-use quote::quote;
-use syn::{Index, LitStr};
+use quote::{format_ident, quote};
+use syn::{Ident, Index, LitStr};
 
 use super::super::valid::{Field, Plan};
-use super::tool_impl::{alias_ident, default_ident, local, param_local};
+use super::tool_impl::{alias_ident, local, param_local};
 
 /// The decoding part of one tool's expansion.
 pub struct Decode {
@@ -51,7 +51,7 @@ pub fn expand(plan: &Plan) -> Decode {
 /// means absent too, and gets its default in `__toolnexus_run`.
 pub fn decoded_type(index: usize, field: &Field) -> TokenStream {
     let alias = alias_ident(index, field);
-    if field.param.attr.default.is_some() && !user_deserializes(field) {
+    if field.param.attr.default.is_some() {
         quote!(::core::option::Option<#alias>)
     } else {
         quote!(#alias)
@@ -120,6 +120,11 @@ fn derived(plan: &Plan) -> Decode {
         .iter()
         .enumerate()
         .map(|(index, field)| args_field(index, field));
+    let null_as_absent = plan
+        .fields
+        .iter()
+        .enumerate()
+        .filter_map(|(index, field)| null_as_absent(plan, index, field));
     let bindings = plan.fields.iter().enumerate().map(|(index, field)| {
         let ident = field.ident;
         let binding = param_local(index, field.ident.span());
@@ -127,6 +132,7 @@ fn derived(plan: &Plan) -> Decode {
     });
     Decode {
         items: quote! {
+            #(#null_as_absent)*
             #[derive(#private::serde::Deserialize)]
             #[serde(crate = #serde_crate, deny_unknown_fields)]
             struct __ToolnexusArgs {
@@ -159,7 +165,8 @@ fn derived(plan: &Plan) -> Decode {
 }
 
 /// The field serde decodes: `Option` fields default to `None`; a defaulted parameter is an
-/// `Option` too (see [`decoded_type`]), unless the user's own deserializer reads it.
+/// `Option` too (see [`decoded_type`]). The user's own deserializer is reached through
+/// [`null_as_absent`] where `null` means absent.
 fn args_field(index: usize, field: &Field) -> TokenStream {
     let ident = field.ident;
     let ty = decoded_type(index, field);
@@ -169,21 +176,28 @@ fn args_field(index: usize, field: &Field) -> TokenStream {
         .rename
         .as_ref()
         .map(|rename| quote!(#[serde(rename = #rename)]));
-    let serde_attrs: Vec<_> = param
+    let optional = param.attr.default.is_some() || field.shape.optional;
+    let serde_attrs = param
         .forwarded
         .iter()
-        .filter(|attr| attr.path().is_ident("serde"))
-        .collect();
-    let default = match &param.attr.default {
-        // The user's own deserializer decodes the value itself, `null` included.
-        Some(_) if user_deserializes(field) => {
-            let path = LitStr::new(&default_ident(index).to_string(), Span::call_site());
-            quote!(#[serde(default = #path)])
+        .filter(|attr| attr.path().is_ident("serde"));
+    let serde_attrs: Vec<TokenStream> = match user_decoder(field) {
+        Some(_) if optional => {
+            let wrapper = LitStr::new(&null_as_absent_ident(index).to_string(), Span::call_site());
+            serde_attrs
+                .map(|attr| match serde_metas(attr) {
+                    Some(metas) => {
+                        let rest = metas.into_iter().filter(|meta| !replaces_decoder(meta));
+                        quote!(#[serde(#(#rest),*)])
+                    }
+                    None => quote!(#attr),
+                })
+                .chain([quote!(#[serde(deserialize_with = #wrapper)])])
+                .collect()
         }
-        Some(_) => quote!(#[serde(default)]),
-        None if field.shape.optional => quote!(#[serde(default)]),
-        None => TokenStream::new(),
+        _ => serde_attrs.map(|attr| quote!(#attr)).collect(),
     };
+    let default = optional.then(|| quote!(#[serde(default)]));
     quote! {
         #rename
         #(#serde_attrs)*
@@ -192,17 +206,93 @@ fn args_field(index: usize, field: &Field) -> TokenStream {
     }
 }
 
-/// Whether a forwarded `#[serde(…)]` replaces deserialization (`with`, `deserialize_with`).
-pub fn user_deserializes(field: &Field) -> bool {
-    let metas = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
-    field
+/// For an optional or defaulted parameter the user decodes (`with`, `deserialize_with`):
+/// `null` means absent, as for every other parameter and as the schemas say, so the user's
+/// deserializer sees only the values that are there.
+fn null_as_absent(plan: &Plan, index: usize, field: &Field) -> Option<TokenStream> {
+    if field.param.attr.default.is_none() && !field.shape.optional {
+        return None;
+    }
+    let decoder = user_decoder(field)?;
+    let private = &plan.private;
+    let alias = alias_ident(index, field);
+    let ty = decoded_type(index, field);
+    let wrapper = format_ident!("__ToolnexusUserDecoded{index}");
+    let name = null_as_absent_ident(index);
+    // An `Option` parameter's own decoder yields the `Option`; a defaulted one's, the value.
+    let unwrap = if field.shape.optional {
+        quote!(::core::option::Option::and_then)
+    } else {
+        quote!(::core::option::Option::map)
+    };
+    Some(quote! {
+        struct #wrapper(#alias);
+        #[automatically_derived]
+        impl<'de> #private::serde::Deserialize<'de> for #wrapper {
+            fn deserialize<__D: #private::serde::Deserializer<'de>>(
+                __deserializer: __D,
+            ) -> ::core::result::Result<Self, __D::Error> {
+                ::core::result::Result::map(#decoder(__deserializer), #wrapper)
+            }
+        }
+        fn #name<'de, __D: #private::serde::Deserializer<'de>>(
+            __deserializer: __D,
+        ) -> ::core::result::Result<#ty, __D::Error> {
+            let __decoded: ::core::option::Option<#wrapper> =
+                #private::serde::Deserialize::deserialize(__deserializer)?;
+            ::core::result::Result::Ok(#unwrap(__decoded, |__user| __user.0))
+        }
+    })
+}
+
+fn null_as_absent_ident(index: usize) -> Ident {
+    format_ident!("__toolnexus_null_as_absent_{index}")
+}
+
+/// The path of the user's own deserializer, from `deserialize_with = "path"` or
+/// `with = "module"` (`module::deserialize`), spanned at the user's string.
+fn user_decoder(field: &Field) -> Option<TokenStream> {
+    let metas = field
         .param
         .forwarded
         .iter()
         .filter(|attr| attr.path().is_ident("serde"))
-        // Whole metas, so a nested list (`rename(deserialize = "…")`) before the key is read
-        // past rather than ending the scan.
-        .filter_map(|attr| attr.parse_args_with(metas).ok())
-        .flatten()
-        .any(|meta| meta.path().is_ident("with") || meta.path().is_ident("deserialize_with"))
+        .filter_map(serde_metas)
+        .flatten();
+    let mut decoder = None;
+    for meta in metas {
+        let syn::Meta::NameValue(pair) = &meta else {
+            continue;
+        };
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(path),
+            ..
+        }) = &pair.value
+        else {
+            continue;
+        };
+        // serde itself reports a path that does not parse; decoding is left to it then.
+        let Ok(path) = path.parse::<syn::Path>() else {
+            continue;
+        };
+        if pair.path.is_ident("deserialize_with") {
+            decoder = Some(quote!(#path));
+        } else if pair.path.is_ident("with") {
+            decoder = Some(quote!(#path::deserialize));
+        }
+    }
+    decoder
+}
+
+fn replaces_decoder(meta: &syn::Meta) -> bool {
+    meta.path().is_ident("with") || meta.path().is_ident("deserialize_with")
+}
+
+/// The metas of one `#[serde(…)]`, whole, so a nested list (`rename(deserialize = "…")`) is
+/// read past rather than ending the scan; `None` if it does not parse (serde reports that).
+fn serde_metas(
+    attr: &syn::Attribute,
+) -> Option<syn::punctuated::Punctuated<syn::Meta, syn::Token![,]>> {
+    attr.parse_args_with(syn::punctuated::Punctuated::parse_terminated)
+        .ok()
 }

@@ -85,9 +85,7 @@ pub fn expand(
         quote!(#binding: #ty)
     });
     let unwrap_defaults = plan.fields.iter().enumerate().map(|(index, field)| {
-        if field.param.attr.default.is_none() || decode::user_deserializes(field) {
-            return None;
-        }
+        field.param.attr.default.as_ref()?;
         let binding = param_local(index, field.ident.span());
         let default = default_ident(index);
         Some(quote! {
