@@ -511,18 +511,85 @@ fn steer(command: Command) -> String {
 }
 
 /// serde_json's text deserializer takes a struct variant as an array and its `Value`
-/// deserializer does not; the two entry points still give one answer.
+/// deserializer does not; the schema says an object, so both entry points refuse the array,
+/// with one message.
 #[test]
 fn forms_only_one_serde_json_deserializer_takes_decode_alike() {
     assert_eq!(
         both(&SteerTool, json!({"command": {"Move": [1, 2]}})),
-        ToolResult::ok("move 1 2")
+        ToolResult::error(
+            "invalid arguments for `steer`: field `command.Move`: invalid type: array, \
+             expected object"
+        )
     );
     assert_eq!(
         both(&SteerTool, json!({"command": {"Move": {"x": 1, "y": 2}}})),
         ToolResult::ok("move 1 2")
     );
     assert!(both(&SteerTool, json!({"command": {"Move": [1]}})).is_error);
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Point {
+    x: i32,
+    y: i32,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum Target {
+    At(Point),
+    Named(String),
+}
+
+/// Plots points.
+#[tool]
+fn plot(points: Vec<Point>, origin: Option<Point>, target: Option<Target>) -> String {
+    let xy = |point: &Point| format!("({}, {})", point.x, point.y);
+    let target = match target {
+        Some(Target::At(point)) => xy(&point),
+        Some(Target::Named(name)) => name,
+        None => "-".to_owned(),
+    };
+    let points: Vec<String> = points.iter().map(xy).collect();
+    let origin = origin.as_ref().map_or_else(|| "-".to_owned(), xy);
+    format!("{} {origin} {target}", points.join(" "))
+}
+
+/// serde's derived `Deserialize` reads a struct from an array of its fields in order; no
+/// schema says so, so decoded arguments are checked against the schema and the array is
+/// refused where the schema wants an object, naming the place and what it expected.
+#[test]
+fn a_struct_sent_as_an_array_is_refused_where_the_schema_wants_an_object() {
+    let cases = [
+        (
+            json!({"points": [{"x": 1, "y": 2}, [3, 4]]}),
+            "field `points[1]`: invalid type: array, expected object",
+        ),
+        (
+            json!({"points": [], "origin": [0, 0]}),
+            "field `origin`: invalid type: array, expected object",
+        ),
+        (
+            json!({"points": [], "target": [1, 2]}),
+            "field `target`: invalid type: array, expected string or object",
+        ),
+    ];
+    for (args, message) in cases {
+        assert_eq!(
+            both(&PlotTool, args.clone()),
+            ToolResult::error(format!("invalid arguments for `plot`: {message}")),
+            "{args}"
+        );
+        let schema = Value::Object(PlotTool.input_schema().clone());
+        assert!(
+            !jsonschema::draft202012::new(&schema)
+                .unwrap()
+                .is_valid(&args)
+        );
+    }
+    let fine = json!({"points": [{"x": 1, "y": 2}], "origin": null, "target": "home"});
+    assert_eq!(both(&PlotTool, fine), ToolResult::ok("(1, 2) - home"));
 }
 
 /// Counts things.

@@ -235,3 +235,40 @@ fn hostile_nesting_is_an_error_for_a_tool_behind_approval_too() {
         "invalid arguments for `store_later`: arguments are nested more than 127 levels deep"
     );
 }
+
+#[derive(serde::Deserialize, toolnexus::JsonSchema)]
+struct Point {
+    x: i32,
+    y: i32,
+}
+
+/// Sums points.
+#[tool]
+fn sum_points(points: Vec<Point>) -> i64 {
+    points
+        .iter()
+        .map(|point| i64::from(point.x) + i64::from(point.y))
+        .sum()
+}
+
+/// Decoded arguments are checked against the schema (a point sent as `[1, 2]` is refused)
+/// up to 100,000 values; past that they are left to serde alone, so a large text is not read
+/// a second time into memory. Both entry points draw the line at the same place.
+#[test]
+fn the_schema_check_stops_at_a_size_both_entry_points_share() {
+    let points = |count: usize| {
+        let mut points = vec![serde_json::json!([1, 2])];
+        points.resize(count, serde_json::json!({"x": 1, "y": 2}));
+        serde_json::json!({ "points": points })
+    };
+    // The arguments object, the list, then 3 values per point.
+    let checked = points((100_000 - 2) / 3);
+    let unchecked = points((100_000 - 2) / 3 + 1);
+    let ctx = ToolContext::default();
+    for (args, refused) in [(checked, true), (unchecked, false)] {
+        let direct = block_on(SumPointsTool.execute(args.clone(), &ctx));
+        let raw = block_on(SumPointsTool.execute_json(&args.to_string(), &ctx));
+        assert_eq!(direct, raw);
+        assert_eq!(direct.is_error, refused, "{}", direct.output);
+    }
+}

@@ -297,53 +297,66 @@ fn gemini_recursion_cut_offs_decode() {
 }
 
 /// SPEC §11: whatever either entry point accepts is valid under the plain schema (nulls that
-/// mean "absent" aside), and both give the same result. serde's derived `Deserialize` accepts
-/// forms no schema says — a struct as an array of its fields in order, a flattened internally
-/// tagged enum's tag as the variant's index — and reading text accepts a struct variant as an
-/// array where reading a `Value` refuses it. Fixing that belongs to decoding; this pins the cases.
+/// mean "absent" aside), and both give the same result. serde's derived `Deserialize` also
+/// takes forms no schema says — a struct as an array of its fields in order, an internally
+/// or adjacently tagged enum's tag as the variant's index, a struct variant as an array when
+/// reading text — so decoded arguments are checked against the plain schema too, and refused
+/// with the place and the reason.
 #[test]
-// Known gap, kept visible: serde's derived `Deserialize` also takes a struct as an array of its
-// fields and an enum variant by its index, on both entry points, and the schema (rightly)
-// advertises neither. Closing it needs a validating deserializer around serde_json's.
-#[ignore = "decoding accepts structs as arrays and tags as variant indexes (SPEC §11)"]
 fn the_decoder_accepts_nothing_the_plain_schema_refuses() {
     let harness = Harness::new();
     let ctx = toolnexus::ToolContext::default();
-    let enums = json!({
-        "unit": "celsius", "command": {"Move": [1, 2]}, "shape": {"kind": "empty"},
-        "event": {"t": "Count", "c": 1}, "loose": 1,
-    });
+    let enums = |command: Value, shape: Value, event: Value| json!({"unit": "celsius", "command": command, "shape": shape, "event": event, "loose": 1});
     let cases = [
         (
             "recursive",
             json!({"tree": {"name": "a", "children": [["b", []]]}}),
+            "field `tree.children[0]`: invalid type: array, expected object",
         ),
-        ("enums", enums),
+        (
+            "enums",
+            enums(
+                json!({"Move": [1, 2]}),
+                json!({"kind": "empty"}),
+                json!({"t": "Count", "c": 1}),
+            ),
+            "field `command.Move`: invalid type: array, expected object",
+        ),
+        (
+            "enums",
+            enums(
+                json!("Stop"),
+                json!({"kind": 0}),
+                json!({"t": "Count", "c": 1}),
+            ),
+            "field `shape.kind`: invalid type: integer `0`, expected variant identifier",
+        ),
         (
             "listing",
             json!({"page": {"topic": "t", "page": 1, "order": 0}}),
+            "field `page.order`: invalid type: integer `0`, expected string",
         ),
     ];
     let mut broken = Vec::new();
-    for (name, args) in cases {
+    for (name, args, expected) in cases {
         let tool = tool(name);
         let plain = Value::Object(tool.input_schema().clone());
         let valid = jsonschema::draft202012::new(&plain)
             .unwrap()
             .is_valid(&args);
+        assert!(!valid, "{name}: {args} is a case the plain schema refuses");
         let direct = harness.runtime.block_on(tool.execute(args.clone(), &ctx));
         let raw = harness
             .runtime
             .block_on(tool.execute_json(&args.to_string(), &ctx));
         if direct != raw {
             broken.push(format!(
-                "{name}: execute and execute_json disagree on {args}"
+                "{name}: execute and execute_json disagree on {args}: {direct:?} / {raw:?}"
             ));
         }
-        if (!direct.is_error || !raw.is_error) && !valid {
-            broken.push(format!(
-                "{name} accepts {args}, which its plain schema refuses"
-            ));
+        let expected = format!("invalid arguments for `{name}`: {expected}");
+        if !direct.is_error || direct.output != expected {
+            broken.push(format!("{name} on {args}: {:?}", direct.output));
         }
     }
     assert!(broken.is_empty(), "{}", broken.join("\n"));

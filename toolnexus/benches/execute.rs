@@ -1,6 +1,7 @@
 //! SPEC §9: `execute` of a macro tool costs at most 1.3× a hand-written floor — `serde_json`
 //! decode of the same arguments struct, the call, and `to_string` — measured in the same run.
-//! Also the error path (a missing field) against serde_json's own failing decode.
+//! Also the error path (a missing field) against serde_json's own failing decode, and nested
+//! arguments (an order of three items), which the schema check of SPEC §11 reads again.
 //!
 //! Run: `cargo bench -p toolnexus --bench execute`. With `TOOLNEXUS_BENCH_CALLS=N` and
 //! `TOOLNEXUS_BENCH_ROUTINE=<name>` it times nothing: it makes N calls of that one routine
@@ -50,7 +51,46 @@ fn block_on<F: Future>(future: F) -> F::Output {
     }
 }
 
+/// One line of an order.
+#[derive(Deserialize, toolnexus::JsonSchema)]
+struct Item {
+    sku: String,
+    quantity: u32,
+}
+
+/// An order.
+#[derive(Deserialize, toolnexus::JsonSchema)]
+struct Order {
+    items: Vec<Item>,
+    note: Option<String>,
+}
+
+/// Counts the units of an order, and whether it has a note.
+#[tool]
+fn units(order: Order) -> u64 {
+    units_by_hand(&order)
+}
+
+/// The floor's arguments for `units`.
+#[derive(Deserialize)]
+struct OrderArgs {
+    order: Order,
+}
+
+/// The units of the lines that name a SKU, then 1 if the order has a note: every field read.
+#[inline(never)]
+fn units_by_hand(order: &Order) -> u64 {
+    let units: u64 = order
+        .items
+        .iter()
+        .filter(|item| !item.sku.is_empty())
+        .map(|item| u64::from(item.quantity))
+        .sum();
+    units * 10 + u64::from(order.note.is_some())
+}
+
 const ARGS: &str = r#"{"a":1.5,"b":2.25}"#;
+const ORDER: &str = r#"{"order":{"items":[{"sku":"A-1","quantity":2},{"sku":"B-22","quantity":1},{"sku":"C-333","quantity":5}],"note":"leave at the door"}}"#;
 const MISSING: &str = r#"{"a":1.5}"#;
 
 fn main() {
@@ -102,6 +142,21 @@ fn main() {
     let execute_json = |text: &str| block_on(toolkit.execute_json("add", black_box(text), &ctx));
     let tool_execute_json = |text: &str| block_on(AddTool.execute_json(black_box(text), &ctx));
     let toolkit_execute = |args: Value| block_on(toolkit.execute("add", args, black_box(&ctx)));
+    let nested_floor_from_str = |text: &str| {
+        let OrderArgs { order } = serde_json::from_str(black_box(text)).unwrap();
+        units_by_hand(&order).to_string()
+    };
+    let nested_tool_execute_json =
+        |text: &str| block_on(UnitsTool.execute_json(black_box(text), &ctx));
+    let order: Value = serde_json::from_str(ORDER).unwrap();
+    let nested_floor_from_value = |args: Value| {
+        let OrderArgs { order } = serde_json::from_value(args).unwrap();
+        units_by_hand(&order).to_string()
+    };
+    let nested_tool_execute = |args: Value| block_on(UnitsTool.execute(args, black_box(&ctx)));
+    assert_eq!(nested_tool_execute_json(ORDER).output, "81");
+    assert_eq!(nested_floor_from_str(ORDER), "81");
+    assert_eq!(nested_tool_execute(order.clone()).output, "81");
     let floor_error_from_value = |args: Value| {
         serde_json::from_value::<Args>(args)
             .err()
@@ -132,6 +187,10 @@ fn main() {
             "error_tool_execute" => measured(calls, missing_value, tool_execute),
             "error_floor_from_str" => measured(calls, missing_text, floor_error_from_str),
             "error_toolkit_execute_json" => measured(calls, missing_text, execute_json),
+            "nested_floor_from_str" => measured(calls, || ORDER, nested_floor_from_str),
+            "nested_tool_execute_json" => measured(calls, || ORDER, nested_tool_execute_json),
+            "nested_floor_from_value" => measured(calls, || order.clone(), nested_floor_from_value),
+            "nested_tool_execute" => measured(calls, || order.clone(), nested_tool_execute),
             other => panic!("no routine named {other}"),
         }
         return;
@@ -231,6 +290,40 @@ fn main() {
         text,
         floor_error_from_str,
         execute_json,
+    );
+
+    let mut group = c.benchmark_group("execute_nested");
+    let value = || order.clone();
+    group.bench_function("floor_from_value", |b| {
+        b.iter_batched(value, nested_floor_from_value, BatchSize::SmallInput);
+    });
+    group.bench_function("tool_execute", |b| {
+        b.iter_batched(value, nested_tool_execute, BatchSize::SmallInput);
+    });
+    group.bench_function("floor_from_str", |b| {
+        b.iter(|| nested_floor_from_str(ORDER))
+    });
+    group.bench_function("tool_execute_json", |b| {
+        b.iter(|| nested_tool_execute_json(ORDER));
+    });
+    group.finish();
+    summary.compare_interleaved(
+        "execute_nested",
+        "floor_from_value",
+        "tool_execute",
+        None,
+        value,
+        nested_floor_from_value,
+        nested_tool_execute,
+    );
+    summary.compare_interleaved(
+        "execute_nested",
+        "floor_from_str",
+        "tool_execute_json",
+        None,
+        || ORDER,
+        nested_floor_from_str,
+        nested_tool_execute_json,
     );
 
     c.final_summary();

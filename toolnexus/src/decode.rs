@@ -12,7 +12,9 @@ use serde::de::{self, Deserialize, DeserializeOwned, Deserializer, MapAccess, Se
 use serde_json::{Map, Value};
 use serde_path_to_error::{Path, Segment};
 
+use crate::conform::{MAX_CHECKED_VALUES, check_args, check_text};
 use crate::result::ToolResult;
+use crate::schema::ToolSchema;
 
 /// Decodes a model's arguments into the generated arguments struct: the reference semantics
 /// both entry points share.
@@ -21,17 +23,37 @@ use crate::result::ToolResult;
 /// result ``invalid arguments for `NAME`: …`` naming the full path of the offending value
 /// (``field `order.items[0].quantity`: …``; a problem with the arguments object itself, such
 /// as a missing or unknown key, has no `field` prefix), so the fn is never called with bad
-/// input.
+/// input. Nested arguments that decoded are also checked against `schema`
+/// (`conform.rs`), which refuses the forms serde takes beyond it.
 #[expect(
     clippy::result_large_err,
     reason = "the error is the tool's final result; boxing it would only add an allocation"
 )]
-pub fn decode_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolResult> {
+pub fn decode_args<T: DeserializeOwned>(
+    tool: &str,
+    args: Value,
+    schema: &ToolSchema,
+) -> Result<T, ToolResult> {
     let args = Value::Object(check_shape(tool, args)?);
-    // Decoding from a borrowed `Value` tracks no path, so it costs nothing beyond what `T`
-    // needs; only a failure is decoded again, owned, to find where it failed.
-    if let Ok(decoded) = T::deserialize(&args) {
-        return Ok(decoded);
+    let decoded = match accepted_form(&args) {
+        Some(decoded) => decoded,
+        // Decoded again, owned, to find where it failed.
+        None => serde_path_to_error::deserialize(args.clone())
+            .map_err(|error| at_path(tool, None, error.path(), error.inner()))?,
+    };
+    if let Value::Object(object) = &args {
+        if matches!(nesting(object), Nesting::Nested) {
+            check_args(tool, schema.shape(), &args)?;
+        }
+    }
+    Ok(decoded)
+}
+
+/// The arguments decoded in any form either entry point takes, tracking no path (so it
+/// costs nothing beyond what `T` needs).
+fn accepted_form<T: DeserializeOwned>(args: &Value) -> Option<T> {
+    if let Ok(decoded) = T::deserialize(args) {
+        return Some(decoded);
     }
     // serde_json's text and `Value` deserializers accept slightly different forms (text takes
     // a struct variant as an array, `{"Move": [1, 2]}`; a `Value` does not). `execute_json`
@@ -39,16 +61,15 @@ pub fn decode_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, To
     // stay one semantics. A `Value`'s text never holds an integer past 64 bits, so the
     // `i128` case that makes `execute_json` skip its text path cannot arise here.
     if let Ok(decoded) = serde_json::from_str(&args.to_string()) {
-        return Ok(decoded);
+        return Some(decoded);
     }
     let mut integral = args.clone();
     if integers_for_integral_floats(&mut integral) {
         if let Ok(decoded) = T::deserialize(&integral) {
-            return Ok(decoded);
+            return Some(decoded);
         }
     }
-    serde_path_to_error::deserialize(args)
-        .map_err(|error| at_path(tool, None, error.path(), error.inner()))
+    None
 }
 
 /// Rewrites every float with no fractional part (`3.0`, `1e5`) as the integer it equals, where
@@ -124,15 +145,24 @@ pub(crate) fn check_shape(tool: &str, args: Value) -> Result<Map<String, Value>,
 pub fn decode_args_json<T: DeserializeOwned>(
     tool: &str,
     text: &str,
-    via_value: bool,
+    schema: &ToolSchema,
 ) -> Result<T, ToolResult> {
-    if !via_value && text.len() <= MAX_ARGUMENT_BYTES && text.trim_start().starts_with('{') {
+    if !schema.text_via_value
+        && text.len() <= MAX_ARGUMENT_BYTES
+        && text.trim_start().starts_with('{')
+    {
         // The parser's own recursion limit bounds nesting here.
         if let Ok(args) = serde_json::from_str(text) {
+            // A bracket past the object's own brace may open a nested value (or sit in a
+            // string, which only costs the check).
+            let maybe_nested = text.bytes().filter(|b| matches!(b, b'[' | b'{')).nth(1);
+            if maybe_nested.is_some() {
+                check_text(tool, schema.shape(), text)?;
+            }
             return Ok(args);
         }
     }
-    decode_args(tool, parse_args_strictly(tool, text)?)
+    decode_args(tool, parse_args_strictly(tool, text)?, schema)
 }
 
 /// ``field `order.items[0].quantity`: message``, or the bare message when the problem is the
@@ -332,10 +362,26 @@ pub const MAX_ARGUMENT_BYTES: usize = 16 * 1024 * 1024;
 /// overflow the stack.
 pub(crate) const MAX_NESTING: usize = 127;
 
-/// Whether an arguments object nests arrays/objects at most [`MAX_NESTING`] levels deep,
-/// checked without recursion, and without allocating or walking for flat arguments (the
-/// common case on the hot path).
+/// Whether an arguments object nests arrays/objects at most [`MAX_NESTING`] levels deep.
 pub(crate) fn within_nesting(object: &Map<String, Value>) -> bool {
+    !matches!(nesting(object), Nesting::TooDeep)
+}
+
+/// How an arguments object nests.
+pub(crate) enum Nesting {
+    /// Every value is a scalar.
+    Flat,
+    /// Some value is an array or an object, none deeper than [`MAX_NESTING`] levels, and
+    /// there are at most [`MAX_CHECKED_VALUES`] values in all.
+    Nested,
+    /// Nested, within [`MAX_NESTING`], with more than [`MAX_CHECKED_VALUES`] values.
+    Large,
+    TooDeep,
+}
+
+/// How `object` nests, found without recursion, and without allocating or walking for flat
+/// arguments (the common case on the hot path).
+pub(crate) fn nesting(object: &Map<String, Value>) -> Nesting {
     fn nested_children(value: &Value) -> impl Iterator<Item = &Value> {
         let (items, fields) = match value {
             Value::Array(items) => (Some(items.iter()), None),
@@ -350,20 +396,30 @@ pub(crate) fn within_nesting(object: &Map<String, Value>) -> bool {
     }
     let nested = |child: &&Value| child.is_array() || child.is_object();
     if !object.values().any(|child| nested(&child)) {
-        return true;
+        return Nesting::Flat;
     }
     let mut pending: Vec<(&Value, usize)> = object
         .values()
         .filter(nested)
         .map(|child| (child, 2))
         .collect();
+    // The object itself and its values, then the values of each array and object inside.
+    let mut values = 1 + object.len();
     while let Some((value, depth)) = pending.pop() {
         if depth > MAX_NESTING {
-            return false;
+            return Nesting::TooDeep;
         }
+        values += match value {
+            Value::Array(items) => items.len(),
+            Value::Object(map) => map.len(),
+            _ => 0,
+        };
         pending.extend(nested_children(value).map(|child| (child, depth + 1)));
     }
-    true
+    if values > MAX_CHECKED_VALUES {
+        return Nesting::Large;
+    }
+    Nesting::Nested
 }
 
 /// Drops a value without recursion: `Value`'s own drop recurses once per level, which

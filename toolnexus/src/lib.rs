@@ -49,7 +49,10 @@
 //!   [`Toolkit`] call (see [`Toolkit::execute`]).
 //! - Keep the schemas honest: [`Toolkit::check`] (or [`check`] for one tool) lists every place
 //!   a provider's schema dialect ([`Profile`]) cannot say what a tool accepts; assert it is
-//!   empty in your tests.
+//!   empty in your tests. The other way round is done for you: a `#[tool]`'s decoded
+//!   arguments are checked against its schema, so the forms serde reads beyond it (a struct
+//!   sent as an array of its fields, an enum tag given as a variant's index) are refused,
+//!   naming the place. Arguments of more than 100,000 values are left to serde alone.
 //! - Parameter types need `serde::Deserialize` and a JSON Schema: derive
 //!   [`JsonSchema`](derive@JsonSchema) from this crate, so your `Cargo.toml` needs only
 //!   `toolnexus` and `serde`.
@@ -140,6 +143,7 @@ mod approval;
 mod attach;
 mod cancel;
 mod check;
+mod conform;
 mod deadline;
 mod decodable;
 mod decode;

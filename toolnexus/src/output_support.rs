@@ -96,7 +96,7 @@ pub fn serialize<T: Serialize + ?Sized>(value: &T) -> Result<Value, serde_json::
     serde_json::to_value(value)
 }
 
-/// `#[output(json)]` over one field: its compact JSON, as [`Json`](crate::Json) does.
+/// `#[output(json)]` over one field: its compact JSON, as [`Json`] does.
 pub fn json_text<T: Serialize + ?Sized>(value: &T) -> ToolResult {
     Json(value).into_tool_result()
 }

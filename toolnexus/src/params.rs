@@ -13,11 +13,13 @@
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
+use crate::conform::{check_args, check_text};
 use crate::decode::{
-    MAX_ARGUMENT_BYTES, MAX_NESTING, at_path, check_shape, integers_for_integral_floats,
-    invalid_args, parse_args_strictly, within_nesting, without_position,
+    MAX_ARGUMENT_BYTES, MAX_NESTING, Nesting, at_path, check_shape, integers_for_integral_floats,
+    invalid_args, nesting, parse_args_strictly, without_position,
 };
 use crate::result::ToolResult;
+use crate::schema::ToolSchema;
 
 /// Where one parameter's decoded value goes: `Option<T>`, empty until decoded.
 ///
@@ -98,6 +100,7 @@ pub fn take<T>(slot: Option<T>) -> T {
 pub fn decode_params(
     tool: &str,
     args: Value,
+    schema: &ToolSchema,
     keys: &'static [&'static str],
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), ToolResult> {
@@ -105,12 +108,23 @@ pub fn decode_params(
     // failure (or arguments that are not a plain object) takes the owned walk, which finds
     // where it failed.
     if let Value::Object(object) = &args {
-        if within_nesting(object) && borrowed_walk(object, keys, slots).is_ok() {
+        let nesting = nesting(object);
+        if !matches!(nesting, Nesting::TooDeep) && borrowed_walk(object, keys, slots).is_ok() {
+            if matches!(nesting, Nesting::Nested) {
+                return check_args(tool, schema.shape(), &args);
+            }
             return Ok(());
         }
         slots.iter_mut().for_each(|slot| slot.clear());
     }
-    owned_walk(tool, check_shape(tool, args)?, keys, slots)
+    let object = check_shape(tool, args)?;
+    // The owned walk consumes the arguments; what they were is kept for the check after it.
+    let nested = matches!(nesting(&object), Nesting::Nested).then(|| Value::Object(object.clone()));
+    owned_walk(tool, object, keys, slots)?;
+    match nested {
+        Some(object) => check_args(tool, schema.shape(), &object),
+        None => Ok(()),
+    }
 }
 
 /// [`decode_params`] for the raw argument text a model produced, with the same outcome for
@@ -124,17 +138,18 @@ pub fn decode_params(
 pub fn decode_params_json(
     tool: &str,
     text: &str,
-    via_value: bool,
+    schema: &ToolSchema,
     keys: &'static [&'static str],
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), ToolResult> {
-    if !via_value && text.len() <= MAX_ARGUMENT_BYTES {
-        if text_walk(text, keys, slots).is_ok() {
-            return Ok(());
+    if !schema.text_via_value && text.len() <= MAX_ARGUMENT_BYTES {
+        match text_walk(text, keys, slots) {
+            Ok(Nested(false)) => return Ok(()),
+            Ok(Nested(true)) => return check_text(tool, schema.shape(), text),
+            Err(()) => slots.iter_mut().for_each(|slot| slot.clear()),
         }
-        slots.iter_mut().for_each(|slot| slot.clear());
     }
-    decode_params(tool, parse_args_strictly(tool, text)?, keys, slots)
+    decode_params(tool, parse_args_strictly(tool, text)?, schema, keys, slots)
 }
 
 /// The parameter a key names. Parameter names are short: comparing them here, byte by byte
@@ -228,8 +243,9 @@ fn text_walk(
     text: &str,
     keys: &'static [&'static str],
     slots: &mut [&mut dyn Slot],
-) -> Result<(), ()> {
+) -> Result<Nested, ()> {
     let mut filled = 0;
+    let mut nested = Nested(false);
     let mut text = Text {
         bytes: text.as_bytes(),
         text,
@@ -252,6 +268,9 @@ fn text_walk(
             // object; one that might is left to the reference path, which refuses it. A
             // value opens a bracket per level, so only a long one is counted.
             let value = &rest.as_bytes()[..read];
+            if let Some(b'[' | b'{') = value.first() {
+                nested = Nested(true);
+            }
             if read >= TOO_DEEP
                 && value.iter().filter(|b| matches!(b, b'[' | b'{')).count() >= TOO_DEEP
             {
@@ -270,8 +289,12 @@ fn text_walk(
     if text.at != text.bytes.len() {
         return Err(());
     }
-    fill_missing(filled, keys, slots).map_err(drop)
+    fill_missing(filled, keys, slots).map_err(drop)?;
+    Ok(nested)
 }
+
+/// Whether some value of an arguments object is an array or an object.
+struct Nested(bool);
 
 /// The levels a value may not open inside the arguments object, which is the first of the
 /// reference path's [`MAX_NESTING`]; decoded on its own, a value could open them all.

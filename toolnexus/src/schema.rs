@@ -8,6 +8,7 @@ use schemars::transform::{RestrictFormats, Transform};
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
 
+use crate::conform::Shape;
 use crate::decodable;
 
 /// Builds the input schema of a macro-generated arguments struct.
@@ -35,6 +36,15 @@ pub struct ToolSchema {
     /// holds: reading such text straight into the arguments would accept what
     /// `Tool::execute` refuses.
     pub text_via_value: bool,
+    /// The input schema read for checking decoded arguments, on their first check.
+    shape: OnceLock<Shape>,
+}
+
+impl ToolSchema {
+    /// The input schema's structure, for [`check_args`](crate::conform::check_args).
+    pub(crate) fn shape(&self) -> &Shape {
+        self.shape.get_or_init(|| Shape::of(&self.input))
+    }
 }
 
 /// [`ToolSchema`] of the macro-generated schema struct whose `JsonSchema::json_schema` is
@@ -93,6 +103,7 @@ fn tool_schema_from((mut root, text_via_value): (Map<String, Value>, bool)) -> T
     ToolSchema {
         input: ordered,
         text_via_value,
+        shape: OnceLock::new(),
     }
 }
 

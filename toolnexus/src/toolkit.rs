@@ -369,7 +369,7 @@ impl Toolkit {
     ///
     /// A tool whose schema strict mode cannot say — a map, a tuple of different types, a
     /// free-form `serde_json::Value`, a `char`'s length, … ([`check`](Self::check) with
-    /// [`Profile::OpenAiStrict`](crate::Profile::OpenAiStrict) lists each place) — is sent
+    /// [`Profile::OpenAiStrict`] lists each place) — is sent
     /// with `"strict": false` and its plain schema instead: the best approximation strict
     /// mode has would tell the model something other than what the tool takes (only `{}` for
     /// a map), while the plain schema says exactly that, unenforced.

@@ -90,13 +90,19 @@ fn by_parameter(plan: &Plan) -> Decode {
         },
         setup: quote!(let mut #slots = __ToolnexusSlots(#(#nones),*);),
         from_value: quote! {
-            #private::decode_params(Self::NAME, #args, __TOOLNEXUS_KEYS, #slot_list)
+            #private::decode_params(
+                Self::NAME,
+                #args,
+                __toolnexus_schema(),
+                __TOOLNEXUS_KEYS,
+                #slot_list,
+            )
         },
         from_text: quote! {
             #private::decode_params_json(
                 Self::NAME,
                 #args,
-                __toolnexus_schema().text_via_value,
+                __toolnexus_schema(),
                 __TOOLNEXUS_KEYS,
                 #slot_list,
             )
@@ -141,13 +147,13 @@ fn derived(plan: &Plan) -> Decode {
         },
         setup: TokenStream::new(),
         from_value: quote! {
-            #private::decode_args::<__ToolnexusArgs>(Self::NAME, #args)
+            #private::decode_args::<__ToolnexusArgs>(Self::NAME, #args, __toolnexus_schema())
         },
         from_text: quote! {
             #private::decode_args_json::<__ToolnexusArgs>(
                 Self::NAME,
                 #args,
-                __toolnexus_schema().text_via_value,
+                __toolnexus_schema(),
             )
         },
         ok: quote!(#decoded),

@@ -1,0 +1,416 @@
+//! Decoded arguments checked against what the plain schema says they are (SPEC §11).
+//!
+//! serde takes two forms no schema describes: a derived struct also reads an array of its
+//! fields in order (`["b", []]` for `Node { name, children }`), and a tag read from buffered
+//! content (a flattened internally tagged enum's) may be a variant's index (`{"order": 0}`).
+//! serde_json's text deserializer also reads a struct variant from an array. A model is never
+//! told it may send these, but a tool that took them would accept what its own schema
+//! refuses, so nested arguments that decoded are also checked here against the structure the
+//! plain schema states: `type`, `properties`, `required`, `additionalProperties`, `items`,
+//! `prefixItems`, `const` and `enum` (for strings, booleans and `null`), and the `$ref`,
+//! `allOf`, `anyOf` and `oneOf` around them.
+//!
+//! Every check is one JSON Schema itself makes, and a keyword not read here (bounds, lengths,
+//! patterns: serde enforces those) can only let a value through, so nothing the schema admits
+//! is refused. The schema is read once per tool into a [`Shape`], so a check costs a walk of
+//! the arguments, not a keyword lookup per value; argument text is read for it into a
+//! [`Text`], which costs less to build than a `Value`.
+
+mod shape;
+mod tree;
+
+use std::cell::Cell;
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+pub(crate) use shape::Shape;
+use shape::{KINDS, Node, OtherKeys, ROOT};
+use tree::{Text, Tree};
+
+use crate::decode::invalid_args;
+use crate::result::ToolResult;
+
+/// `$ref`s followed in a row without descending into the value; past it a schema is taken to
+/// admit the value (a loop of references says nothing).
+const MAX_HOPS: usize = 8;
+
+/// Arguments with more values than this (counting every value inside, and the arguments
+/// object) are left to serde alone: reading a large text again for the check would cost
+/// memory in proportion, and a model's arguments are rarely that large.
+pub(crate) const MAX_CHECKED_VALUES: usize = 100_000;
+
+/// Subschemas visited for one call's arguments. `anyOf` inside `anyOf` on deep values could
+/// otherwise take exponential time; past it the arguments are let through, as serde took them.
+const BUDGET: usize = 1_000_000;
+
+/// `Ok` if `args`, an arguments object that decoded, may fit `shape`; else the
+/// invalid-arguments result naming where it does not.
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the tool's final result; boxing it would only add an allocation"
+)]
+pub(crate) fn check_args(tool: &str, shape: &Shape, args: &Value) -> Result<(), ToolResult> {
+    check(tool, shape, args)
+}
+
+/// [`check_args`] for argument text that decoded.
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the tool's final result; boxing it would only add an allocation"
+)]
+pub(crate) fn check_text(tool: &str, shape: &Shape, text: &str) -> Result<(), ToolResult> {
+    match Text::read(text, MAX_CHECKED_VALUES) {
+        Some(args) => check(tool, shape, &args),
+        // More values than are checked (or, were it possible, text that does not parse,
+        // though it decoded): serde's verdict stands.
+        None => Ok(()),
+    }
+}
+
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the tool's final result; boxing it would only add an allocation"
+)]
+fn check<T: Tree>(tool: &str, shape: &Shape, args: &T) -> Result<(), ToolResult> {
+    let checker = Checker {
+        shape,
+        budget: Cell::new(BUDGET),
+    };
+    match checker.object(&shape.nodes[ROOT], args, NullMeansAbsent::Yes) {
+        None => Ok(()),
+        Some(mismatch) => Err(mismatch.into_result(tool)),
+    }
+}
+
+/// Where a value first breaks its schema, and how.
+#[derive(PartialEq)]
+struct Mismatch {
+    /// From the place of the mismatch out to the arguments object (innermost first).
+    path: Vec<Step>,
+    problem: Problem,
+}
+
+#[derive(PartialEq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+#[derive(PartialEq)]
+enum Problem {
+    Type { found: String, expected: u8 },
+    Other(String),
+}
+
+impl Mismatch {
+    fn here(problem: Problem) -> Self {
+        Self {
+            path: Vec::new(),
+            problem,
+        }
+    }
+
+    fn inside(mut self, step: Step) -> Self {
+        self.path.push(step);
+        self
+    }
+
+    fn into_result(self, tool: &str) -> ToolResult {
+        let message = match self.problem {
+            Problem::Type { found, expected } => {
+                let names: Vec<&str> = KINDS
+                    .iter()
+                    .filter(|(kind, _)| expected & *kind as u8 != 0)
+                    .map(|(_, name)| *name)
+                    .collect();
+                format!("invalid type: {found}, expected {}", names.join(" or "))
+            }
+            Problem::Other(message) => message,
+        };
+        if self.path.is_empty() {
+            return invalid_args(tool, message);
+        }
+        // The same spelling as serde's paths: `order.items[0].quantity`.
+        let mut at = String::new();
+        for step in self.path.iter().rev() {
+            match step {
+                Step::Key(key) if at.is_empty() => at.push_str(key),
+                Step::Key(key) => {
+                    let _ = write!(at, ".{key}");
+                }
+                Step::Index(index) => {
+                    let _ = write!(at, "[{index}]");
+                }
+            }
+        }
+        invalid_args(tool, format_args!("field `{at}`: {message}"))
+    }
+}
+
+/// Whether `null` for a key that is not required means the key is absent: true of the
+/// arguments object itself (SPEC §5), not of the objects inside it.
+#[derive(Clone, Copy)]
+enum NullMeansAbsent {
+    Yes,
+    No,
+}
+
+struct Checker<'s> {
+    shape: &'s Shape,
+    budget: Cell<usize>,
+}
+
+impl Checker<'_> {
+    /// Where `value` certainly breaks `node`, or `None`.
+    fn value<T: Tree>(&self, node: &Node, value: &T, hops: usize) -> Option<Mismatch> {
+        let left = self.budget.get().checked_sub(1)?;
+        self.budget.set(left);
+        if node.nothing {
+            return Some(Mismatch::here(Problem::Other(
+                "no value is allowed here".to_owned(),
+            )));
+        }
+        if let Some(target) = node.reference.filter(|_| hops < MAX_HOPS) {
+            if let Some(mismatch) = self.value(&self.shape.nodes[target], value, hops + 1) {
+                return Some(mismatch);
+            }
+        }
+        for part in &node.all_of {
+            if let Some(mismatch) = self.value(&self.shape.nodes[*part], value, hops) {
+                return Some(mismatch);
+            }
+        }
+        for branches in &node.alternatives {
+            if let Some(mismatch) = self.branches(branches, value, hops) {
+                return Some(mismatch);
+            }
+        }
+        if let Some(kinds) = node.kinds {
+            if kinds & value.kinds() == 0 {
+                return Some(Mismatch::here(Problem::Type {
+                    found: value.describe(),
+                    expected: kinds,
+                }));
+            }
+        }
+        if let Some(listed) = &node.listed {
+            if value.listed_in(listed) == Some(false) {
+                let listed: Vec<String> = listed.iter().map(Value::to_string).collect();
+                return Some(Mismatch::here(Problem::Other(format!(
+                    "invalid value: {}, expected {}",
+                    value.describe(),
+                    listed.join(" or ")
+                ))));
+            }
+        }
+        if let Some(items) = value.items() {
+            return self.items(node, items);
+        }
+        self.object(node, value, NullMeansAbsent::No)
+    }
+
+    /// `anyOf`/`oneOf`: a mismatch only when every branch has one. The report is the branch
+    /// that got furthest into the value, when one did; else what they expected together.
+    fn branches<T: Tree>(&self, branches: &[usize], value: &T, hops: usize) -> Option<Mismatch> {
+        let mut mismatches = Vec::with_capacity(branches.len());
+        for branch in branches {
+            mismatches.push(self.value(&self.shape.nodes[*branch], value, hops)?);
+        }
+        let deepest = mismatches
+            .iter()
+            .map(|mismatch| mismatch.path.len())
+            .max()?;
+        if deepest > 0 {
+            let mut furthest = mismatches
+                .into_iter()
+                .filter(|mismatch| mismatch.path.len() == deepest);
+            let first = furthest.next()?;
+            // Branches that break at one place for one reason agree on what to report.
+            if furthest.all(|other| other == first) {
+                return Some(first);
+            }
+            return Some(none_of(value));
+        }
+        let mut expected = 0;
+        for mismatch in mismatches {
+            match mismatch.problem {
+                Problem::Type {
+                    expected: kinds, ..
+                } => expected |= kinds,
+                Problem::Other(_) => return Some(none_of(value)),
+            }
+        }
+        Some(Mismatch::here(Problem::Type {
+            found: value.describe(),
+            expected,
+        }))
+    }
+
+    /// The entries of `value`, when it is an object.
+    fn object<T: Tree>(&self, node: &Node, value: &T, nulls: NullMeansAbsent) -> Option<Mismatch> {
+        let entries = value.entries()?;
+        // Objects here are a struct's few fields: comparing keys beats hashing each name.
+        if let Some(name) = node.required.iter().find(|name| {
+            !value
+                .entries()
+                .is_some_and(|mut entries| entries.any(|(key, _)| key == name.as_str()))
+        }) {
+            return Some(Mismatch::here(Problem::Other(format!(
+                "missing field `{name}`"
+            ))));
+        }
+        for (key, child) in entries {
+            if matches!(nulls, NullMeansAbsent::Yes)
+                && child.is_null()
+                && !node.required.iter().any(|name| name == key)
+            {
+                continue;
+            }
+            let property = node
+                .properties
+                .iter()
+                .find(|(name, _)| name == key)
+                .map(|(_, property)| *property);
+            let subschema = match (property, &node.other_keys) {
+                (Some(property), _) => property,
+                (None, OtherKeys::Anything) => continue,
+                (None, OtherKeys::Nothing) => {
+                    return Some(Mismatch::here(Problem::Other(format!(
+                        "unknown field `{key}`"
+                    ))));
+                }
+                (None, OtherKeys::Schema(other)) => *other,
+            };
+            if let Some(mismatch) = self.value(&self.shape.nodes[subschema], child, 0) {
+                return Some(mismatch.inside(Step::Key(key.to_owned())));
+            }
+        }
+        None
+    }
+
+    fn items<T: Tree>(&self, node: &Node, items: &[T]) -> Option<Mismatch> {
+        for (index, item) in items.iter().enumerate() {
+            let Some(subschema) = node.prefix_items.get(index).copied().or(node.items) else {
+                continue;
+            };
+            if let Some(mismatch) = self.value(&self.shape.nodes[subschema], item, 0) {
+                return Some(mismatch.inside(Step::Index(index)));
+            }
+        }
+        None
+    }
+}
+
+fn none_of<T: Tree>(value: &T) -> Mismatch {
+    Mismatch::here(Problem::Other(format!(
+        "invalid value: {} matches none of the forms its schema allows",
+        value.describe()
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::tree::Text;
+    use super::{Shape, check_args, check_text};
+
+    fn object(value: Value) -> serde_json::Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => unreachable!("an object literal"),
+        }
+    }
+
+    /// Three branches that each descend into the same list: on a value that breaks all of
+    /// them at its deepest leaf, checking every branch at every level would take 3^60 steps.
+    #[test]
+    fn the_budget_bounds_branches_inside_branches() {
+        let root = object(json!({
+            "type": "object",
+            "properties": {"tree": {"$ref": "#/$defs/Tree"}},
+            "$defs": {"Tree": {"anyOf": [
+                {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
+                {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
+                {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
+            ]}},
+        }));
+        let mut tree = json!("leaf");
+        for _ in 0..60 {
+            tree = json!({"c": [tree]});
+        }
+        // Past the budget the arguments are let through, as serde took them. (Without the
+        // budget this call would not return.)
+        let shape = Shape::of(&root);
+        assert!(check_args("t", &shape, &json!({"tree": tree})).is_ok());
+        // Within it, the same break is found.
+        let mut shallow = json!("leaf");
+        for _ in 0..3 {
+            shallow = json!({"c": [shallow]});
+        }
+        let refused = check_args("t", &Shape::of(&root), &json!({"tree": shallow})).unwrap_err();
+        assert_eq!(
+            refused.output,
+            "invalid arguments for `t`: field `tree.c[0].c[0].c[0]`: invalid type: string \
+             \"leaf\", expected object"
+        );
+    }
+
+    /// A `$ref` loop that never reaches the value says nothing about it.
+    #[test]
+    fn a_reference_loop_admits_the_value() {
+        let root = object(json!({
+            "type": "object",
+            "properties": {"x": {"$ref": "#/$defs/A"}},
+            "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}},
+        }));
+        assert!(check_args("t", &Shape::of(&root), &json!({"x": [1]})).is_ok());
+    }
+
+    /// Text is read into its own tree for the check; what it finds is what the check of the
+    /// same `Value` finds, and text with more values than are checked is not read.
+    #[test]
+    fn text_and_value_are_checked_alike() {
+        let root = object(json!({
+            "type": "object",
+            "properties": {
+                "points": {"type": "array", "items": {"$ref": "#/$defs/Point"}},
+                "unit": {"type": "string", "enum": ["cm", "in"]},
+                "label": {"type": ["string", "null"]},
+            },
+            "$defs": {"Point": {
+                "type": "object",
+                "properties": {"x": {"type": "integer"}, "y": {"type": "number"}},
+                "required": ["x", "y"],
+                "additionalProperties": false,
+            }},
+        }));
+        let shape = Shape::of(&root);
+        let cases = [
+            json!({"points": [{"x": 1, "y": 2.5}], "unit": "cm", "label": null}),
+            json!({"points": [{"x": 1.0, "y": 2}, [1, 2]]}),
+            json!({"points": [{"x": 1.5, "y": 2}]}),
+            json!({"points": [{"x": 1}]}),
+            json!({"points": [{"x": 1, "y": 2, "z": 3}]}),
+            json!({"points": [], "unit": "mm"}),
+            json!({"points": [], "label": "café \"a\""}),
+        ];
+        for args in cases {
+            let text = args.to_string();
+            assert_eq!(
+                check_text("t", &shape, &text),
+                check_args("t", &shape, &args),
+                "{text}"
+            );
+        }
+        let refused = check_args("t", &shape, &json!({"points": [{"x": 1.5, "y": 2}]}));
+        assert_eq!(
+            refused.unwrap_err().output,
+            "invalid arguments for `t`: field `points[0].x`: invalid type: number `1.5`, \
+             expected integer"
+        );
+        assert!(Text::read("[1, 2, 3]", 4).is_some());
+        assert!(Text::read("[1, 2, 3]", 3).is_none());
+    }
+}

@@ -1,0 +1,219 @@
+//! An input schema read once into the terms the check uses: one [`Node`] per subschema,
+//! `$ref`s resolved to the node they name, `type` as bits.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+/// An input schema's structure, read once: one [`Node`] per subschema, `$ref`s resolved to
+/// the node they name.
+#[derive(Debug)]
+pub(crate) struct Shape {
+    pub(super) nodes: Vec<Node>,
+}
+
+/// The index of the root node in [`Shape::nodes`].
+pub(super) const ROOT: usize = 0;
+
+/// What one subschema says, in the terms this check reads.
+#[derive(Debug, Default)]
+pub(super) struct Node {
+    /// The `false` schema: no value.
+    pub(super) nothing: bool,
+    /// `type`, as a set of [`Kind`] bits; `None` admits every kind.
+    pub(super) kinds: Option<u8>,
+    /// `const` or `enum`, when given.
+    pub(super) listed: Option<Vec<Value>>,
+    pub(super) reference: Option<usize>,
+    pub(super) all_of: Vec<usize>,
+    /// `anyOf`, then `oneOf`: each a list of branches, one of which must hold.
+    pub(super) alternatives: Vec<Vec<usize>>,
+    pub(super) required: Vec<String>,
+    pub(super) properties: Vec<(String, usize)>,
+    pub(super) other_keys: OtherKeys,
+    pub(super) prefix_items: Vec<usize>,
+    pub(super) items: Option<usize>,
+}
+
+/// What a key `properties` does not name may hold.
+#[derive(Debug, Default)]
+pub(super) enum OtherKeys {
+    #[default]
+    Anything,
+    /// `additionalProperties: false`.
+    Nothing,
+    Schema(usize),
+}
+
+/// The JSON types, as bits of [`Node::kinds`].
+#[derive(Clone, Copy)]
+pub(super) enum Kind {
+    Null = 1,
+    Boolean = 2,
+    Integer = 4,
+    Number = 8,
+    String = 16,
+    Array = 32,
+    Object = 64,
+}
+
+pub(super) const KINDS: [(Kind, &str); 7] = [
+    (Kind::Null, "null"),
+    (Kind::Boolean, "boolean"),
+    (Kind::Integer, "integer"),
+    (Kind::Number, "number"),
+    (Kind::String, "string"),
+    (Kind::Array, "array"),
+    (Kind::Object, "object"),
+];
+
+impl Shape {
+    /// Reads `root`, an input schema.
+    pub(crate) fn of(root: &Map<String, Value>) -> Self {
+        let mut reader = Reader {
+            root,
+            nodes: Vec::new(),
+            references: BTreeMap::new(),
+        };
+        reader.node(&Value::Object(root.clone()));
+        Self {
+            nodes: reader.nodes,
+        }
+    }
+}
+
+struct Reader<'s> {
+    root: &'s Map<String, Value>,
+    nodes: Vec<Node>,
+    /// The node each `$ref` already read stands for, so a recursive type is read once.
+    references: BTreeMap<String, Option<usize>>,
+}
+
+impl Reader<'_> {
+    /// Reads `schema` into a new node; its index.
+    fn node(&mut self, schema: &Value) -> usize {
+        let at = self.nodes.len();
+        self.nodes.push(Node::default());
+        let node = match schema {
+            Value::Object(schema) => self.read(schema),
+            Value::Bool(false) => Node {
+                nothing: true,
+                ..Node::default()
+            },
+            _ => Node::default(),
+        };
+        self.nodes[at] = node;
+        at
+    }
+
+    fn nodes(&mut self, schemas: Option<&Value>) -> Vec<usize> {
+        match schemas {
+            Some(Value::Array(schemas)) => schemas.iter().map(|schema| self.node(schema)).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn read(&mut self, schema: &Map<String, Value>) -> Node {
+        let reference = match schema.get("$ref") {
+            Some(Value::String(reference)) => self.reference(reference),
+            _ => None,
+        };
+        let listed = match (schema.get("const"), schema.get("enum")) {
+            (Some(constant), _) => Some(vec![constant.clone()]),
+            (None, Some(Value::Array(options))) => Some(options.clone()),
+            _ => None,
+        };
+        let alternatives = ["anyOf", "oneOf"]
+            .into_iter()
+            .filter(|key| schema.contains_key(*key))
+            .map(|key| self.nodes(schema.get(key)))
+            .collect();
+        let properties = match schema.get("properties") {
+            Some(Value::Object(properties)) => properties
+                .iter()
+                .map(|(key, property)| (key.clone(), self.node(property)))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let other_keys = match schema.get("additionalProperties") {
+            // A pattern may name the key; this check reads no patterns.
+            _ if schema.contains_key("patternProperties") => OtherKeys::Anything,
+            Some(Value::Bool(false)) => OtherKeys::Nothing,
+            Some(other) => OtherKeys::Schema(self.node(other)),
+            None => OtherKeys::Anything,
+        };
+        Node {
+            nothing: false,
+            kinds: schema.get("type").and_then(kinds),
+            listed,
+            reference,
+            all_of: self.nodes(schema.get("allOf")),
+            alternatives,
+            required: match schema.get("required") {
+                Some(Value::Array(required)) => required
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect(),
+                _ => Vec::new(),
+            },
+            properties,
+            other_keys,
+            prefix_items: self.nodes(schema.get("prefixItems")),
+            items: schema.get("items").map(|items| self.node(items)),
+        }
+    }
+
+    /// The node a `$ref` inside the root names (`#/$defs/Node`); `None` for any other.
+    fn reference(&mut self, reference: &str) -> Option<usize> {
+        if let Some(known) = self.references.get(reference) {
+            return *known;
+        }
+        let Some(target) = self.resolve(reference) else {
+            self.references.insert(reference.to_owned(), None);
+            return None;
+        };
+        // The node is claimed before it is read, so a reference back to it ends there.
+        let at = self.nodes.len();
+        self.references.insert(reference.to_owned(), Some(at));
+        self.node(&target);
+        Some(at)
+    }
+
+    fn resolve(&self, reference: &str) -> Option<Value> {
+        let mut steps = reference.strip_prefix("#/")?.split('/');
+        let first = unescape(steps.next()?);
+        let target = steps.try_fold(self.root.get(first.as_str())?, |at, step| {
+            let step = unescape(step);
+            match at {
+                Value::Object(map) => map.get(step.as_str()),
+                Value::Array(items) => items.get(step.parse::<usize>().ok()?),
+                _ => None,
+            }
+        })?;
+        Some(target.clone())
+    }
+}
+
+/// A JSON pointer step, `~1` and `~0` read back.
+fn unescape(step: &str) -> String {
+    step.replace("~1", "/").replace("~0", "~")
+}
+
+/// `type` as [`Kind`] bits; `None` when it names a type this check does not know, which
+/// might admit anything.
+fn kinds(types: &Value) -> Option<u8> {
+    let bit = |name: &str| {
+        KINDS
+            .iter()
+            .find(|(_, known)| *known == name)
+            .map(|(kind, _)| *kind as u8)
+    };
+    match types {
+        Value::String(name) => bit(name),
+        Value::Array(names) => names
+            .iter()
+            .try_fold(0, |all, name| Some(all | bit(name.as_str()?)?)),
+        _ => None,
+    }
+}

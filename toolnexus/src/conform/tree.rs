@@ -1,0 +1,287 @@
+//! The two forms checked arguments come in: a `serde_json::Value` (what `Tool::execute` is
+//! given), and [`Text`], argument text read for the check alone.
+
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Number, Value};
+
+use super::shape::Kind;
+
+/// A JSON value as the check reads it.
+pub(super) trait Tree: Sized {
+    /// The [`Kind`] bits it has: an integer is a number too, and `3.0` is an integer.
+    fn kinds(&self) -> u8;
+    /// The value as messages name it: `array`, `object`, `integer `0``, `string "a"`.
+    fn describe(&self) -> String;
+    /// For a string, boolean or `null`: whether `listed` holds it; `None` for other values
+    /// (numbers are left out: `1` and `1.0` are one number to JSON Schema, two `Value`s).
+    fn listed_in(&self, listed: &[Value]) -> Option<bool>;
+    fn is_null(&self) -> bool;
+    fn entries(&self) -> Option<impl Iterator<Item = (&str, &Self)>>;
+    fn items(&self) -> Option<&[Self]>;
+}
+
+fn number_kinds(number: &Number) -> u8 {
+    let integral = number.is_i64()
+        || number.is_u64()
+        || number
+            .as_f64()
+            .is_some_and(|float| float.is_finite() && float.fract() == 0.0);
+    if integral {
+        Kind::Number as u8 | Kind::Integer as u8
+    } else {
+        Kind::Number as u8
+    }
+}
+
+fn describe_number(number: &Number) -> String {
+    if number.is_f64() {
+        format!("number `{number}`")
+    } else {
+        format!("integer `{number}`")
+    }
+}
+
+impl Tree for Value {
+    fn kinds(&self) -> u8 {
+        match self {
+            Value::Null => Kind::Null as u8,
+            Value::Bool(_) => Kind::Boolean as u8,
+            Value::Number(number) => number_kinds(number),
+            Value::String(_) => Kind::String as u8,
+            Value::Array(_) => Kind::Array as u8,
+            Value::Object(_) => Kind::Object as u8,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Value::Null => "null".to_owned(),
+            Value::Bool(flag) => format!("boolean `{flag}`"),
+            Value::Number(number) => describe_number(number),
+            Value::String(_) => format!("string {self}"),
+            Value::Array(_) => "array".to_owned(),
+            Value::Object(_) => "object".to_owned(),
+        }
+    }
+
+    fn listed_in(&self, listed: &[Value]) -> Option<bool> {
+        match self {
+            Value::String(_) | Value::Bool(_) | Value::Null => Some(listed.contains(self)),
+            _ => None,
+        }
+    }
+
+    fn is_null(&self) -> bool {
+        self.is_null()
+    }
+
+    fn entries(&self) -> Option<impl Iterator<Item = (&str, &Self)>> {
+        Some(
+            self.as_object()?
+                .iter()
+                .map(|(key, value)| (key.as_str(), value)),
+        )
+    }
+
+    fn items(&self) -> Option<&[Self]> {
+        self.as_array().map(Vec::as_slice)
+    }
+}
+
+/// Argument text read for the check alone: objects as lists of entries, strings borrowed
+/// where the text has no escapes. Reading it costs no hashing and an allocation per array
+/// or object, where a `Value` hashes every key and allocates for each.
+pub(super) enum Text<'a> {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(Cow<'a, str>),
+    Array(Vec<Text<'a>>),
+    Object(Vec<(Cow<'a, str>, Text<'a>)>),
+}
+
+impl Tree for Text<'_> {
+    fn kinds(&self) -> u8 {
+        match self {
+            Text::Null => Kind::Null as u8,
+            Text::Bool(_) => Kind::Boolean as u8,
+            Text::Number(number) => number_kinds(number),
+            Text::String(_) => Kind::String as u8,
+            Text::Array(_) => Kind::Array as u8,
+            Text::Object(_) => Kind::Object as u8,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Text::Null => "null".to_owned(),
+            Text::Bool(flag) => format!("boolean `{flag}`"),
+            Text::Number(number) => describe_number(number),
+            Text::String(text) => format!("string {}", Value::from(text.as_ref())),
+            Text::Array(_) => "array".to_owned(),
+            Text::Object(_) => "object".to_owned(),
+        }
+    }
+
+    fn listed_in(&self, listed: &[Value]) -> Option<bool> {
+        let found = match self {
+            Text::String(text) => listed.iter().any(|option| option.as_str() == Some(text)),
+            Text::Bool(flag) => listed.iter().any(|option| option.as_bool() == Some(*flag)),
+            Text::Null => listed.iter().any(Value::is_null),
+            _ => return None,
+        };
+        Some(found)
+    }
+
+    fn is_null(&self) -> bool {
+        matches!(self, Text::Null)
+    }
+
+    fn entries(&self) -> Option<impl Iterator<Item = (&str, &Self)>> {
+        match self {
+            Text::Object(entries) => Some(entries.iter().map(|(key, value)| (key.as_ref(), value))),
+            _ => None,
+        }
+    }
+
+    fn items(&self) -> Option<&[Self]> {
+        match self {
+            Text::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+}
+
+impl<'a> Text<'a> {
+    /// Reads `text`; `None` if it holds more than `limit` values (or does not parse).
+    pub(super) fn read(text: &'a str, limit: usize) -> Option<Self> {
+        let seed = TextSeed {
+            left: &Cell::new(limit),
+        };
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let read = seed.deserialize(&mut deserializer).ok()?;
+        deserializer.end().ok()?;
+        Some(read)
+    }
+}
+
+/// Reads one value, counting it against the values `left`.
+#[derive(Clone, Copy)]
+struct TextSeed<'c> {
+    left: &'c Cell<usize>,
+}
+
+impl TextSeed<'_> {
+    fn count<E: de::Error>(self) -> Result<(), E> {
+        let left = self
+            .left
+            .get()
+            .checked_sub(1)
+            .ok_or_else(|| E::custom("more values than are checked"))?;
+        self.left.set(left);
+        Ok(())
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for TextSeed<'_> {
+    type Value = Text<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Text<'de>, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TextSeed<'_> {
+    type Value = Text<'de>;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("any JSON value")
+    }
+
+    fn visit_bool<E: de::Error>(self, flag: bool) -> Result<Text<'de>, E> {
+        self.count()?;
+        Ok(Text::Bool(flag))
+    }
+
+    fn visit_i64<E: de::Error>(self, number: i64) -> Result<Text<'de>, E> {
+        self.count()?;
+        Ok(Text::Number(number.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, number: u64) -> Result<Text<'de>, E> {
+        self.count()?;
+        Ok(Text::Number(number.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, number: f64) -> Result<Text<'de>, E> {
+        self.count()?;
+        Number::from_f64(number)
+            .map(Text::Number)
+            .ok_or_else(|| E::custom("a number JSON cannot hold"))
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Text<'de>, E> {
+        self.count()?;
+        Ok(Text::String(Cow::Borrowed(text)))
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Text<'de>, E> {
+        self.count()?;
+        Ok(Text::String(Cow::Owned(text.to_owned())))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Text<'de>, E> {
+        self.count()?;
+        Ok(Text::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Text<'de>, A::Error> {
+        self.count()?;
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(self)? {
+            items.push(item);
+        }
+        Ok(Text::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Text<'de>, A::Error> {
+        self.count()?;
+        let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            entries.push((key, map.next_value_seed(self)?));
+        }
+        Ok(Text::Object(entries))
+    }
+}
+
+/// A key, borrowed from the text when it has no escapes (serde's own `Cow<str>` always
+/// copies).
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(key))
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(key.to_owned()))
+    }
+}
