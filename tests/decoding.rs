@@ -626,3 +626,39 @@ fn floats_with_no_fraction_decode_as_integers() {
     let valid = jsonschema::draft202012::new(&schema).unwrap();
     assert!(valid.is_valid(&json!({"count": 3.0, "deltas": [1e2]})));
 }
+
+/// Counts per key, decoded straight from text on the fast path.
+#[tool]
+fn per_key(counts: HashMap<String, u32>, nested: Option<BTreeMap<String, Vec<u8>>>) -> usize {
+    counts.len() + nested.map_or(0, |nested| nested.len())
+}
+
+/// A key given twice inside an argument: serde, reading text into a map, keeps the last, a
+/// `Value` cannot hold both, and the reference decoding refuses it. Every path refuses it
+/// alike, whether the tool decodes text straight (`per_key`, `tricky`) or through a `Value`
+/// (`wide`, which has `i128`s).
+#[test]
+fn a_key_given_twice_inside_an_argument_is_refused_on_every_path() {
+    let per_key = from_text(&PerKeyTool, r#"{"counts": {"a": 1, "a": 2}}"#);
+    assert_eq!(
+        per_key.output,
+        "invalid arguments for `per_key`: field `counts`: duplicate field `a`"
+    );
+    let nested = from_text(
+        &PerKeyTool,
+        r#"{"counts": {}, "nested": {"x": [1], "y": [2], "x": [3]}}"#,
+    );
+    assert_eq!(
+        nested.output,
+        "invalid arguments for `per_key`: field `nested`: duplicate field `x`"
+    );
+    let tricky = from_text(&TrickyTool, r#"{"counts": {"1": 1, "1": 2}}"#);
+    assert_eq!(
+        tricky.output,
+        "invalid arguments for `tricky`: field `counts`: duplicate field `1`"
+    );
+    assert_eq!(
+        from_text(&PerKeyTool, r#"{"counts": {"a": 1, "b": 2}}"#),
+        ToolResult::ok("2")
+    );
+}

@@ -12,7 +12,7 @@ use serde::de::{self, Deserialize, DeserializeOwned, Deserializer, MapAccess, Se
 use serde_json::{Map, Value};
 use serde_path_to_error::{Path, Segment};
 
-use crate::conform::{MAX_CHECKED_VALUES, check_args, check_text};
+use crate::conform::{MAX_CHECKED_VALUES, TextCheck, check_args, check_text};
 use crate::result::ToolResult;
 use crate::schema::ToolSchema;
 
@@ -156,10 +156,15 @@ pub fn decode_args_json<T: DeserializeOwned>(
             // A bracket past the object's own brace may open a nested value (or sit in a
             // string, which only costs the check).
             let maybe_nested = text.bytes().filter(|b| matches!(b, b'[' | b'{')).nth(1);
-            if maybe_nested.is_some() {
-                check_text(tool, schema.shape(), text)?;
+            let check = match maybe_nested {
+                Some(_) => check_text(tool, schema.shape(), text),
+                None => TextCheck::Fits,
+            };
+            match check {
+                TextCheck::Fits => return Ok(args),
+                TextCheck::Refused(refused) => return Err(refused),
+                TextCheck::DuplicateKey => {}
             }
-            return Ok(args);
         }
     }
     decode_args(tool, parse_args_strictly(tool, text)?, schema)

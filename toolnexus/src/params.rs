@@ -13,7 +13,7 @@
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
-use crate::conform::{check_args, check_text};
+use crate::conform::{TextCheck, check_args, check_text};
 use crate::decode::{
     MAX_ARGUMENT_BYTES, MAX_NESTING, Nesting, at_path, check_shape, integers_for_integral_floats,
     invalid_args, nesting, parse_args_strictly, without_position,
@@ -145,9 +145,14 @@ pub fn decode_params_json(
     if !schema.text_via_value && text.len() <= MAX_ARGUMENT_BYTES {
         match text_walk(text, keys, slots) {
             Ok(Nested(false)) => return Ok(()),
-            Ok(Nested(true)) => return check_text(tool, schema.shape(), text),
-            Err(()) => slots.iter_mut().for_each(|slot| slot.clear()),
+            Ok(Nested(true)) => match check_text(tool, schema.shape(), text) {
+                TextCheck::Fits => return Ok(()),
+                TextCheck::Refused(refused) => return Err(refused),
+                TextCheck::DuplicateKey => {}
+            },
+            Err(()) => {}
         }
+        slots.iter_mut().for_each(|slot| slot.clear());
     }
     decode_params(tool, parse_args_strictly(tool, text)?, schema, keys, slots)
 }

@@ -26,7 +26,7 @@ use serde_json::Value;
 
 pub(crate) use shape::Shape;
 use shape::{KINDS, Node, OtherKeys, ROOT};
-use tree::{Text, Tree};
+use tree::{Text, Tree, Unread};
 
 use crate::decode::invalid_args;
 use crate::result::ToolResult;
@@ -54,17 +54,25 @@ pub(crate) fn check_args(tool: &str, shape: &Shape, args: &Value) -> Result<(), 
     check(tool, shape, args)
 }
 
+/// What [`check_text`] found.
+pub(crate) enum TextCheck {
+    Fits,
+    Refused(ToolResult),
+    /// An object inside names a key twice, which serde took (the last one wins in a map)
+    /// and the reference decoding refuses: the caller decodes the text that way instead.
+    DuplicateKey,
+}
+
 /// [`check_args`] for argument text that decoded.
-#[expect(
-    clippy::result_large_err,
-    reason = "the error is the tool's final result; boxing it would only add an allocation"
-)]
-pub(crate) fn check_text(tool: &str, shape: &Shape, text: &str) -> Result<(), ToolResult> {
+pub(crate) fn check_text(tool: &str, shape: &Shape, text: &str) -> TextCheck {
     match Text::read(text, MAX_CHECKED_VALUES) {
-        Some(args) => check(tool, shape, &args),
-        // More values than are checked (or, were it possible, text that does not parse,
-        // though it decoded): serde's verdict stands.
-        None => Ok(()),
+        Ok(args) => match check(tool, shape, &args) {
+            Ok(()) => TextCheck::Fits,
+            Err(refused) => TextCheck::Refused(refused),
+        },
+        Err(Unread::DuplicateKey) => TextCheck::DuplicateKey,
+        // More values than are checked: serde's verdict stands.
+        Err(Unread::Other) => TextCheck::Fits,
     }
 }
 
@@ -313,8 +321,8 @@ fn none_of<T: Tree>(value: &T) -> Mismatch {
 mod tests {
     use serde_json::{Value, json};
 
-    use super::tree::Text;
-    use super::{Shape, check_args, check_text};
+    use super::tree::{Text, Unread};
+    use super::{Shape, TextCheck, check_args, check_text};
 
     fn object(value: Value) -> serde_json::Map<String, Value> {
         match value {
@@ -398,11 +406,12 @@ mod tests {
         ];
         for args in cases {
             let text = args.to_string();
-            assert_eq!(
-                check_text("t", &shape, &text),
-                check_args("t", &shape, &args),
-                "{text}"
-            );
+            let from_text = match check_text("t", &shape, &text) {
+                TextCheck::Fits => Ok(()),
+                TextCheck::Refused(refused) => Err(refused),
+                TextCheck::DuplicateKey => unreachable!("no key is given twice"),
+            };
+            assert_eq!(from_text, check_args("t", &shape, &args), "{text}");
         }
         let refused = check_args("t", &shape, &json!({"points": [{"x": 1.5, "y": 2}]}));
         assert_eq!(
@@ -410,7 +419,19 @@ mod tests {
             "invalid arguments for `t`: field `points[0].x`: invalid type: number `1.5`, \
              expected integer"
         );
-        assert!(Text::read("[1, 2, 3]", 4).is_some());
-        assert!(Text::read("[1, 2, 3]", 3).is_none());
+        assert!(Text::read("[1, 2, 3]", 4).is_ok());
+        assert!(matches!(Text::read("[1, 2, 3]", 3), Err(Unread::Other)));
+        let keys: Vec<String> = (0..40).map(|key| format!(r#""k{key}": 1"#)).collect();
+        let unique = format!("{{{}}}", keys.join(", "));
+        assert!(Text::read(&unique, 100).is_ok());
+        for twice in [
+            r#"{"a": {"x": 1, "x": 2}}"#,
+            &format!(r#"{{{}, "k7": 2}}"#, keys.join(", ")),
+        ] {
+            assert!(
+                matches!(Text::read(twice, 100), Err(Unread::DuplicateKey)),
+                "{twice}"
+            );
+        }
     }
 }

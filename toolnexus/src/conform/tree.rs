@@ -156,35 +156,74 @@ impl Tree for Text<'_> {
     }
 }
 
+/// Why text was not read.
+pub(super) enum Unread {
+    /// Some object names a key twice. The reference decoding refuses that (a `Value` could
+    /// not hold it), which the fast text paths, reading straight into a map, did not notice.
+    DuplicateKey,
+    /// More values than the limit (or text that does not parse, which cannot happen to text
+    /// that decoded).
+    Other,
+}
+
 impl<'a> Text<'a> {
-    /// Reads `text`; `None` if it holds more than `limit` values (or does not parse).
-    pub(super) fn read(text: &'a str, limit: usize) -> Option<Self> {
-        let seed = TextSeed {
-            left: &Cell::new(limit),
+    /// Reads `text`, if it holds at most `limit` values and no object names a key twice.
+    pub(super) fn read(text: &'a str, limit: usize) -> Result<Self, Unread> {
+        let reading = Reading {
+            left: Cell::new(limit),
+            duplicate_key: Cell::new(false),
         };
         let mut deserializer = serde_json::Deserializer::from_str(text);
-        let read = seed.deserialize(&mut deserializer).ok()?;
-        deserializer.end().ok()?;
-        Some(read)
+        let read = TextSeed { reading: &reading }
+            .deserialize(&mut deserializer)
+            .and_then(|read| deserializer.end().map(|()| read));
+        read.map_err(|_| {
+            if reading.duplicate_key.get() {
+                Unread::DuplicateKey
+            } else {
+                Unread::Other
+            }
+        })
     }
 }
 
-/// Reads one value, counting it against the values `left`.
+/// What reading one text has found so far.
+struct Reading {
+    /// Values still allowed.
+    left: Cell<usize>,
+    duplicate_key: Cell<bool>,
+}
+
+/// Reads one value, counting it against the values left.
 #[derive(Clone, Copy)]
-struct TextSeed<'c> {
-    left: &'c Cell<usize>,
+struct TextSeed<'r> {
+    reading: &'r Reading,
 }
 
 impl TextSeed<'_> {
     fn count<E: de::Error>(self) -> Result<(), E> {
         let left = self
+            .reading
             .left
             .get()
             .checked_sub(1)
             .ok_or_else(|| E::custom("more values than are checked"))?;
-        self.left.set(left);
+        self.reading.left.set(left);
         Ok(())
     }
+}
+
+/// Whether some key appears twice: pairwise for the few keys of a struct, sorted for a map.
+fn has_duplicate_key(entries: &[(Cow<'_, str>, Text<'_>)]) -> bool {
+    if entries.len() <= 16 {
+        return entries
+            .iter()
+            .enumerate()
+            .any(|(at, (key, _))| entries[..at].iter().any(|(earlier, _)| earlier == key));
+    }
+    let mut keys: Vec<&str> = entries.iter().map(|(key, _)| key.as_ref()).collect();
+    keys.sort_unstable();
+    keys.windows(2).any(|pair| pair[0] == pair[1])
 }
 
 impl<'de> DeserializeSeed<'de> for TextSeed<'_> {
@@ -253,6 +292,10 @@ impl<'de> Visitor<'de> for TextSeed<'_> {
         let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
         while let Some(key) = map.next_key_seed(KeySeed)? {
             entries.push((key, map.next_value_seed(self)?));
+        }
+        if has_duplicate_key(&entries) {
+            self.reading.duplicate_key.set(true);
+            return Err(de::Error::custom("a key given twice"));
         }
         Ok(Text::Object(entries))
     }
