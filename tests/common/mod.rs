@@ -1,5 +1,6 @@
 //! Fixtures shared by the root package's tests: where the package lives, the PNG fixture the
-//! examples and golden vectors use, a runtime to block on, and a unit enum parameter type.
+//! examples and golden vectors use, a runtime to block on, the two entry points of a tool,
+//! and a unit enum parameter type.
 #![allow(
     dead_code,
     reason = "each test binary compiles this module on its own and uses only part of it"
@@ -8,7 +9,8 @@
 use std::path::PathBuf;
 
 use serde::Deserialize;
-use toolnexus::JsonSchema;
+use serde_json::Value;
+use toolnexus::{JsonSchema, Tool, ToolContext, ToolResult};
 
 /// The root package's directory, which holds `examples/` and `tests/`.
 pub fn root() -> PathBuf {
@@ -34,6 +36,24 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
         .build()
         .expect("a current-thread runtime")
         .block_on(future)
+}
+
+/// `Tool::execute` with a default context.
+pub fn from_value(tool: &dyn Tool, args: Value) -> ToolResult {
+    block_on(tool.execute(args, &ToolContext::default()))
+}
+
+/// `Tool::execute_json` with a default context.
+pub fn from_text(tool: &dyn Tool, args: &str) -> ToolResult {
+    block_on(tool.execute_json(args, &ToolContext::default()))
+}
+
+/// Both entry points, asserted identical; the shared result.
+pub fn both(tool: &dyn Tool, args: Value) -> ToolResult {
+    let text = args.to_string();
+    let value = from_value(tool, args);
+    assert_eq!(from_text(tool, &text), value, "{text}");
+    value
 }
 
 // A unit-only enum, the commonest enum parameter. A plain comment: a doc comment would become
