@@ -150,3 +150,63 @@ fn a_key_given_twice_inside_an_argument_is_refused_on_every_path() {
         ToolResult::ok("2")
     );
 }
+
+#[derive(Deserialize, JsonSchema)]
+struct Paging {
+    page: u32,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "order", rename_all = "lowercase")]
+enum Sort {
+    Newest,
+    Cheapest { max: u32 },
+}
+
+/// Lists offers.
+#[tool]
+fn offers(topic: String, #[serde(flatten)] paging: Paging, #[serde(flatten)] sort: Sort) -> String {
+    let sort = match sort {
+        Sort::Newest => "newest".to_owned(),
+        Sort::Cheapest { max } => format!("cheapest under {max}"),
+    };
+    format!("{topic} p{} {sort}", paging.page)
+}
+
+/// A flattened enum among the parameters: serde cannot deny unknown fields beside it (it
+/// refused the enum's own), so the schema's closed object is checked instead, with serde's
+/// wording; its tag is a name, never a variant's index.
+#[test]
+fn a_flattened_enum_parameter_takes_what_its_schema_says() {
+    assert_eq!(
+        both(
+            &OffersTool,
+            json!({"topic": "tea", "page": 2, "order": "cheapest", "max": 5})
+        ),
+        ToolResult::ok("tea p2 cheapest under 5")
+    );
+    assert_eq!(
+        both(
+            &OffersTool,
+            json!({"topic": "tea", "page": 1, "order": "newest"})
+        ),
+        ToolResult::ok("tea p1 newest")
+    );
+    assert_eq!(
+        both(
+            &OffersTool,
+            json!({"topic": "tea", "page": 1, "order": "newest", "colour": "red"})
+        ),
+        ToolResult::error(
+            "invalid arguments for `offers`: unknown field `colour`, expected one of `topic`, \
+             `page`, `order`, `max`"
+        )
+    );
+    assert_eq!(
+        both(&OffersTool, json!({"topic": "tea", "page": 1, "order": 0})),
+        ToolResult::error(
+            "invalid arguments for `offers`: field `order`: invalid type: integer `0`, expected \
+             string"
+        )
+    );
+}

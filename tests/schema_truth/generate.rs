@@ -233,6 +233,8 @@ impl Generator<'_> {
         let extra_values = match map.get("additionalProperties") {
             _ if shallow => None,
             Some(Value::Bool(false)) => None,
+            // Keys no subschema declares are unevaluated; the branches add their own.
+            _ if map.get("unevaluatedProperties") == Some(&Value::Bool(false)) => None,
             _ if self.dialect == Dialect::Gemini => None,
             None | Some(Value::Bool(true)) => Some(any_json().boxed()),
             Some(schema) => self.schema(schema, refs, depth + 1),

@@ -216,6 +216,8 @@ fn what_strict_mode_cannot_say_is_reported_and_sent_non_strict() {
         pairs(&[
             ("character", "letter"),
             ("character", "maybe"),
+            // `unevaluatedProperties: false`, which closes an object beside a flattened enum.
+            ("flat_listing", ""),
             ("tuples", "pair"),
             ("maps", "prices"),
             ("maps", "groups"),
@@ -223,7 +225,7 @@ fn what_strict_mode_cannot_say_is_reported_and_sent_non_strict() {
             ("free_form", "extra"),
         ])
     );
-    for name in ["character", "tuples", "maps", "free_form"] {
+    for name in ["character", "flat_listing", "tuples", "maps", "free_form"] {
         let function = &Toolkit::new().with_all([tool(name)]).to_openai_strict()[0]["function"];
         assert_eq!(function["strict"], false, "{name}");
         assert_eq!(
@@ -249,6 +251,7 @@ fn what_gemini_cannot_say_is_reported() {
     assert_eq!(
         issue_paths(Profile::Gemini),
         pairs(&[
+            ("flat_listing", ""),
             ("tuples", "pair"),
             ("maps", "prices"),
             ("maps", "groups"),

@@ -161,6 +161,16 @@ pub fn listing(page: Listing) -> String {
     format!("{page:?}")
 }
 
+/// The same flattened struct and enum as parameters of the tool itself.
+#[tool]
+pub fn flat_listing(
+    topic: String,
+    #[serde(flatten)] paging: Paging,
+    #[serde(flatten)] sort: Sort,
+) -> String {
+    format!("{topic:?} {paging:?} {sort:?}")
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Unit {
@@ -331,6 +341,7 @@ pub fn all() -> Vec<std::sync::Arc<dyn Tool>> {
         optionals,
         search,
         listing,
+        flat_listing,
         enums,
         sequences,
         tuples,

@@ -12,7 +12,7 @@ use serde::de::{self, Deserialize, DeserializeOwned, Deserializer, MapAccess, Se
 use serde_json::{Map, Value};
 use serde_path_to_error::{Path, Segment};
 
-use crate::conform::{MAX_CHECKED_VALUES, TextCheck, check_args, check_text};
+use crate::conform::{MAX_CHECKED_VALUES, TextCheck, check_args, check_keys, check_text};
 use crate::result::ToolResult;
 use crate::schema::ToolSchema;
 
@@ -42,8 +42,15 @@ pub fn decode_args<T: DeserializeOwned>(
             .map_err(|error| at_path(tool, None, error.path(), error.inner()))?,
     };
     if let Value::Object(object) = &args {
-        if matches!(nesting(object), Nesting::Nested) {
-            check_args(tool, schema.shape(), &args)?;
+        let shape = schema.shape();
+        check_keys(tool, shape, object)?;
+        let checked = match nesting(object) {
+            Nesting::Nested => true,
+            Nesting::Flat => shape.checks_flat_arguments(),
+            Nesting::Large | Nesting::TooDeep => false,
+        };
+        if checked {
+            check_args(tool, shape, &args)?;
         }
     }
     Ok(decoded)
@@ -147,7 +154,11 @@ pub fn decode_args_json<T: DeserializeOwned>(
     text: &str,
     schema: &ToolSchema,
 ) -> Result<T, ToolResult> {
+    // Keys a closed schema checks, and flat arguments a flattened enum's schema checks, are
+    // read from a `Value`.
     if !schema.text_via_value
+        && !schema.shape().closes_keys()
+        && !schema.shape().checks_flat_arguments()
         && text.len() <= MAX_ARGUMENT_BYTES
         && text.trim_start().starts_with('{')
     {

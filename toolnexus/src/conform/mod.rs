@@ -54,6 +54,39 @@ pub(crate) fn check_args(tool: &str, shape: &Shape, args: &Value) -> Result<(), 
     check(tool, shape, args)
 }
 
+/// `Ok` unless the schema closes the arguments object ([`Shape::closes_keys`]) and `args`
+/// has a key it does not name, which serde, unable to deny unknown fields beside a flattened
+/// enum, let through.
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the tool's final result; boxing it would only add an allocation"
+)]
+pub(crate) fn check_keys(
+    tool: &str,
+    shape: &Shape,
+    args: &serde_json::Map<String, Value>,
+) -> Result<(), ToolResult> {
+    let Some(known) = &shape.closed_keys else {
+        return Ok(());
+    };
+    match args.keys().find(|key| !known.contains(key)) {
+        None => Ok(()),
+        Some(key) => Err(invalid_args(tool, unknown_field(key, known))),
+    }
+}
+
+/// serde's message for an unknown field, word for word.
+fn unknown_field(key: &str, known: &[String]) -> String {
+    let quoted: Vec<String> = known.iter().map(|key| format!("`{key}`")).collect();
+    let expected = match quoted.as_slice() {
+        [] => "there are no fields".to_owned(),
+        [only] => format!("expected {only}"),
+        [first, second] => format!("expected {first} or {second}"),
+        all => format!("expected one of {}", all.join(", ")),
+    };
+    format!("unknown field `{key}`, {expected}")
+}
+
 /// What [`check_text`] found.
 pub(crate) enum TextCheck {
     Fits,
@@ -85,7 +118,7 @@ fn check<T: Tree>(tool: &str, shape: &Shape, args: &T) -> Result<(), ToolResult>
         shape,
         budget: Cell::new(BUDGET),
     };
-    match checker.object(&shape.nodes[ROOT], args, NullMeansAbsent::Yes) {
+    match checker.value(&shape.nodes[ROOT], args, 0, NullMeansAbsent::Yes) {
         None => Ok(()),
         Some(mismatch) => Err(mismatch.into_result(tool)),
     }
@@ -170,8 +203,15 @@ struct Checker<'s> {
 }
 
 impl Checker<'_> {
-    /// Where `value` certainly breaks `node`, or `None`.
-    fn value<T: Tree>(&self, node: &Node, value: &T, hops: usize) -> Option<Mismatch> {
+    /// Where `value` certainly breaks `node`, or `None`. `nulls` says how an object's `null`s
+    /// read: the subschemas applied to this same value read them alike.
+    fn value<T: Tree>(
+        &self,
+        node: &Node,
+        value: &T,
+        hops: usize,
+        nulls: NullMeansAbsent,
+    ) -> Option<Mismatch> {
         let left = self.budget.get().checked_sub(1)?;
         self.budget.set(left);
         if node.nothing {
@@ -180,17 +220,17 @@ impl Checker<'_> {
             )));
         }
         if let Some(target) = node.reference.filter(|_| hops < MAX_HOPS) {
-            if let Some(mismatch) = self.value(&self.shape.nodes[target], value, hops + 1) {
+            if let Some(mismatch) = self.value(&self.shape.nodes[target], value, hops + 1, nulls) {
                 return Some(mismatch);
             }
         }
         for part in &node.all_of {
-            if let Some(mismatch) = self.value(&self.shape.nodes[*part], value, hops) {
+            if let Some(mismatch) = self.value(&self.shape.nodes[*part], value, hops, nulls) {
                 return Some(mismatch);
             }
         }
         for branches in &node.alternatives {
-            if let Some(mismatch) = self.branches(branches, value, hops) {
+            if let Some(mismatch) = self.branches(branches, value, hops, nulls) {
                 return Some(mismatch);
             }
         }
@@ -215,15 +255,21 @@ impl Checker<'_> {
         if let Some(items) = value.items() {
             return self.items(node, items);
         }
-        self.object(node, value, NullMeansAbsent::No)
+        self.object(node, value, nulls)
     }
 
     /// `anyOf`/`oneOf`: a mismatch only when every branch has one. The report is the branch
     /// that got furthest into the value, when one did; else what they expected together.
-    fn branches<T: Tree>(&self, branches: &[usize], value: &T, hops: usize) -> Option<Mismatch> {
+    fn branches<T: Tree>(
+        &self,
+        branches: &[usize],
+        value: &T,
+        hops: usize,
+        nulls: NullMeansAbsent,
+    ) -> Option<Mismatch> {
         let mut mismatches = Vec::with_capacity(branches.len());
         for branch in branches {
-            mismatches.push(self.value(&self.shape.nodes[*branch], value, hops)?);
+            mismatches.push(self.value(&self.shape.nodes[*branch], value, hops, nulls)?);
         }
         let deepest = mismatches
             .iter()
@@ -290,7 +336,8 @@ impl Checker<'_> {
                 }
                 (None, OtherKeys::Schema(other)) => *other,
             };
-            if let Some(mismatch) = self.value(&self.shape.nodes[subschema], child, 0) {
+            let child_node = &self.shape.nodes[subschema];
+            if let Some(mismatch) = self.value(child_node, child, 0, NullMeansAbsent::No) {
                 return Some(mismatch.inside(Step::Key(key.to_owned())));
             }
         }
@@ -302,7 +349,8 @@ impl Checker<'_> {
             let Some(subschema) = node.prefix_items.get(index).copied().or(node.items) else {
                 continue;
             };
-            if let Some(mismatch) = self.value(&self.shape.nodes[subschema], item, 0) {
+            let item_node = &self.shape.nodes[subschema];
+            if let Some(mismatch) = self.value(item_node, item, 0, NullMeansAbsent::No) {
                 return Some(mismatch.inside(Step::Index(index)));
             }
         }

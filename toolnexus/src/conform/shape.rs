@@ -10,6 +10,11 @@ use serde_json::{Map, Value};
 #[derive(Debug)]
 pub(crate) struct Shape {
     pub(super) nodes: Vec<Node>,
+    /// The keys the arguments object may have, when the root closes it with
+    /// `unevaluatedProperties: false` (schemars' mark for a struct that denies unknown fields
+    /// beside a flattened one): the root's properties and those of the schemas applied to the
+    /// whole object (`allOf`, `anyOf`, `oneOf`, `$ref`), in schema order.
+    pub(super) closed_keys: Option<Vec<String>>,
 }
 
 /// The index of the root node in [`Shape::nodes`].
@@ -76,9 +81,26 @@ impl Shape {
             references: BTreeMap::new(),
         };
         reader.node(&Value::Object(root.clone()));
+        let closed_keys = (root.get("unevaluatedProperties") == Some(&Value::Bool(false)))
+            .then(|| reader.keys_of_whole_object());
         Self {
             nodes: reader.nodes,
+            closed_keys,
         }
+    }
+
+    /// Whether the arguments object's keys are checked by [`check_keys`](super::check_keys).
+    pub(crate) fn closes_keys(&self) -> bool {
+        self.closed_keys.is_some()
+    }
+
+    /// Whether the root applies schemas to the whole arguments object (`allOf`, `anyOf`,
+    /// `oneOf`, `$ref`: a flattened enum's), so that even flat arguments are checked: serde
+    /// reads a flattened enum's tag from buffered content, where an integer is a variant's
+    /// index.
+    pub(crate) fn checks_flat_arguments(&self) -> bool {
+        let root = &self.nodes[ROOT];
+        !root.alternatives.is_empty() || !root.all_of.is_empty() || root.reference.is_some()
     }
 }
 
@@ -162,6 +184,34 @@ impl Reader<'_> {
             prefix_items: self.nodes(schema.get("prefixItems")),
             items: schema.get("items").map(|items| self.node(items)),
         }
+    }
+
+    /// Every property name of the root and of the schemas applied to the whole object.
+    fn keys_of_whole_object(&self) -> Vec<String> {
+        let mut keys: Vec<String> = Vec::new();
+        let mut pending = vec![Value::Object(self.root.clone())];
+        let mut seen_references: Vec<String> = Vec::new();
+        while let Some(Value::Object(schema)) = pending.pop() {
+            if let Some(Value::Object(properties)) = schema.get("properties") {
+                for key in properties.keys() {
+                    if !keys.contains(key) {
+                        keys.push(key.clone());
+                    }
+                }
+            }
+            for applied in ["allOf", "anyOf", "oneOf"] {
+                if let Some(Value::Array(parts)) = schema.get(applied) {
+                    pending.extend(parts.iter().rev().cloned());
+                }
+            }
+            if let Some(Value::String(reference)) = schema.get("$ref") {
+                if !seen_references.contains(reference) {
+                    seen_references.push(reference.clone());
+                    pending.extend(self.resolve(reference));
+                }
+            }
+        }
+        keys
     }
 
     /// The node a `$ref` inside the root names (`#/$defs/Node`); `None` for any other.

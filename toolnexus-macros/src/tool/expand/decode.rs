@@ -136,11 +136,14 @@ fn derived(plan: &Plan) -> Decode {
         let binding = param_local(index, field.ident.span());
         quote!(#ident: #binding)
     });
+    // serde cannot deny unknown fields beside a flattened enum (it refuses the enum's own);
+    // the runtime refuses unknown keys for such a tool instead, from the schema.
+    let deny_unknown = (!plan.fields.iter().any(flattens)).then(|| quote!(, deny_unknown_fields));
     Decode {
         items: quote! {
             #(#null_as_absent)*
             #[derive(#private::serde::Deserialize)]
-            #[serde(crate = #serde_crate, deny_unknown_fields)]
+            #[serde(crate = #serde_crate #deny_unknown)]
             struct __ToolnexusArgs {
                 #(#fields),*
             }
@@ -288,6 +291,18 @@ fn user_decoder(field: &Field) -> Option<TokenStream> {
         }
     }
     decoder
+}
+
+/// Whether a forwarded `#[serde(flatten)]` spreads the parameter's fields over the arguments.
+fn flattens(field: &Field) -> bool {
+    field
+        .param
+        .forwarded
+        .iter()
+        .filter(|attr| attr.path().is_ident("serde"))
+        .filter_map(serde_metas)
+        .flatten()
+        .any(|meta| meta.path().is_ident("flatten"))
 }
 
 fn replaces_decoder(meta: &syn::Meta) -> bool {
