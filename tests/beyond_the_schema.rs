@@ -210,3 +210,46 @@ fn a_flattened_enum_parameter_takes_what_its_schema_says() {
         )
     );
 }
+
+/// Tags a topic with scores.
+#[tool]
+fn scores(topic: String, #[serde(flatten)] scores: HashMap<String, Vec<u8>>) -> String {
+    let total: u32 = scores
+        .values()
+        .flatten()
+        .map(|score| u32::from(*score))
+        .sum();
+    format!("{topic} {total}")
+}
+
+/// Pages a topic.
+#[tool]
+fn paged(topic: String, #[serde(flatten)] paging: Paging) -> String {
+    format!("{topic} p{}", paging.page)
+}
+
+/// A flattened map takes every other key, and its schema says so (`additionalProperties` is
+/// the map's values); a flattened struct's keys are all named, and any other is refused.
+#[test]
+fn a_flattened_map_takes_other_keys_and_a_flattened_struct_does_not() {
+    let schema = Value::Object(ScoresTool.input_schema().clone());
+    assert_eq!(schema["additionalProperties"]["type"], "array");
+    assert_eq!(
+        both(&ScoresTool, json!({"topic": "tea", "a": [1, 2], "b": [3]})),
+        ToolResult::ok("tea 6")
+    );
+    assert!(both(&ScoresTool, json!({"topic": "tea", "a": 1})).is_error);
+
+    let schema = Value::Object(PagedTool.input_schema().clone());
+    assert_eq!(schema["additionalProperties"], false);
+    assert_eq!(
+        both(&PagedTool, json!({"topic": "tea", "page": 3})),
+        ToolResult::ok("tea p3")
+    );
+    assert_eq!(
+        both(&PagedTool, json!({"topic": "tea", "page": 3, "size": 9})),
+        ToolResult::error(
+            "invalid arguments for `paged`: unknown field `size`, expected `topic` or `page`"
+        )
+    );
+}

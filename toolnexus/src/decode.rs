@@ -154,8 +154,8 @@ pub fn decode_args_json<T: DeserializeOwned>(
     text: &str,
     schema: &ToolSchema,
 ) -> Result<T, ToolResult> {
-    // Keys a closed schema checks, and flat arguments a flattened enum's schema checks, are
-    // read from a `Value`.
+    // Keys the schema closes, and flat arguments a flattened enum's schema checks, are read
+    // from a `Value`.
     if !schema.text_via_value
         && !schema.shape().closes_keys()
         && !schema.shape().checks_flat_arguments()

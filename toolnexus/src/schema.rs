@@ -8,7 +8,7 @@ use schemars::transform::{RestrictFormats, Transform};
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
 
-use crate::conform::Shape;
+use crate::conform::{Shape, named_keys};
 use crate::decodable;
 
 /// Builds the input schema of a macro-generated arguments struct.
@@ -38,12 +38,15 @@ pub struct ToolSchema {
     pub text_via_value: bool,
     /// The input schema read for checking decoded arguments, on their first check.
     shape: OnceLock<Shape>,
+    /// The root was closed by [`tool_schema_of`], not by serde: decoding checks the keys.
+    checks_keys: bool,
 }
 
 impl ToolSchema {
     /// The input schema's structure, for [`check_args`](crate::conform::check_args).
     pub(crate) fn shape(&self) -> &Shape {
-        self.shape.get_or_init(|| Shape::of(&self.input))
+        self.shape
+            .get_or_init(|| Shape::of(&self.input, self.checks_keys))
     }
 }
 
@@ -52,7 +55,15 @@ impl ToolSchema {
 /// schemars' generic root-schema code for every tool. The struct is never a part of its own
 /// schema, so generating its root by hand gives what
 /// [`SchemaGenerator::into_root_schema_for`] gives.
-pub fn tool_schema_of(json_schema: fn(&mut SchemaGenerator) -> Schema) -> ToolSchema {
+///
+/// `flattened` says a parameter is `#[serde(flatten)]`ed: serde then cannot deny unknown
+/// fields (it would refuse a flattened enum's own), so the struct does not ask it to, and the
+/// root is closed here instead, over every key the schema names, unless a flattened map takes
+/// the other keys; decoding then refuses the keys it does not name.
+pub fn tool_schema_of(
+    json_schema: fn(&mut SchemaGenerator) -> Schema,
+    flattened: bool,
+) -> ToolSchema {
     let mut generator = settings().into_generator();
     let mut schema = json_schema(&mut generator);
     let meta_schema = generator.settings().meta_schema.clone();
@@ -65,7 +76,39 @@ pub fn tool_schema_of(json_schema: fn(&mut SchemaGenerator) -> Schema) -> ToolSc
         // Where draft 2020-12's settings keep them (`definitions_path`).
         root.insert("$defs".to_owned(), Value::Object(definitions));
     }
-    tool_schema_from(portable_root_and_width(schema))
+    let (mut root, wide) = portable_root_and_width(schema);
+    let closed_here = flattened && close_flattened(&mut root);
+    let mut tool_schema = tool_schema_from((root, wide));
+    tool_schema.checks_keys = closed_here;
+    tool_schema
+}
+
+/// Closes the root of a struct with flattened fields over the keys it names: with
+/// `additionalProperties: false` when its own `properties` name them all, else (a flattened
+/// enum's keys are in its `oneOf`) `unevaluatedProperties: false`, as schemars writes for a
+/// struct that denies unknown fields. Whether it closed it: not when something takes keys it
+/// does not name (a flattened map's `additionalProperties`).
+fn close_flattened(root: &mut Map<String, Value>) -> bool {
+    let open = [
+        "additionalProperties",
+        "patternProperties",
+        "unevaluatedProperties",
+    ]
+    .iter()
+    .any(|key| root.contains_key(*key));
+    if open || named_keys(root).is_none() {
+        return false;
+    }
+    let applied = ["allOf", "anyOf", "oneOf", "$ref"]
+        .iter()
+        .any(|key| root.contains_key(*key));
+    let key = if applied {
+        "unevaluatedProperties"
+    } else {
+        "additionalProperties"
+    };
+    root.insert(key.to_owned(), Value::Bool(false));
+    true
 }
 
 /// A value a `#[tool]` builds once, on first use, and then lends: its schemas. One
@@ -104,6 +147,7 @@ fn tool_schema_from((mut root, text_via_value): (Map<String, Value>, bool)) -> T
         input: ordered,
         text_via_value,
         shape: OnceLock::new(),
+        checks_keys: false,
     }
 }
 
@@ -362,7 +406,7 @@ mod tests {
 
     #[test]
     fn a_root_built_by_hand_is_the_one_schemars_builds() {
-        let by_hand = tool_schema_of(<Args as schemars::JsonSchema>::json_schema);
+        let by_hand = tool_schema_of(<Args as schemars::JsonSchema>::json_schema, false);
         assert_eq!(by_hand.input, input_schema_for::<Args>());
         assert!(by_hand.input.contains_key("$defs"));
         assert!(by_hand.text_via_value);

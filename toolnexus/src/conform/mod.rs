@@ -10,6 +10,12 @@
 //! `prefixItems`, `const` and `enum` (for strings, booleans and `null`), and the `$ref`,
 //! `allOf`, `anyOf` and `oneOf` around them.
 //!
+//! Flat arguments (every value a scalar) can take none of these forms and are not checked,
+//! unless the root applies schemas to the whole object (a flattened enum's `oneOf`, whose tag
+//! serde reads from buffered content). And beside a flattened enum serde cannot deny unknown
+//! fields at all, so for such a tool [`check_keys`] refuses the keys its schema's closed
+//! object (`unevaluatedProperties: false`) does not name.
+//!
 //! Every check is one JSON Schema itself makes, and a keyword not read here (bounds, lengths,
 //! patterns: serde enforces those) can only let a value through, so nothing the schema admits
 //! is refused. The schema is read once per tool into a [`Shape`], so a check costs a walk of
@@ -24,8 +30,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-pub(crate) use shape::Shape;
 use shape::{KINDS, Node, OtherKeys, ROOT};
+pub(crate) use shape::{Shape, named_keys};
 use tree::{Text, Tree, Unread};
 
 use crate::decode::invalid_args;
@@ -54,9 +60,9 @@ pub(crate) fn check_args(tool: &str, shape: &Shape, args: &Value) -> Result<(), 
     check(tool, shape, args)
 }
 
-/// `Ok` unless the schema closes the arguments object ([`Shape::closes_keys`]) and `args`
-/// has a key it does not name, which serde, unable to deny unknown fields beside a flattened
-/// enum, let through.
+/// `Ok` unless decoding checks the arguments object's keys ([`Shape::closes_keys`]: a tool
+/// with a flattened parameter, where serde cannot deny unknown fields) and `args` has a key
+/// the schema does not name.
 #[expect(
     clippy::result_large_err,
     reason = "the error is the tool's final result; boxing it would only add an allocation"
@@ -301,7 +307,8 @@ impl Checker<'_> {
         }))
     }
 
-    /// The entries of `value`, when it is an object.
+    /// Where `value`, if it is an object, breaks `node`'s object keywords (`required`,
+    /// `properties`, the other keys); `None` for any other value.
     fn object<T: Tree>(&self, node: &Node, value: &T, nulls: NullMeansAbsent) -> Option<Mismatch> {
         let entries = value.entries()?;
         // Objects here are a struct's few fields: comparing keys beats hashing each name.
@@ -398,14 +405,15 @@ mod tests {
         }
         // Past the budget the arguments are let through, as serde took them. (Without the
         // budget this call would not return.)
-        let shape = Shape::of(&root);
+        let shape = Shape::of(&root, false);
         assert!(check_args("t", &shape, &json!({"tree": tree})).is_ok());
         // Within it, the same break is found.
         let mut shallow = json!("leaf");
         for _ in 0..3 {
             shallow = json!({"c": [shallow]});
         }
-        let refused = check_args("t", &Shape::of(&root), &json!({"tree": shallow})).unwrap_err();
+        let refused =
+            check_args("t", &Shape::of(&root, false), &json!({"tree": shallow})).unwrap_err();
         assert_eq!(
             refused.output,
             "invalid arguments for `t`: field `tree.c[0].c[0].c[0]`: invalid type: string \
@@ -421,7 +429,7 @@ mod tests {
             "properties": {"x": {"$ref": "#/$defs/A"}},
             "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}},
         }));
-        assert!(check_args("t", &Shape::of(&root), &json!({"x": [1]})).is_ok());
+        assert!(check_args("t", &Shape::of(&root, false), &json!({"x": [1]})).is_ok());
     }
 
     /// Text is read into its own tree for the check; what it finds is what the check of the
@@ -442,7 +450,7 @@ mod tests {
                 "additionalProperties": false,
             }},
         }));
-        let shape = Shape::of(&root);
+        let shape = Shape::of(&root, false);
         let cases = [
             json!({"points": [{"x": 1, "y": 2.5}], "unit": "cm", "label": null}),
             json!({"points": [{"x": 1.0, "y": 2}, [1, 2]]}),

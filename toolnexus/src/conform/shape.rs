@@ -10,10 +10,9 @@ use serde_json::{Map, Value};
 #[derive(Debug)]
 pub(crate) struct Shape {
     pub(super) nodes: Vec<Node>,
-    /// The keys the arguments object may have, when the root closes it with
-    /// `unevaluatedProperties: false` (schemars' mark for a struct that denies unknown fields
-    /// beside a flattened one): the root's properties and those of the schemas applied to the
-    /// whole object (`allOf`, `anyOf`, `oneOf`, `$ref`), in schema order.
+    /// The keys the arguments object may have, when decoding checks them (a tool with a
+    /// flattened parameter, whose root [`tool_schema_of`](crate::schema::tool_schema_of)
+    /// closed): see [`named_keys`].
     pub(super) closed_keys: Option<Vec<String>>,
 }
 
@@ -73,16 +72,16 @@ pub(super) const KINDS: [(Kind, &str); 7] = [
 ];
 
 impl Shape {
-    /// Reads `root`, an input schema.
-    pub(crate) fn of(root: &Map<String, Value>) -> Self {
+    /// Reads `root`, an input schema; `checks_keys` when decoding must refuse the keys it
+    /// does not name.
+    pub(crate) fn of(root: &Map<String, Value>, checks_keys: bool) -> Self {
         let mut reader = Reader {
             root,
             nodes: Vec::new(),
             references: BTreeMap::new(),
         };
         reader.node(&Value::Object(root.clone()));
-        let closed_keys = (root.get("unevaluatedProperties") == Some(&Value::Bool(false)))
-            .then(|| reader.keys_of_whole_object());
+        let closed_keys = checks_keys.then(|| named_keys(root)).flatten();
         Self {
             nodes: reader.nodes,
             closed_keys,
@@ -186,40 +185,12 @@ impl Reader<'_> {
         }
     }
 
-    /// Every property name of the root and of the schemas applied to the whole object.
-    fn keys_of_whole_object(&self) -> Vec<String> {
-        let mut keys: Vec<String> = Vec::new();
-        let mut pending = vec![Value::Object(self.root.clone())];
-        let mut seen_references: Vec<String> = Vec::new();
-        while let Some(Value::Object(schema)) = pending.pop() {
-            if let Some(Value::Object(properties)) = schema.get("properties") {
-                for key in properties.keys() {
-                    if !keys.contains(key) {
-                        keys.push(key.clone());
-                    }
-                }
-            }
-            for applied in ["allOf", "anyOf", "oneOf"] {
-                if let Some(Value::Array(parts)) = schema.get(applied) {
-                    pending.extend(parts.iter().rev().cloned());
-                }
-            }
-            if let Some(Value::String(reference)) = schema.get("$ref") {
-                if !seen_references.contains(reference) {
-                    seen_references.push(reference.clone());
-                    pending.extend(self.resolve(reference));
-                }
-            }
-        }
-        keys
-    }
-
     /// The node a `$ref` inside the root names (`#/$defs/Node`); `None` for any other.
     fn reference(&mut self, reference: &str) -> Option<usize> {
         if let Some(known) = self.references.get(reference) {
             return *known;
         }
-        let Some(target) = self.resolve(reference) else {
+        let Some(target) = resolve(self.root, reference).cloned() else {
             self.references.insert(reference.to_owned(), None);
             return None;
         };
@@ -229,20 +200,62 @@ impl Reader<'_> {
         self.node(&target);
         Some(at)
     }
+}
 
-    fn resolve(&self, reference: &str) -> Option<Value> {
-        let mut steps = reference.strip_prefix("#/")?.split('/');
-        let first = unescape(steps.next()?);
-        let target = steps.try_fold(self.root.get(first.as_str())?, |at, step| {
-            let step = unescape(step);
-            match at {
-                Value::Object(map) => map.get(step.as_str()),
-                Value::Array(items) => items.get(step.parse::<usize>().ok()?),
-                _ => None,
+/// Every property name of the root and of the schemas applied to the whole object (`allOf`,
+/// `anyOf`, `oneOf`, `$ref`), in schema order; `None` when one of those takes keys it does not
+/// name (`additionalProperties` other than `false`, `patternProperties`: a flattened map's),
+/// so that no key is unknown.
+pub(crate) fn named_keys(root: &Map<String, Value>) -> Option<Vec<String>> {
+    let mut keys: Vec<String> = Vec::new();
+    let mut pending = vec![Value::Object(root.clone())];
+    let mut seen_references: Vec<String> = Vec::new();
+    while let Some(schema) = pending.pop() {
+        // A boolean schema names no keys.
+        let Value::Object(schema) = schema else {
+            continue;
+        };
+        let open = schema.contains_key("patternProperties")
+            || schema
+                .get("additionalProperties")
+                .is_some_and(|other| other != &Value::Bool(false));
+        if open {
+            return None;
+        }
+        if let Some(Value::Object(properties)) = schema.get("properties") {
+            for key in properties.keys() {
+                if !keys.contains(key) {
+                    keys.push(key.clone());
+                }
             }
-        })?;
-        Some(target.clone())
+        }
+        for applied in ["allOf", "anyOf", "oneOf"] {
+            if let Some(Value::Array(parts)) = schema.get(applied) {
+                pending.extend(parts.iter().rev().cloned());
+            }
+        }
+        if let Some(Value::String(reference)) = schema.get("$ref") {
+            if !seen_references.contains(reference) {
+                seen_references.push(reference.clone());
+                pending.extend(resolve(root, reference).cloned());
+            }
+        }
     }
+    Some(keys)
+}
+
+/// The schema a `$ref` inside the root names (`#/$defs/Node`); `None` for any other.
+fn resolve<'s>(root: &'s Map<String, Value>, reference: &str) -> Option<&'s Value> {
+    let mut steps = reference.strip_prefix("#/")?.split('/');
+    let first = unescape(steps.next()?);
+    steps.try_fold(root.get(first.as_str())?, |at, step| {
+        let step = unescape(step);
+        match at {
+            Value::Object(map) => map.get(step.as_str()),
+            Value::Array(items) => items.get(step.parse::<usize>().ok()?),
+            _ => None,
+        }
+    })
 }
 
 /// A JSON pointer step, `~1` and `~0` read back.

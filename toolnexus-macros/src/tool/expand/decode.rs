@@ -137,7 +137,7 @@ fn derived(plan: &Plan) -> Decode {
         quote!(#ident: #binding)
     });
     // serde cannot deny unknown fields beside a flattened enum (it refuses the enum's own);
-    // the runtime refuses unknown keys for such a tool instead, from the schema.
+    // the runtime closes the schema and refuses unknown keys instead (`tool_schema_of`).
     let deny_unknown = (!plan.fields.iter().any(flattens)).then(|| quote!(, deny_unknown_fields));
     Decode {
         items: quote! {
@@ -294,7 +294,7 @@ fn user_decoder(field: &Field) -> Option<TokenStream> {
 }
 
 /// Whether a forwarded `#[serde(flatten)]` spreads the parameter's fields over the arguments.
-fn flattens(field: &Field) -> bool {
+pub fn flattens(field: &Field) -> bool {
     field
         .param
         .forwarded

@@ -71,6 +71,10 @@ pub fn expand(
         .enumerate()
         .map(|(index, field)| schema_field(index, field));
 
+    // With a flattened parameter the runtime closes the schema (see `decode::derived`).
+    let flattened = plan.fields.iter().any(decode::flattens);
+    let deny_unknown = (!flattened).then(|| quote!(#[serde(deny_unknown_fields)]));
+
     let tool = local("__tool");
     let ctx = local("__ctx");
     let args = local("__args");
@@ -255,12 +259,13 @@ pub fn expand(
                     #[allow(dead_code)]
                     #[derive(#private::schemars::JsonSchema)]
                     #[schemars(crate = #schemars_crate)]
-                    #[serde(deny_unknown_fields)]
+                    #deny_unknown
                     struct __ToolnexusSchema {
                         #(#schema_fields),*
                     }
                     #private::tool_schema_of(
                         <__ToolnexusSchema as #private::schemars::JsonSchema>::json_schema,
+                        #flattened,
                     )
                 })
             }
