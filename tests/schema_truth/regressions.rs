@@ -216,8 +216,10 @@ fn what_strict_mode_cannot_say_is_reported_and_sent_non_strict() {
         pairs(&[
             ("character", "letter"),
             ("character", "maybe"),
-            // `unevaluatedProperties: false`, which closes an object beside a flattened enum.
+            // `unevaluatedProperties: false`, which closes an object beside a flattened enum,
+            // and a flattened map's other keys.
             ("flat_listing", ""),
+            ("flat_map", ""),
             ("tuples", "pair"),
             ("maps", "prices"),
             ("maps", "groups"),
@@ -225,7 +227,14 @@ fn what_strict_mode_cannot_say_is_reported_and_sent_non_strict() {
             ("free_form", "extra"),
         ])
     );
-    for name in ["character", "flat_listing", "tuples", "maps", "free_form"] {
+    for name in [
+        "character",
+        "flat_listing",
+        "flat_map",
+        "tuples",
+        "maps",
+        "free_form",
+    ] {
         let function = &Toolkit::new().with_all([tool(name)]).to_openai_strict()[0]["function"];
         assert_eq!(function["strict"], false, "{name}");
         assert_eq!(
@@ -252,6 +261,7 @@ fn what_gemini_cannot_say_is_reported() {
         issue_paths(Profile::Gemini),
         pairs(&[
             ("flat_listing", ""),
+            ("flat_map", ""),
             ("tuples", "pair"),
             ("maps", "prices"),
             ("maps", "groups"),

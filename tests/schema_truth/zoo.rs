@@ -161,6 +161,12 @@ pub fn listing(page: Listing) -> String {
     format!("{page:?}")
 }
 
+/// A flattened map: every key but `label` is a count.
+#[tool]
+pub fn flat_map(label: String, #[serde(flatten)] counts: BTreeMap<String, u16>) -> String {
+    format!("{label:?} {counts:?}")
+}
+
 /// The same flattened struct and enum as parameters of the tool itself.
 #[tool]
 pub fn flat_listing(
@@ -342,6 +348,7 @@ pub fn all() -> Vec<std::sync::Arc<dyn Tool>> {
         search,
         listing,
         flat_listing,
+        flat_map,
         enums,
         sequences,
         tuples,
