@@ -149,6 +149,17 @@ fn a_key_given_twice_inside_an_argument_is_refused_on_every_path() {
         from_text(&PerKeyTool, r#"{"counts": {"a": 1, "b": 2}}"#),
         ToolResult::ok("2")
     );
+    // Past the 100,000 values the schema check reads, whatever comes first.
+    let zeros = vec!["0"; 100_000].join(",");
+    for args in [
+        format!(r#"{{"nested": {{"x": [{zeros}]}}, "counts": {{"a": 1, "a": 2}}}}"#),
+        format!(r#"{{"counts": {{"a": 1, "a": 2}}, "nested": {{"x": [{zeros}]}}}}"#),
+    ] {
+        assert_eq!(
+            from_text(&PerKeyTool, &args).output,
+            "invalid arguments for `per_key`: field `counts`: duplicate field `a`"
+        );
+    }
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -239,6 +250,10 @@ fn a_flattened_map_takes_other_keys_and_a_flattened_struct_does_not() {
         ToolResult::ok("tea 6")
     );
     assert!(both(&ScoresTool, json!({"topic": "tea", "a": 1})).is_error);
+    assert_eq!(
+        from_text(&ScoresTool, r#"{"topic": "tea", "a": [1], "a": [2]}"#).output,
+        "invalid arguments for `scores`: duplicate field `a`"
+    );
 
     let schema = Value::Object(PagedTool.input_schema().clone());
     assert_eq!(schema["additionalProperties"], false);

@@ -272,3 +272,54 @@ fn the_schema_check_stops_at_a_size_both_entry_points_share() {
         assert_eq!(direct.is_error, refused, "{}", direct.output);
     }
 }
+
+#[derive(serde::Deserialize, toolnexus::JsonSchema)]
+struct Leaf {
+    name: String,
+}
+
+#[derive(serde::Deserialize, toolnexus::JsonSchema)]
+#[serde(untagged)]
+enum Tree {
+    Branch { a: Vec<Tree> },
+    Tagged { a: Vec<Tree>, b: Option<u8> },
+    Leaf(Leaf),
+}
+
+/// Counts a tree's named leaves and tags.
+#[tool]
+fn leaves(tree: Tree) -> usize {
+    fn count(tree: &Tree) -> usize {
+        match tree {
+            Tree::Branch { a } => a.iter().map(count).sum(),
+            Tree::Tagged { a, b } => a.iter().map(count).sum::<usize>() + usize::from(b.is_some()),
+            Tree::Leaf(leaf) => usize::from(!leaf.name.is_empty()),
+        }
+    }
+    count(&tree)
+}
+
+/// Under `anyOf`, every branch of a recursive type reads the same children: checked anew at
+/// each level, a 16-level tree whose deepest object has 20,000 keys took minutes. Each value
+/// is now checked once per definition, and every key counts against the check's budget.
+#[test]
+fn a_deep_untagged_tree_with_a_wide_object_is_checked_once() {
+    let keys: Vec<String> = (0..20_000).map(|key| format!(r#""k{key}":0"#)).collect();
+    let mut tree = format!(r#"{{{}, "a": [["x"]]}}"#, keys.join(","));
+    for _ in 1..16 {
+        tree = format!(r#"{{"a": [{tree}]}}"#);
+    }
+    let text = format!(r#"{{"tree": {tree}}}"#);
+    let value: Value = serde_json::from_str(&text).unwrap();
+    let ctx = ToolContext::default();
+    let direct = block_on(LeavesTool.execute(value, &ctx));
+    assert_eq!(block_on(LeavesTool.execute_json(&text, &ctx)), direct);
+    let path = "a[0].".repeat(15);
+    assert_eq!(
+        direct.output,
+        format!(
+            "invalid arguments for `leaves`: field `tree.{path}a[0]`: invalid type: array, \
+             expected object"
+        )
+    );
+}

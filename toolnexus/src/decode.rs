@@ -154,11 +154,10 @@ pub fn decode_args_json<T: DeserializeOwned>(
     text: &str,
     schema: &ToolSchema,
 ) -> Result<T, ToolResult> {
-    // Keys the schema closes, and flat arguments a flattened enum's schema checks, are read
-    // from a `Value`.
+    // A flattened parameter's keys (which the schema may close, where a key may be given
+    // twice, whose enum's schema checks even flat arguments) are read from a `Value`.
     if !schema.text_via_value
-        && !schema.shape().closes_keys()
-        && !schema.shape().checks_flat_arguments()
+        && !schema.flattened
         && text.len() <= MAX_ARGUMENT_BYTES
         && text.trim_start().starts_with('{')
     {
@@ -174,7 +173,7 @@ pub fn decode_args_json<T: DeserializeOwned>(
             match check {
                 TextCheck::Fits => return Ok(args),
                 TextCheck::Refused(refused) => return Err(refused),
-                TextCheck::DuplicateKey => {}
+                TextCheck::Reread => {}
             }
         }
     }

@@ -148,7 +148,7 @@ pub fn decode_params_json(
             Ok(Nested(true)) => match check_text(tool, schema.shape(), text) {
                 TextCheck::Fits => return Ok(()),
                 TextCheck::Refused(refused) => return Err(refused),
-                TextCheck::DuplicateKey => {}
+                TextCheck::Reread => {}
             },
             Err(()) => {}
         }

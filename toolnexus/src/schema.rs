@@ -40,6 +40,9 @@ pub struct ToolSchema {
     shape: OnceLock<Shape>,
     /// The root was closed by [`tool_schema_of`], not by serde: decoding checks the keys.
     checks_keys: bool,
+    /// A parameter is flattened: its keys sit beside the others, where serde's map would keep
+    /// the last of a key given twice, so its text is read the reference way.
+    pub(crate) flattened: bool,
 }
 
 impl ToolSchema {
@@ -80,6 +83,7 @@ pub fn tool_schema_of(
     let closed_here = flattened && close_flattened(&mut root);
     let mut tool_schema = tool_schema_from((root, wide));
     tool_schema.checks_keys = closed_here;
+    tool_schema.flattened = flattened;
     tool_schema
 }
 
@@ -148,6 +152,7 @@ fn tool_schema_from((mut root, text_via_value): (Map<String, Value>, bool)) -> T
         text_via_value,
         shape: OnceLock::new(),
         checks_keys: false,
+        flattened: false,
     }
 }
 

@@ -25,7 +25,8 @@
 mod shape;
 mod tree;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde_json::Value;
@@ -46,9 +47,11 @@ const MAX_HOPS: usize = 8;
 /// memory in proportion, and a model's arguments are rarely that large.
 pub(crate) const MAX_CHECKED_VALUES: usize = 100_000;
 
-/// Subschemas visited for one call's arguments. `anyOf` inside `anyOf` on deep values could
-/// otherwise take exponential time; past it the arguments are let through, as serde took them.
-const BUDGET: usize = 1_000_000;
+/// Work allowed for one call's arguments, in steps: a subschema visited, or a key of an object
+/// compared with its schema's names. A recursive type's definition is checked once per value
+/// (see `Checker::seen`), so only branches inside branches of one schema could multiply the
+/// work; past the budget the arguments are let through, as serde took them.
+const BUDGET: usize = 10_000_000;
 
 /// `Ok` if `args`, an arguments object that decoded, may fit `shape`; else the
 /// invalid-arguments result naming where it does not.
@@ -60,9 +63,9 @@ pub(crate) fn check_args(tool: &str, shape: &Shape, args: &Value) -> Result<(), 
     check(tool, shape, args)
 }
 
-/// `Ok` unless decoding checks the arguments object's keys ([`Shape::closes_keys`]: a tool
-/// with a flattened parameter, where serde cannot deny unknown fields) and `args` has a key
-/// the schema does not name.
+/// `Ok` unless decoding checks the arguments object's keys (a tool with a flattened
+/// parameter, where serde cannot deny unknown fields, whose schema `tool_schema_of` closed)
+/// and `args` has a key the schema does not name.
 #[expect(
     clippy::result_large_err,
     reason = "the error is the tool's final result; boxing it would only add an allocation"
@@ -97,9 +100,11 @@ fn unknown_field(key: &str, known: &[String]) -> String {
 pub(crate) enum TextCheck {
     Fits,
     Refused(ToolResult),
-    /// An object inside names a key twice, which serde took (the last one wins in a map)
-    /// and the reference decoding refuses: the caller decodes the text that way instead.
-    DuplicateKey,
+    /// The text was not read: an object inside names a key twice, which serde took (the last
+    /// one wins in a map) and the reference decoding refuses, or it holds more values than are
+    /// checked, past which a key given twice would go unseen. The caller decodes the text the
+    /// reference way instead, which decides both alike whatever the order of the keys.
+    Reread,
 }
 
 /// [`check_args`] for argument text that decoded.
@@ -109,9 +114,7 @@ pub(crate) fn check_text(tool: &str, shape: &Shape, text: &str) -> TextCheck {
             Ok(()) => TextCheck::Fits,
             Err(refused) => TextCheck::Refused(refused),
         },
-        Err(Unread::DuplicateKey) => TextCheck::DuplicateKey,
-        // More values than are checked: serde's verdict stands.
-        Err(Unread::Other) => TextCheck::Fits,
+        Err(Unread::DuplicateKey | Unread::Other) => TextCheck::Reread,
     }
 }
 
@@ -120,9 +123,23 @@ pub(crate) fn check_text(tool: &str, shape: &Shape, text: &str) -> TextCheck {
     reason = "the error is the tool's final result; boxing it would only add an allocation"
 )]
 fn check<T: Tree>(tool: &str, shape: &Shape, args: &T) -> Result<(), ToolResult> {
+    check_within(tool, shape, args, BUDGET)
+}
+
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the tool's final result; boxing it would only add an allocation"
+)]
+fn check_within<T: Tree>(
+    tool: &str,
+    shape: &Shape,
+    args: &T,
+    budget: usize,
+) -> Result<(), ToolResult> {
     let checker = Checker {
         shape,
-        budget: Cell::new(BUDGET),
+        budget: Cell::new(budget),
+        seen: RefCell::new(BTreeMap::new()),
     };
     match checker.value(&shape.nodes[ROOT], args, 0, NullMeansAbsent::Yes) {
         None => Ok(()),
@@ -131,20 +148,20 @@ fn check<T: Tree>(tool: &str, shape: &Shape, args: &T) -> Result<(), ToolResult>
 }
 
 /// Where a value first breaks its schema, and how.
-#[derive(PartialEq)]
+#[derive(Clone, PartialEq)]
 struct Mismatch {
     /// From the place of the mismatch out to the arguments object (innermost first).
     path: Vec<Step>,
     problem: Problem,
 }
 
-#[derive(PartialEq)]
+#[derive(Clone, PartialEq)]
 enum Step {
     Key(String),
     Index(usize),
 }
 
-#[derive(PartialEq)]
+#[derive(Clone, PartialEq)]
 enum Problem {
     Type { found: String, expected: u8 },
     Other(String),
@@ -206,6 +223,10 @@ enum NullMeansAbsent {
 struct Checker<'s> {
     shape: &'s Shape,
     budget: Cell<usize>,
+    /// What a `$ref`'s target found for a value, by (node, the value's address): under
+    /// `anyOf`, every branch of a recursive type checks the same children against the same
+    /// definition, which without this takes time exponential in the depth.
+    seen: RefCell<BTreeMap<(usize, usize), Option<Mismatch>>>,
 }
 
 impl Checker<'_> {
@@ -218,15 +239,14 @@ impl Checker<'_> {
         hops: usize,
         nulls: NullMeansAbsent,
     ) -> Option<Mismatch> {
-        let left = self.budget.get().checked_sub(1)?;
-        self.budget.set(left);
+        self.spend(1)?;
         if node.nothing {
             return Some(Mismatch::here(Problem::Other(
                 "no value is allowed here".to_owned(),
             )));
         }
         if let Some(target) = node.reference.filter(|_| hops < MAX_HOPS) {
-            if let Some(mismatch) = self.value(&self.shape.nodes[target], value, hops + 1, nulls) {
+            if let Some(mismatch) = self.reference(target, value, hops, nulls) {
                 return Some(mismatch);
             }
         }
@@ -262,6 +282,31 @@ impl Checker<'_> {
             return self.items(node, items);
         }
         self.object(node, value, nulls)
+    }
+
+    /// Spends `steps` of the budget; `None` when it is spent, which lets the arguments through.
+    fn spend(&self, steps: usize) -> Option<()> {
+        let left = self.budget.get().checked_sub(steps)?;
+        self.budget.set(left);
+        Some(())
+    }
+
+    /// A `$ref`'s target checked against `value`, once per value.
+    fn reference<T: Tree>(
+        &self,
+        target: usize,
+        value: &T,
+        hops: usize,
+        nulls: NullMeansAbsent,
+    ) -> Option<Mismatch> {
+        // The value's address names it for as long as the arguments are checked.
+        let key = (target, std::ptr::from_ref(value) as usize);
+        if let Some(found) = self.seen.borrow().get(&key) {
+            return found.clone();
+        }
+        let found = self.value(&self.shape.nodes[target], value, hops + 1, nulls);
+        self.seen.borrow_mut().insert(key, found.clone());
+        found
     }
 
     /// `anyOf`/`oneOf`: a mismatch only when every branch has one. The report is the branch
@@ -311,6 +356,9 @@ impl Checker<'_> {
     /// `properties`, the other keys); `None` for any other value.
     fn object<T: Tree>(&self, node: &Node, value: &T, nulls: NullMeansAbsent) -> Option<Mismatch> {
         let entries = value.entries()?;
+        // Each key is compared with the names `node` has; a hostile object has many keys.
+        let names = 1 + node.required.len() + node.properties.len();
+        self.spend(value.entries()?.count().saturating_mul(names))?;
         // Objects here are a struct's few fields: comparing keys beats hashing each name.
         if let Some(name) = node.required.iter().find(|name| {
             !value
@@ -377,7 +425,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::tree::{Text, Unread};
-    use super::{Shape, TextCheck, check_args, check_text};
+    use super::{BUDGET, Shape, TextCheck, check_args, check_text, check_within};
 
     fn object(value: Value) -> serde_json::Map<String, Value> {
         match value {
@@ -386,10 +434,11 @@ mod tests {
         }
     }
 
-    /// Three branches that each descend into the same list: on a value that breaks all of
-    /// them at its deepest leaf, checking every branch at every level would take 3^60 steps.
+    /// Three branches that each descend into the same list: checking each branch's children
+    /// anew at every level would take 3^60 steps on a value that breaks all of them at its
+    /// deepest leaf; the definition is checked once per value instead.
     #[test]
-    fn the_budget_bounds_branches_inside_branches() {
+    fn a_recursive_definition_is_checked_once_per_value() {
         let root = object(json!({
             "type": "object",
             "properties": {"tree": {"$ref": "#/$defs/Tree"}},
@@ -399,25 +448,46 @@ mod tests {
                 {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
             ]}},
         }));
-        let mut tree = json!("leaf");
-        for _ in 0..60 {
-            tree = json!({"c": [tree]});
-        }
-        // Past the budget the arguments are let through, as serde took them. (Without the
-        // budget this call would not return.)
         let shape = Shape::of(&root, false);
-        assert!(check_args("t", &shape, &json!({"tree": tree})).is_ok());
-        // Within it, the same break is found.
-        let mut shallow = json!("leaf");
-        for _ in 0..3 {
-            shallow = json!({"c": [shallow]});
-        }
-        let refused =
-            check_args("t", &Shape::of(&root, false), &json!({"tree": shallow})).unwrap_err();
+        let tree = |depth: usize| {
+            let mut tree = json!("leaf");
+            for _ in 0..depth {
+                tree = json!({"c": [tree]});
+            }
+            json!({ "tree": tree })
+        };
+        let refused = check_args("t", &shape, &tree(60)).unwrap_err();
+        let path = "[0].c".repeat(59);
         assert_eq!(
             refused.output,
-            "invalid arguments for `t`: field `tree.c[0].c[0].c[0]`: invalid type: string \
-             \"leaf\", expected object"
+            format!(
+                "invalid arguments for `t`: field `tree.c{path}[0]`: invalid type: string \
+                 \"leaf\", expected object"
+            )
+        );
+        // Past the budget the arguments are let through, as serde took them.
+        assert!(check_within("t", &shape, &tree(3), 5).is_ok());
+        assert!(check_within("t", &shape, &tree(3), BUDGET).is_err());
+    }
+
+    /// A hostile object's keys count against the budget, each compared with the names of
+    /// every branch that reads it.
+    #[test]
+    fn the_keys_of_an_object_count_against_the_budget() {
+        let root = object(json!({
+            "type": "object",
+            "properties": {"x": {"type": "object", "properties": {"a": {"type": "string"}}}},
+        }));
+        let shape = Shape::of(&root, false);
+        let keys: serde_json::Map<String, Value> = (0..1_000)
+            .map(|key| (format!("k{key}"), json!(1)))
+            .collect();
+        let mut args = json!({"x": keys});
+        args["x"]["a"] = json!(1);
+        assert!(check_within("t", &shape, &args, 1_000).is_ok());
+        assert_eq!(
+            check_within("t", &shape, &args, 10_000).unwrap_err().output,
+            "invalid arguments for `t`: field `x.a`: invalid type: integer `1`, expected string"
         );
     }
 
@@ -465,7 +535,7 @@ mod tests {
             let from_text = match check_text("t", &shape, &text) {
                 TextCheck::Fits => Ok(()),
                 TextCheck::Refused(refused) => Err(refused),
-                TextCheck::DuplicateKey => unreachable!("no key is given twice"),
+                TextCheck::Reread => unreachable!("no key is given twice"),
             };
             assert_eq!(from_text, check_args("t", &shape, &args), "{text}");
         }

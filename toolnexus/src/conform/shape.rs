@@ -88,11 +88,6 @@ impl Shape {
         }
     }
 
-    /// Whether the arguments object's keys are checked by [`check_keys`](super::check_keys).
-    pub(crate) fn closes_keys(&self) -> bool {
-        self.closed_keys.is_some()
-    }
-
     /// Whether the root applies schemas to the whole arguments object (`allOf`, `anyOf`,
     /// `oneOf`, `$ref`: a flattened enum's), so that even flat arguments are checked: serde
     /// reads a flattened enum's tag from buffered content, where an integer is a variant's
