@@ -84,7 +84,8 @@ mod tool;
 ///   generated arguments. For an optional or defaulted parameter with its own deserializer
 ///   (`deserialize_with`, `with`), `null` still means absent, as the schemas say: the
 ///   deserializer only ever sees a value that is there. (schemars reads serde's `with` as a
-///   type, so add `#[schemars(with = "YourType")]` beside it.)
+///   type, so add `#[schemars(with = "YourType")]` beside it; and it writes a `default`
+///   through the module's `serialize`, so a `with` module needs one.)
 ///
 /// A fn returning `Json<T>` (also in an `Option` or `Result`) with `T: JsonSchema` gets an
 /// output schema (`Tool::output_schema`); an `async fn`'s return type is its `-> T`.
