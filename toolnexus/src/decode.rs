@@ -34,24 +34,23 @@ pub fn decode_args<T: DeserializeOwned>(
     args: Value,
     schema: &ToolSchema,
 ) -> Result<T, ToolResult> {
-    let args = Value::Object(check_shape(tool, args)?);
+    let (object, nesting) = check_shape(tool, args)?;
+    let args = Value::Object(object);
     let decoded = match accepted_form(&args) {
         Some(decoded) => decoded,
         // Decoded again, owned, to find where it failed.
         None => serde_path_to_error::deserialize(args.clone())
             .map_err(|error| at_path(tool, None, error.path(), error.inner()))?,
     };
-    if let Value::Object(object) = &args {
-        let shape = schema.shape();
-        check_keys(tool, shape, object)?;
-        let checked = match nesting(object) {
-            Nesting::Nested => true,
-            Nesting::Flat => shape.checks_flat_arguments(),
-            Nesting::Large | Nesting::TooDeep => false,
-        };
-        if checked {
-            check_args(tool, shape, &args)?;
-        }
+    let shape = schema.shape();
+    check_keys(tool, shape, &args)?;
+    let checked = match nesting {
+        Nesting::Nested => true,
+        Nesting::Flat => shape.checks_flat_arguments(),
+        Nesting::Large | Nesting::TooDeep => false,
+    };
+    if checked {
+        check_args(tool, shape, &args)?;
     }
     Ok(decoded)
 }
@@ -119,7 +118,10 @@ pub(crate) fn integers_for_integral_floats(value: &mut Value) -> bool {
     clippy::result_large_err,
     reason = "the error is the tool's final result; boxing it would only add an allocation"
 )]
-pub(crate) fn check_shape(tool: &str, args: Value) -> Result<Map<String, Value>, ToolResult> {
+pub(crate) fn check_shape(
+    tool: &str,
+    args: Value,
+) -> Result<(Map<String, Value>, Nesting), ToolResult> {
     let args = match args {
         Value::Object(args) => args,
         Value::Null => Map::new(),
@@ -130,11 +132,13 @@ pub(crate) fn check_shape(tool: &str, args: Value) -> Result<Map<String, Value>,
             ));
         }
     };
-    if !within_nesting(&args) {
-        dismantle(Value::Object(args));
-        return Err(too_deep(tool));
+    match nesting(&args) {
+        Nesting::TooDeep => {
+            dismantle(Value::Object(args));
+            Err(too_deep(tool))
+        }
+        nesting => Ok((args, nesting)),
     }
-    Ok(args)
 }
 
 /// [`decode_args`] for the raw argument text a model produced, with the same outcome for the

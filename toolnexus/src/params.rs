@@ -117,9 +117,9 @@ pub fn decode_params(
         }
         slots.iter_mut().for_each(|slot| slot.clear());
     }
-    let object = check_shape(tool, args)?;
+    let (object, nesting) = check_shape(tool, args)?;
     // The owned walk consumes the arguments; what they were is kept for the check after it.
-    let nested = matches!(nesting(&object), Nesting::Nested).then(|| Value::Object(object.clone()));
+    let nested = matches!(nesting, Nesting::Nested).then(|| Value::Object(object.clone()));
     owned_walk(tool, object, keys, slots)?;
     match nested {
         Some(object) => check_args(tool, schema.shape(), &object),

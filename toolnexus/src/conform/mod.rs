@@ -70,12 +70,8 @@ pub(crate) fn check_args(tool: &str, shape: &Shape, args: &Value) -> Result<(), 
     clippy::result_large_err,
     reason = "the error is the tool's final result; boxing it would only add an allocation"
 )]
-pub(crate) fn check_keys(
-    tool: &str,
-    shape: &Shape,
-    args: &serde_json::Map<String, Value>,
-) -> Result<(), ToolResult> {
-    let Some(known) = &shape.closed_keys else {
+pub(crate) fn check_keys(tool: &str, shape: &Shape, args: &Value) -> Result<(), ToolResult> {
+    let (Some(known), Value::Object(args)) = (&shape.closed_keys, args) else {
         return Ok(());
     };
     match args.keys().find(|key| !known.contains(key)) {

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::schema::resolve_reference;
+
 /// An input schema's structure, read once: one [`Node`] per subschema, `$ref`s resolved to
 /// the node they name.
 #[derive(Debug)]
@@ -185,14 +187,14 @@ impl Reader<'_> {
         if let Some(known) = self.references.get(reference) {
             return *known;
         }
-        let Some(target) = resolve(self.root, reference).cloned() else {
+        let Some(target) = resolve_reference(self.root, reference) else {
             self.references.insert(reference.to_owned(), None);
             return None;
         };
         // The node is claimed before it is read, so a reference back to it ends there.
         let at = self.nodes.len();
         self.references.insert(reference.to_owned(), Some(at));
-        self.node(&target);
+        self.node(&Value::Object(target.clone()));
         Some(at)
     }
 }
@@ -232,30 +234,15 @@ pub(crate) fn named_keys(root: &Map<String, Value>) -> Option<Vec<String>> {
         if let Some(Value::String(reference)) = schema.get("$ref") {
             if !seen_references.contains(reference) {
                 seen_references.push(reference.clone());
-                pending.extend(resolve(root, reference).cloned());
+                pending.extend(
+                    resolve_reference(root, reference)
+                        .cloned()
+                        .map(Value::Object),
+                );
             }
         }
     }
     Some(keys)
-}
-
-/// The schema a `$ref` inside the root names (`#/$defs/Node`); `None` for any other.
-fn resolve<'s>(root: &'s Map<String, Value>, reference: &str) -> Option<&'s Value> {
-    let mut steps = reference.strip_prefix("#/")?.split('/');
-    let first = unescape(steps.next()?);
-    steps.try_fold(root.get(first.as_str())?, |at, step| {
-        let step = unescape(step);
-        match at {
-            Value::Object(map) => map.get(step.as_str()),
-            Value::Array(items) => items.get(step.parse::<usize>().ok()?),
-            _ => None,
-        }
-    })
-}
-
-/// A JSON pointer step, `~1` and `~0` read back.
-fn unescape(step: &str) -> String {
-    step.replace("~1", "/").replace("~0", "~")
 }
 
 /// `type` as [`Kind`] bits; `None` when it names a type this check does not know, which

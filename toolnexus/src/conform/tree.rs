@@ -10,73 +10,92 @@ use serde_json::{Number, Value};
 
 use super::shape::Kind;
 
-/// A JSON value as the check reads it.
+/// A JSON value as the check reads it: each form says what it holds ([`Tree::view`]), and the
+/// check's questions are answered once, from that.
 pub(super) trait Tree: Sized {
+    fn view(&self) -> View<'_, Self>;
+    fn entries(&self) -> Option<impl Iterator<Item = (&str, &Self)>>;
+
     /// The [`Kind`] bits it has: an integer is a number too, and `3.0` is an integer.
-    fn kinds(&self) -> u8;
+    fn kinds(&self) -> u8 {
+        match self.view() {
+            View::Null => Kind::Null as u8,
+            View::Bool(_) => Kind::Boolean as u8,
+            View::Number(number) => {
+                let integral = number.is_i64()
+                    || number.is_u64()
+                    || number
+                        .as_f64()
+                        .is_some_and(|float| float.is_finite() && float.fract() == 0.0);
+                if integral {
+                    Kind::Number as u8 | Kind::Integer as u8
+                } else {
+                    Kind::Number as u8
+                }
+            }
+            View::String(_) => Kind::String as u8,
+            View::Array(_) => Kind::Array as u8,
+            View::Object => Kind::Object as u8,
+        }
+    }
+
     /// The value as messages name it: `array`, `object`, `integer `0``, `string "a"`.
-    fn describe(&self) -> String;
+    fn describe(&self) -> String {
+        match self.view() {
+            View::Null => "null".to_owned(),
+            View::Bool(flag) => format!("boolean `{flag}`"),
+            View::Number(number) if number.is_f64() => format!("number `{number}`"),
+            View::Number(number) => format!("integer `{number}`"),
+            View::String(text) => format!("string {}", Value::from(text)),
+            View::Array(_) => "array".to_owned(),
+            View::Object => "object".to_owned(),
+        }
+    }
+
     /// For a string, boolean or `null`: whether `listed` holds it; `None` for other values
     /// (numbers are left out: `1` and `1.0` are one number to JSON Schema, two `Value`s).
-    fn listed_in(&self, listed: &[Value]) -> Option<bool>;
-    fn is_null(&self) -> bool;
-    fn entries(&self) -> Option<impl Iterator<Item = (&str, &Self)>>;
-    fn items(&self) -> Option<&[Self]>;
-}
-
-fn number_kinds(number: &Number) -> u8 {
-    let integral = number.is_i64()
-        || number.is_u64()
-        || number
-            .as_f64()
-            .is_some_and(|float| float.is_finite() && float.fract() == 0.0);
-    if integral {
-        Kind::Number as u8 | Kind::Integer as u8
-    } else {
-        Kind::Number as u8
-    }
-}
-
-fn describe_number(number: &Number) -> String {
-    if number.is_f64() {
-        format!("number `{number}`")
-    } else {
-        format!("integer `{number}`")
-    }
-}
-
-impl Tree for Value {
-    fn kinds(&self) -> u8 {
-        match self {
-            Value::Null => Kind::Null as u8,
-            Value::Bool(_) => Kind::Boolean as u8,
-            Value::Number(number) => number_kinds(number),
-            Value::String(_) => Kind::String as u8,
-            Value::Array(_) => Kind::Array as u8,
-            Value::Object(_) => Kind::Object as u8,
-        }
-    }
-
-    fn describe(&self) -> String {
-        match self {
-            Value::Null => "null".to_owned(),
-            Value::Bool(flag) => format!("boolean `{flag}`"),
-            Value::Number(number) => describe_number(number),
-            Value::String(_) => format!("string {self}"),
-            Value::Array(_) => "array".to_owned(),
-            Value::Object(_) => "object".to_owned(),
-        }
-    }
-
     fn listed_in(&self, listed: &[Value]) -> Option<bool> {
-        match self {
-            Value::String(_) | Value::Bool(_) | Value::Null => Some(listed.contains(self)),
-            _ => None,
-        }
+        let found = match self.view() {
+            View::String(text) => listed.iter().any(|option| option.as_str() == Some(text)),
+            View::Bool(flag) => listed.iter().any(|option| option.as_bool() == Some(flag)),
+            View::Null => listed.iter().any(Value::is_null),
+            _ => return None,
+        };
+        Some(found)
     }
 
     fn is_null(&self) -> bool {
-        self.is_null()
+        matches!(self.view(), View::Null)
+    }
+
+    fn items(&self) -> Option<&[Self]> {
+        match self.view() {
+            View::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+}
+
+/// What a [`Tree`] holds, borrowed.
+pub(super) enum View<'t, T> {
+    Null,
+    Bool(bool),
+    Number(&'t Number),
+    String(&'t str),
+    Array(&'t [T]),
+    Object,
+}
+
+impl Tree for Value {
+    fn view(&self) -> View<'_, Self> {
+        match self {
+            Value::Null => View::Null,
+            Value::Bool(flag) => View::Bool(*flag),
+            Value::Number(number) => View::Number(number),
+            Value::String(text) => View::String(text),
+            Value::Array(items) => View::Array(items),
+            Value::Object(_) => View::Object,
+        }
     }
 
     fn entries(&self) -> Option<impl Iterator<Item = (&str, &Self)>> {
@@ -85,10 +104,6 @@ impl Tree for Value {
                 .iter()
                 .map(|(key, value)| (key.as_str(), value)),
         )
-    }
-
-    fn items(&self) -> Option<&[Self]> {
-        self.as_array().map(Vec::as_slice)
     }
 }
 
@@ -105,52 +120,20 @@ pub(super) enum Text<'a> {
 }
 
 impl Tree for Text<'_> {
-    fn kinds(&self) -> u8 {
+    fn view(&self) -> View<'_, Self> {
         match self {
-            Text::Null => Kind::Null as u8,
-            Text::Bool(_) => Kind::Boolean as u8,
-            Text::Number(number) => number_kinds(number),
-            Text::String(_) => Kind::String as u8,
-            Text::Array(_) => Kind::Array as u8,
-            Text::Object(_) => Kind::Object as u8,
+            Text::Null => View::Null,
+            Text::Bool(flag) => View::Bool(*flag),
+            Text::Number(number) => View::Number(number),
+            Text::String(text) => View::String(text),
+            Text::Array(items) => View::Array(items),
+            Text::Object(_) => View::Object,
         }
-    }
-
-    fn describe(&self) -> String {
-        match self {
-            Text::Null => "null".to_owned(),
-            Text::Bool(flag) => format!("boolean `{flag}`"),
-            Text::Number(number) => describe_number(number),
-            Text::String(text) => format!("string {}", Value::from(text.as_ref())),
-            Text::Array(_) => "array".to_owned(),
-            Text::Object(_) => "object".to_owned(),
-        }
-    }
-
-    fn listed_in(&self, listed: &[Value]) -> Option<bool> {
-        let found = match self {
-            Text::String(text) => listed.iter().any(|option| option.as_str() == Some(text)),
-            Text::Bool(flag) => listed.iter().any(|option| option.as_bool() == Some(*flag)),
-            Text::Null => listed.iter().any(Value::is_null),
-            _ => return None,
-        };
-        Some(found)
-    }
-
-    fn is_null(&self) -> bool {
-        matches!(self, Text::Null)
     }
 
     fn entries(&self) -> Option<impl Iterator<Item = (&str, &Self)>> {
         match self {
             Text::Object(entries) => Some(entries.iter().map(|(key, value)| (key.as_ref(), value))),
-            _ => None,
-        }
-    }
-
-    fn items(&self) -> Option<&[Self]> {
-        match self {
-            Text::Array(items) => Some(items),
             _ => None,
         }
     }

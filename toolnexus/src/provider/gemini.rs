@@ -11,6 +11,7 @@ use super::gemini_keywords::{copy_plain_keywords, insert_type_and_format, non_nu
 use super::{distributable, distribute_over_branches, is_null_schema, name_and_description};
 use crate::check::{Loss, items_path, property_path};
 use crate::decodable::list_of_any;
+use crate::schema::resolve_reference;
 use crate::tool::Tool;
 
 /// The `tools` list: `[{"functionDeclarations":[{name, description, parameters}]}]`, without
@@ -247,7 +248,7 @@ impl Lowering<'_> {
             return None;
         }
         self.inlined.set(self.inlined.get() + 1);
-        let Some(target) = self.resolve(reference) else {
+        let Some(target) = resolve_reference(self.root, reference) else {
             self.lose(
                 path,
                 format!("the schema `{reference}` names"),
@@ -265,27 +266,6 @@ impl Lowering<'_> {
         let lowered = self.lower_map(&merged, path, refs);
         refs.pop();
         lowered
-    }
-
-    /// Resolves `#` or a `#/…` JSON pointer against the root schema.
-    fn resolve(&self, reference: &str) -> Option<&Map<String, Value>> {
-        let pointer = reference.strip_prefix('#')?;
-        let mut segments = pointer
-            .split('/')
-            .skip(1)
-            .map(|segment| segment.replace("~1", "/").replace("~0", "~"));
-        let Some(first) = segments.next() else {
-            return Some(self.root);
-        };
-        let mut at = self.root.get(&first)?;
-        for segment in segments {
-            at = match at {
-                Value::Object(map) => map.get(&segment)?,
-                Value::Array(list) => list.get(segment.parse::<usize>().ok()?)?,
-                _ => return None,
-            };
-        }
-        at.as_object()
     }
 
     /// A schema with several non-null types becomes one `anyOf` branch per type.
