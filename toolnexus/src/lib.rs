@@ -142,7 +142,6 @@
 mod approval;
 mod attach;
 mod cancel;
-mod check;
 mod conform;
 mod deadline;
 mod decodable;
@@ -153,6 +152,8 @@ mod macro_support;
 mod output_support;
 mod params;
 mod part;
+mod pointer;
+mod profile;
 mod provider;
 mod result;
 mod schema;
@@ -168,17 +169,17 @@ pub use mcp::{McpServer, serve_stdio};
 
 pub use attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
 pub use cancel::{CancelSignal, Cancelled};
-pub use check::{Profile, SchemaIssue, check};
 pub use decode::MAX_ARGUMENT_BYTES;
 pub use future::{BoxFuture, ToolFuture};
 pub use lower::{IntoToolError, IntoToolResult, Json};
 pub use part::{
     ContentPart, ContentPartError, Media, Source, base64_bytes, describe_part, part_bytes,
 };
+pub use profile::{Profile, SchemaIssue, check};
 pub use provider::anthropic::anthropic_tool_results;
 pub use provider::gemini::{GEMINI_MAX_INLINED, GEMINI_RECURSION_DEPTH, gemini_schema};
 pub use provider::openai::openai_tool_messages;
-pub use provider::openai_strict::openai_strict_schema;
+pub use provider::openai::strict::openai_strict_schema;
 pub use provider::{Style, encode_part, unsupported_placeholder};
 pub use result::ToolResult;
 pub use suspend::{

@@ -10,6 +10,8 @@ use serde_json::{Map, Value};
 
 use crate::conform::{Shape, named_keys};
 use crate::decodable;
+// Where the schema check finds it; the resolver itself is the leaf `pointer`.
+pub(crate) use crate::pointer::resolve_reference;
 
 /// Builds the input schema of a macro-generated arguments struct.
 ///
@@ -113,31 +115,6 @@ fn close_flattened(root: &mut Map<String, Value>) -> bool {
     };
     root.insert(key.to_owned(), Value::Bool(false));
     true
-}
-
-/// The schema a `$ref` names inside `root`: `#` itself or a `#/…` JSON pointer, its `~1` and
-/// `~0` escapes undone; `None` for any other reference, or one that names no object schema.
-pub(crate) fn resolve_reference<'s>(
-    root: &'s Map<String, Value>,
-    reference: &str,
-) -> Option<&'s Map<String, Value>> {
-    let pointer = reference.strip_prefix('#')?;
-    let mut segments = pointer
-        .split('/')
-        .skip(1)
-        .map(|segment| segment.replace("~1", "/").replace("~0", "~"));
-    let Some(first) = segments.next() else {
-        return Some(root);
-    };
-    let mut at = root.get(&first)?;
-    for segment in segments {
-        at = match at {
-            Value::Object(map) => map.get(&segment)?,
-            Value::Array(list) => list.get(segment.parse::<usize>().ok()?)?,
-            _ => return None,
-        };
-    }
-    at.as_object()
 }
 
 /// A value a `#[tool]` builds once, on first use, and then lends: its schemas. One

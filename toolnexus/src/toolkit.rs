@@ -13,9 +13,9 @@ use std::task::{Context, Poll};
 use serde_json::Value;
 
 use crate::cancel::CancelSignal;
-use crate::check::{Profile, SchemaIssue, check};
 use crate::deadline::{Limits, Stop};
 use crate::future::{BoxFuture, ToolFuture};
+use crate::profile::{Profile, SchemaIssue, check};
 use crate::provider::{anthropic, gemini, mcp, openai};
 use crate::result::ToolResult;
 use crate::suspend::{Answer, Request};

@@ -13,10 +13,9 @@
 
 pub(crate) mod anthropic;
 pub(crate) mod gemini;
-mod gemini_keywords;
+pub(crate) mod loss;
 pub(crate) mod mcp;
 pub(crate) mod openai;
-pub(crate) mod openai_strict;
 
 use std::sync::Arc;
 

@@ -1,21 +1,27 @@
-//! Gemini: function declarations, and the lowering of a tool's portable input schema to the
-//! OpenAPI 3.0 subset they accept. The lowering works on a copy of the cached schema; the
+//! Gemini: function declarations, and the rewrite of a tool's portable input schema to the
+//! OpenAPI 3.0 subset they accept. The rewrite works on a copy of the cached schema; the
 //! tool's own schema is never rebuilt or changed.
+
+mod keywords;
 
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::gemini_keywords::{copy_plain_keywords, insert_type_and_format, non_null_types};
-use super::{distributable, distribute_over_branches, is_null_schema, name_and_description};
-use crate::check::{Loss, items_path, property_path};
 use crate::decodable::list_of_any;
-use crate::schema::resolve_reference;
+use crate::pointer::resolve_reference;
+use crate::provider::loss::{Loss, items_path, property_path};
+use crate::provider::{
+    distributable, distribute_over_branches, is_null_schema, name_and_description,
+};
 use crate::tool::Tool;
+use keywords::{
+    copy_plain_keywords, insert_type_and_format, non_null_types, report_unsaid, rewrite_choices,
+};
 
 /// The `tools` list: `[{"functionDeclarations":[{name, description, parameters}]}]`, without
-/// `parameters` for a tool whose lowered schema has no properties (Gemini rejects an `OBJECT`
+/// `parameters` for a tool whose rewritten schema has no properties (Gemini rejects an `OBJECT`
 /// with no properties).
 pub(crate) fn definitions(tools: &[Arc<dyn Tool>]) -> Value {
     let declarations = tools
@@ -55,7 +61,7 @@ pub(crate) fn definitions(tools: &[Arc<dyn Tool>]) -> Value {
 /// Mutually recursive definitions share the allowance: a path may come back to definitions
 /// it already went through `GEMINI_RECURSION_DEPTH - 1` times in all, not that many times
 /// each, and one schema inlines at most [`GEMINI_MAX_INLINED`] definitions. Without both,
-/// a few definitions that refer to one another grow the lowered schema exponentially.
+/// a few definitions that refer to one another grow the rewritten schema exponentially.
 pub const GEMINI_RECURSION_DEPTH: usize = 3;
 
 /// How many `$ref`s [`gemini_schema`] inlines in one schema at most; past it, every further
@@ -63,7 +69,7 @@ pub const GEMINI_RECURSION_DEPTH: usize = 3;
 /// binary tree unrolled [`GEMINI_RECURSION_DEPTH`] levels inlines 14).
 pub const GEMINI_MAX_INLINED: usize = 1_000;
 
-/// Lowers an input schema to the OpenAPI 3.0 subset Gemini's function declarations accept
+/// Rewrites an input schema to the OpenAPI 3.0 subset Gemini's function declarations accept
 /// (what [`Toolkit::to_gemini`](crate::Toolkit::to_gemini) sends).
 ///
 /// The output keeps only `type`, `format`, `title`, `description`, `nullable`, `enum`,
@@ -112,20 +118,20 @@ pub const GEMINI_MAX_INLINED: usize = 1_000;
 /// }));
 /// ```
 pub fn gemini_schema(schema: &Map<String, Value>) -> Map<String, Value> {
-    lower(schema).0
+    rewrite(schema).0
 }
 
-/// The Gemini lowering of `schema`, and what it could not say.
-pub(crate) fn lower(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Loss>) {
-    let lowering = Lowering {
+/// The Gemini rewrite of `schema`, and what it could not say.
+pub(crate) fn rewrite(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Loss>) {
+    let walk = Rewrite {
         root: schema,
         losses: RefCell::new(Vec::new()),
         inlined: Cell::new(0),
     };
-    let lowered = lowering
-        .lower_map(schema, "", &mut Vec::new())
+    let rewritten = walk
+        .rewrite_map(schema, "", &mut Vec::new())
         .unwrap_or_else(|| {
-            lowering.lose(
+            walk.lose(
                 "",
                 "the arguments",
                 "a required argument cannot be expressed (it is cut or admits nothing), so \
@@ -136,45 +142,41 @@ pub(crate) fn lower(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Los
             empty.insert("properties".to_owned(), Value::Object(Map::new()));
             empty
         });
-    (lowered, lowering.losses.into_inner())
+    (rewritten, walk.losses.into_inner())
 }
 
-/// One lowering of one root schema, which every `$ref` resolves against.
+/// One rewrite of one root schema, which every `$ref` resolves against.
 ///
 /// Every step that returns `Option` uses `None` for "this cannot be expressed": the caller
 /// cuts whatever needs it (see [`GEMINI_RECURSION_DEPTH`]). `path` is where in the arguments
 /// a schema applies, for the losses; `refs` is the stack of references being inlined, which
 /// bounds recursion.
-pub(super) struct Lowering<'a> {
+struct Rewrite<'a> {
     root: &'a Map<String, Value>,
     losses: RefCell<Vec<Loss>>,
     /// How many `$ref`s have been inlined so far (bounded by [`GEMINI_MAX_INLINED`]).
     inlined: Cell<usize>,
 }
 
-impl Lowering<'_> {
-    pub(super) fn lose(&self, path: &str, lost: impl Into<String>, why: &str) {
-        self.losses.borrow_mut().push(Loss {
-            path: path.to_owned(),
-            lost: lost.into(),
-            why: why.to_owned(),
-        });
+impl Rewrite<'_> {
+    fn lose(&self, path: &str, lost: impl Into<String>, why: &str) {
+        self.losses.borrow_mut().push(Loss::new(path, lost, why));
     }
 
-    /// Lowers a subschema: an object, or `true`; `false` admits nothing and cannot be
+    /// Rewrites a subschema: an object, or `true`; `false` admits nothing and cannot be
     /// expressed.
-    fn lower(&self, schema: &Value, path: &str, refs: &mut Vec<String>) -> Option<Value> {
+    fn rewrite(&self, schema: &Value, path: &str, refs: &mut Vec<String>) -> Option<Value> {
         match schema {
-            Value::Object(map) => self.lower_map(map, path, refs).map(Value::Object),
+            Value::Object(map) => self.rewrite_map(map, path, refs).map(Value::Object),
             // `true` (anything) has no OpenAPI spelling closer than an empty schema.
             Value::Bool(true) => Some(Value::Object(Map::new())),
             _ => None,
         }
     }
 
-    /// Lowers one schema object. The steps run in the order their keys appear in the output,
+    /// Rewrites one schema object. The steps run in the order their keys appear in the output,
     /// which is part of the wire form.
-    fn lower_map(
+    fn rewrite_map(
         &self,
         map: &Map<String, Value>,
         path: &str,
@@ -186,15 +188,19 @@ impl Lowering<'_> {
         if distributable(map).is_some() {
             let mut distributed = map.clone();
             distribute_over_branches(&mut distributed);
-            return self.lower_map(&distributed, path, refs);
+            return self.rewrite_map(&distributed, path, refs);
         }
         let (types, null_type) = non_null_types(map)?;
         if types.len() > 1 {
             return self.split_types(map, &types, null_type, path, refs);
         }
-        let branches = self.lower_branches(map, path, refs)?;
-        let choices = self.lower_choices(map, types.first().copied(), path);
-        self.report_unsaid(map, choices.kind, path);
+        let branches = self.rewrite_branches(map, path, refs)?;
+        let choices = {
+            let losses = &mut self.losses.borrow_mut();
+            let choices = rewrite_choices(map, types.first().copied(), path, losses);
+            report_unsaid(map, choices.kind, path, losses);
+            choices
+        };
 
         let mut out = Map::new();
         if let Some(kind) = choices.kind {
@@ -207,9 +213,9 @@ impl Lowering<'_> {
         if let Some(values) = choices.values {
             out.insert("enum".to_owned(), Value::Array(values));
         }
-        self.lower_properties(&mut out, map, path, refs)?;
-        self.lower_items(&mut out, map, path, refs)?;
-        merge_branches(&mut out, branches.lowered);
+        self.rewrite_properties(&mut out, map, path, refs)?;
+        self.rewrite_items(&mut out, map, path, refs)?;
+        merge_branches(&mut out, branches.rewritten);
         self.merge_all_of(&mut out, map, path, refs)?;
         Some(out)
     }
@@ -263,9 +269,9 @@ impl Lowering<'_> {
             }
         }
         refs.push(reference.to_owned());
-        let lowered = self.lower_map(&merged, path, refs);
+        let rewritten = self.rewrite_map(&merged, path, refs);
         refs.pop();
-        lowered
+        rewritten
     }
 
     /// A schema with several non-null types becomes one `anyOf` branch per type.
@@ -289,8 +295,8 @@ impl Lowering<'_> {
             let mut branch = map.clone();
             branch.remove("description");
             branch.insert("type".to_owned(), Value::from(*kind));
-            if let Some(lowered) = self.lower_map(&branch, path, refs) {
-                branches.push(Value::Object(lowered));
+            if let Some(rewritten) = self.rewrite_map(&branch, path, refs) {
+                branches.push(Value::Object(rewritten));
             }
         }
         if branches.is_empty() {
@@ -300,16 +306,16 @@ impl Lowering<'_> {
         Some(out)
     }
 
-    /// The `anyOf` and `oneOf` branches, lowered, a `null` branch counting as nullability;
+    /// The `anyOf` and `oneOf` branches, rewritten, a `null` branch counting as nullability;
     /// `None` when there are branches but none can be expressed.
-    fn lower_branches(
+    fn rewrite_branches(
         &self,
         map: &Map<String, Value>,
         path: &str,
         refs: &mut Vec<String>,
     ) -> Option<Branches> {
         let mut branches = Branches {
-            lowered: Vec::new(),
+            rewritten: Vec::new(),
             null: false,
         };
         let mut has_branches = false;
@@ -319,22 +325,22 @@ impl Lowering<'_> {
                 for branch in list {
                     if is_null_schema(branch) {
                         branches.null = true;
-                    } else if let Some(lowered) = self.lower(branch, path, refs) {
-                        branches.lowered.push(lowered);
+                    } else if let Some(rewritten) = self.rewrite(branch, path, refs) {
+                        branches.rewritten.push(rewritten);
                     }
                 }
             }
         }
-        if has_branches && branches.lowered.is_empty() {
+        if has_branches && branches.rewritten.is_empty() {
             return None;
         }
         Some(branches)
     }
 
-    /// `properties`, each lowered. An optional one that cannot be expressed is left out (the
+    /// `properties`, each rewritten. An optional one that cannot be expressed is left out (the
     /// model cannot send it, which the tool accepts); a required one cannot be left out, so
     /// then this object cannot be expressed either (`None`).
-    fn lower_properties(
+    fn rewrite_properties(
         &self,
         out: &mut Map<String, Value>,
         map: &Map<String, Value>,
@@ -348,11 +354,11 @@ impl Lowering<'_> {
             Some(Value::Array(required)) => required.clone(),
             _ => Vec::new(),
         };
-        let mut lowered = Map::new();
+        let mut rewritten = Map::new();
         for (name, property) in properties {
-            match self.lower(property, &property_path(path, name), refs) {
+            match self.rewrite(property, &property_path(path, name), refs) {
                 Some(property) => {
-                    lowered.insert(name.clone(), property);
+                    rewritten.insert(name.clone(), property);
                 }
                 None if required.contains(&Value::from(name.as_str())) => return None,
                 None => {}
@@ -360,19 +366,22 @@ impl Lowering<'_> {
         }
         let required: Vec<Value> = required
             .into_iter()
-            .filter(|name| name.as_str().is_some_and(|name| lowered.contains_key(name)))
+            .filter(|name| {
+                name.as_str()
+                    .is_some_and(|name| rewritten.contains_key(name))
+            })
             .collect();
-        out.insert("properties".to_owned(), Value::Object(lowered));
+        out.insert("properties".to_owned(), Value::Object(rewritten));
         if !required.is_empty() {
             out.insert("required".to_owned(), Value::Array(required));
         }
         Some(())
     }
 
-    /// `items`, lowered (a tuple's `prefixItems` stand in when there are none). Items that
+    /// `items`, rewritten (a tuple's `prefixItems` stand in when there are none). Items that
     /// cannot be expressed leave an empty list, `"maxItems": 0`, unless the list may not be
     /// empty; then the list cannot be expressed either (`None`).
-    fn lower_items(
+    fn rewrite_items(
         &self,
         out: &mut Map<String, Value>,
         map: &Map<String, Value>,
@@ -388,7 +397,7 @@ impl Lowering<'_> {
             }
             _ => return Some(()),
         };
-        match self.lower(items, &items_path(path), refs) {
+        match self.rewrite(items, &items_path(path), refs) {
             Some(items) => {
                 out.insert("items".to_owned(), items);
             }
@@ -413,7 +422,7 @@ impl Lowering<'_> {
     ) -> Option<()> {
         if let Some(Value::Array(all_of)) = map.get("allOf") {
             for part in all_of {
-                if let Value::Object(part) = self.lower(part, path, refs)? {
+                if let Value::Object(part) = self.rewrite(part, path, refs)? {
                     merge_into(out, part);
                 }
             }
@@ -422,10 +431,10 @@ impl Lowering<'_> {
     }
 }
 
-/// A schema's `anyOf`/`oneOf` branches once lowered.
+/// A schema's `anyOf`/`oneOf` branches once rewritten.
 struct Branches {
     /// The branches that are not `null` and can be expressed.
-    lowered: Vec<Value>,
+    rewritten: Vec<Value>,
     /// Whether one of them was `null`.
     null: bool,
 }
@@ -445,7 +454,7 @@ fn merge_branches(out: &mut Map<String, Value>, mut branches: Vec<Value>) {
     }
 }
 
-/// Merges an already-lowered schema into `out`: `out`'s keys win, except that `properties`
+/// Merges an already-rewritten schema into `out`: `out`'s keys win, except that `properties`
 /// and `required` are unions.
 fn merge_into(out: &mut Map<String, Value>, other: Map<String, Value>) {
     for (key, value) in other {

@@ -7,11 +7,11 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
-use super::{
+use crate::part::{ContentPart, ContentPartError, Media, Source};
+use crate::provider::{
     Style, definition_list, encode_or_placeholder, essence, inline_image, name_and_description,
     text_block, unsupported,
 };
-use crate::part::{ContentPart, ContentPartError, Media, Source};
 use crate::result::ToolResult;
 use crate::tool::Tool;
 

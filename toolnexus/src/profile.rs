@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use crate::provider::{gemini, openai_strict};
+use crate::provider::gemini;
+use crate::provider::openai::strict;
 use crate::tool::Tool;
 
 /// Which schema a provider is sent for a tool.
@@ -120,8 +121,8 @@ impl fmt::Display for SchemaIssue {
 pub fn check(tool: &dyn Tool, profile: Profile) -> Vec<SchemaIssue> {
     let losses = match profile {
         Profile::Plain => Vec::new(),
-        Profile::OpenAiStrict => openai_strict::rewrite(tool.input_schema()).1,
-        Profile::Gemini => gemini::lower(tool.input_schema()).1,
+        Profile::OpenAiStrict => strict::rewrite(tool.input_schema()).1,
+        Profile::Gemini => gemini::rewrite(tool.input_schema()).1,
     };
     losses
         .into_iter()
@@ -133,26 +134,4 @@ pub fn check(tool: &dyn Tool, profile: Profile) -> Vec<SchemaIssue> {
             why: loss.why,
         })
         .collect()
-}
-
-/// What a profile lost at one place, before it is attributed to a tool.
-#[derive(Debug)]
-pub(crate) struct Loss {
-    pub path: String,
-    pub lost: String,
-    pub why: String,
-}
-
-/// The path of property `name` under `path`.
-pub(crate) fn property_path(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{path}.{name}")
-    }
-}
-
-/// The path of every element of the list at `path`.
-pub(crate) fn items_path(path: &str) -> String {
-    format!("{path}[]")
 }

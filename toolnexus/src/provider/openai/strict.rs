@@ -5,9 +5,10 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use super::{distribute_over_branches, is_null_schema};
-use crate::check::{Loss, items_path, property_path};
 use crate::decodable::list_of_any;
+use crate::pointer::definition_name;
+use crate::provider::loss::{Loss, items_path, property_path};
+use crate::provider::{distribute_over_branches, is_null_schema};
 
 /// Rewrites an input schema to OpenAI's strict structured-outputs rules (what
 /// [`Toolkit::to_openai_strict`](crate::Toolkit::to_openai_strict) sends for every tool that
@@ -206,7 +207,7 @@ impl Strict {
 
     /// Rewrites the definition a `#/$defs/NAME` reference points at, once.
     fn follow(&mut self, reference: &str, path: &str) {
-        if let Some(name) = def_name(reference) {
+        if let Some(name) = definition_name(reference) {
             self.rewrite_definition(&name, path);
         }
     }
@@ -275,7 +276,7 @@ impl Strict {
     /// A copy of the definition a `#/$defs/NAME` reference points at, as the portable schema
     /// has it.
     fn resolve(&self, reference: &str) -> Option<Value> {
-        self.defs.get(&def_name(reference)?).cloned()
+        self.defs.get(&definition_name(reference)?).cloned()
     }
 
     fn drop_unsupported(&mut self, map: &mut Map<String, Value>, path: &str) {
@@ -448,10 +449,4 @@ fn is_free_form(schema: &Map<String, Value>) -> bool {
     ["type", "anyOf", "$ref", "enum", "const", "items"]
         .iter()
         .all(|key| !schema.contains_key(*key))
-}
-
-/// The definition a `#/$defs/NAME` reference names, its JSON-pointer escapes undone.
-fn def_name(reference: &str) -> Option<String> {
-    let name = reference.strip_prefix("#/$defs/")?;
-    Some(name.replace("~1", "/").replace("~0", "~"))
 }

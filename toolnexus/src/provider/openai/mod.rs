@@ -1,15 +1,17 @@
 //! OpenAI Chat Completions: tool definitions (plain and strict), content blocks, and the
-//! messages that answer tool calls. The strict-mode schema rewrite is `openai_strict`.
+//! messages that answer tool calls. The strict-mode schema rewrite is `strict`.
+
+pub(crate) mod strict;
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::{
-    Style, definition_list, encode_or_placeholder, essence, inline_image, name_and_description,
-    openai_strict, text_block, unsupported,
-};
 use crate::part::{ContentPart, ContentPartError, Media, Source};
+use crate::provider::{
+    Style, definition_list, encode_or_placeholder, essence, inline_image, name_and_description,
+    text_block, unsupported,
+};
 use crate::result::ToolResult;
 use crate::tool::Tool;
 
@@ -26,7 +28,7 @@ pub(crate) fn definitions(tools: &[Arc<dyn Tool>]) -> Value {
 /// where the strict rewrite would tell it something else.
 pub(crate) fn strict_definitions(tools: &[Arc<dyn Tool>]) -> Value {
     definition_list(tools, |tool| {
-        let (strict, losses) = openai_strict::rewrite(tool.input_schema());
+        let (strict, losses) = strict::rewrite(tool.input_schema());
         let exact = losses.is_empty();
         let parameters = if exact {
             strict
