@@ -1,6 +1,7 @@
 //! SPEC §9: `input_schema()` after the first call is a borrow (pointer-equal, no allocation),
 //! and `Toolkit::to_openai()` for 100 tools reuses the cached schemas instead of rebuilding
-//! them.
+//! them; the profiles (`to_openai_strict()`, `to_gemini()`, `check()`) for 100 tools cost
+//! about a clone of their result, each tool's profile being built once (issue 19).
 //!
 //! Run: `cargo bench -p toolnexus --bench schema`.
 
@@ -13,7 +14,7 @@ use std::hint::black_box;
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
-use toolnexus::{Tool, ToolContext, Toolkit, define_tool, tool};
+use toolnexus::{Profile, Tool, ToolContext, Toolkit, define_tool, tool};
 
 /// Look up the weather forecast for a city.
 ///
@@ -158,8 +159,78 @@ fn main() {
         rebuild,
     );
 
+    profiles(&mut c, &mut summary, &toolkit);
+
     c.final_summary();
     summary.print();
+}
+
+/// (e) Each profile for 100 tools, against a clone of its own result: what a call costs once
+/// every tool's profile is built. `check` runs on tools that also take a map, so that it has
+/// an issue per tool to report.
+fn profiles(c: &mut criterion::Criterion, summary: &mut common::Summary, toolkit: &Toolkit) {
+    let mut schema = ForecastTool.input_schema().clone();
+    schema["properties"].as_object_mut().unwrap().insert(
+        "tags".to_owned(),
+        serde_json::json!({"type": "object", "additionalProperties": {"type": "string"}}),
+    );
+    let with_maps = (0..100).fold(Toolkit::new(), |toolkit, i| {
+        let tool = define_tool(
+            format!("tagged_{i:03}"),
+            "Tagged forecast.",
+            Value::Object(schema.clone()),
+        )
+        .unwrap()
+        .sync(|_: Value, _: &ToolContext| "sunny");
+        toolkit.with(tool)
+    });
+    let strict = toolkit.to_openai_strict();
+    let gemini = toolkit.to_gemini();
+    let issues = with_maps.check(Profile::OpenAiStrict);
+    assert_eq!(toolkit.to_openai_strict(), strict);
+    assert_eq!(strict[99]["function"]["strict"], true);
+    assert_eq!(issues.len(), 100);
+    let floor_strict = |()| black_box(&strict).clone();
+    let floor_gemini = |()| black_box(&gemini).clone();
+    let floor_issues = |()| black_box(&issues).clone();
+    let to_strict = |()| black_box(toolkit).to_openai_strict();
+    let to_gemini = |()| black_box(toolkit).to_gemini();
+    let check = |()| black_box(&with_maps).check(Profile::OpenAiStrict);
+    let mut group = c.benchmark_group("profiles_100");
+    group.bench_function("floor_clone_strict", |b| b.iter(|| floor_strict(())));
+    group.bench_function("to_openai_strict", |b| b.iter(|| to_strict(())));
+    group.bench_function("floor_clone_gemini", |b| b.iter(|| floor_gemini(())));
+    group.bench_function("to_gemini", |b| b.iter(|| to_gemini(())));
+    group.bench_function("floor_clone_issues", |b| b.iter(|| floor_issues(())));
+    group.bench_function("check", |b| b.iter(|| check(())));
+    group.finish();
+    summary.compare_interleaved(
+        "profiles_100",
+        "floor_clone_strict",
+        "to_openai_strict",
+        None,
+        || (),
+        floor_strict,
+        to_strict,
+    );
+    summary.compare_interleaved(
+        "profiles_100",
+        "floor_clone_gemini",
+        "to_gemini",
+        None,
+        || (),
+        floor_gemini,
+        to_gemini,
+    );
+    summary.compare_interleaved(
+        "profiles_100",
+        "floor_clone_issues",
+        "check",
+        None,
+        || (),
+        floor_issues,
+        check,
+    );
 }
 
 /// The `input_schema()` floor: a hand-written trait object borrowing a lazily built static.

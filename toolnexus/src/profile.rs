@@ -1,10 +1,15 @@
-//! What a provider's schema dialect cannot say about a tool's arguments (SPEC §11): [`check`]
-//! and [`Toolkit::check`](crate::Toolkit::check) list it instead of narrowing it silently.
+//! Profiles: which schema each provider is sent for a tool, and what that schema's dialect
+//! cannot say about the tool's arguments (SPEC §11) — [`check`] and
+//! [`Toolkit::check`](crate::Toolkit::check) list it instead of narrowing it silently. A
+//! toolkit builds each tool's profile once, on first use, and keeps it ([`Profiles`]).
 
 use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use serde_json::Value;
 
 use crate::provider::gemini;
-use crate::provider::openai::strict;
+use crate::provider::openai::{self, strict};
 use crate::tool::Tool;
 
 /// Which schema a provider is sent for a tool.
@@ -119,12 +124,38 @@ impl fmt::Display for SchemaIssue {
 /// );
 /// ```
 pub fn check(tool: &dyn Tool, profile: Profile) -> Vec<SchemaIssue> {
-    let losses = match profile {
-        Profile::Plain => Vec::new(),
-        Profile::OpenAiStrict => strict::rewrite(tool.input_schema()).1,
-        Profile::Gemini => gemini::rewrite(tool.input_schema()).1,
+    if profile == Profile::Plain {
+        return Vec::new();
+    }
+    build(tool, profile).issues
+}
+
+/// One tool under one profile other than [`Profile::Plain`]: its definition entry, as the
+/// provider's `tools` list holds it, and what `check` reports.
+#[derive(Debug)]
+struct Built {
+    entry: Value,
+    issues: Vec<SchemaIssue>,
+}
+
+/// The rewrite `profile` makes of `tool`'s schema, and the entry it sends; the plain schema
+/// is sent as it is (its entry differs between providers) and loses nothing.
+fn build(tool: &dyn Tool, profile: Profile) -> Built {
+    let (entry, losses) = match profile {
+        Profile::Plain => (Value::Object(tool.input_schema().clone()), Vec::new()),
+        Profile::OpenAiStrict => {
+            let (schema, losses) = strict::rewrite(tool.input_schema());
+            (
+                openai::strict_entry(tool, schema, losses.is_empty()),
+                losses,
+            )
+        }
+        Profile::Gemini => {
+            let (schema, losses) = gemini::rewrite(tool.input_schema());
+            (gemini::declaration(tool, schema), losses)
+        }
     };
-    losses
+    let issues = losses
         .into_iter()
         .map(|loss| SchemaIssue {
             tool: tool.name().to_owned(),
@@ -133,5 +164,70 @@ pub fn check(tool: &dyn Tool, profile: Profile) -> Vec<SchemaIssue> {
             lost: loss.lost,
             why: loss.why,
         })
-        .collect()
+        .collect();
+    Built { entry, issues }
+}
+
+/// Every tool's profiles in a [`Toolkit`](crate::Toolkit), by registration order, each built
+/// on first use and kept: `to_openai_strict()`, `to_gemini()` and `check()` then cost about a
+/// clone of their result. Shared by the toolkit's clones (a tool's profiles depend on the tool
+/// alone).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Profiles(Vec<Arc<Slots>>);
+
+/// One tool's profiles, one slot for each profile that rewrites the schema.
+#[derive(Debug, Default)]
+struct Slots {
+    openai_strict: OnceLock<Built>,
+    gemini: OnceLock<Built>,
+}
+
+impl Profiles {
+    /// Makes room for the tool registered next.
+    pub(crate) fn push(&mut self) {
+        self.0.push(Arc::default());
+    }
+
+    /// What `profile` sends for each of `tools` (the toolkit's, in order), built where it was
+    /// not yet: the entries of the provider's `tools` list.
+    fn entries<'a>(
+        &'a self,
+        tools: &'a [Arc<dyn Tool>],
+        profile: Profile,
+    ) -> impl Iterator<Item = &'a Built> {
+        tools.iter().zip(&self.0).filter_map(move |(tool, slots)| {
+            let slot = match profile {
+                // Sent as it is: nothing to build, nothing lost.
+                Profile::Plain => return None,
+                Profile::OpenAiStrict => &slots.openai_strict,
+                Profile::Gemini => &slots.gemini,
+            };
+            Some(slot.get_or_init(|| build(tool.as_ref(), profile)))
+        })
+    }
+
+    /// [`Toolkit::to_openai_strict`](crate::Toolkit::to_openai_strict).
+    pub(crate) fn openai_strict(&self, tools: &[Arc<dyn Tool>]) -> Value {
+        Value::Array(
+            self.entries(tools, Profile::OpenAiStrict)
+                .map(|built| built.entry.clone())
+                .collect(),
+        )
+    }
+
+    /// [`Toolkit::to_gemini`](crate::Toolkit::to_gemini).
+    pub(crate) fn gemini(&self, tools: &[Arc<dyn Tool>]) -> Value {
+        gemini::tools_list(
+            self.entries(tools, Profile::Gemini)
+                .map(|built| built.entry.clone())
+                .collect(),
+        )
+    }
+
+    /// [`Toolkit::check`](crate::Toolkit::check).
+    pub(crate) fn issues(&self, tools: &[Arc<dyn Tool>], profile: Profile) -> Vec<SchemaIssue> {
+        self.entries(tools, profile)
+            .flat_map(|built| built.issues.iter().cloned())
+            .collect()
+    }
 }

@@ -15,8 +15,8 @@ use serde_json::Value;
 use crate::cancel::CancelSignal;
 use crate::deadline::{Limits, Stop};
 use crate::future::{BoxFuture, ToolFuture};
-use crate::profile::{Profile, SchemaIssue, check};
-use crate::provider::{anthropic, gemini, mcp, openai};
+use crate::profile::{Profile, Profiles, SchemaIssue};
+use crate::provider::{anthropic, mcp, openai};
 use crate::result::ToolResult;
 use crate::suspend::{Answer, Request};
 use crate::tool::{Tool, ToolContext};
@@ -55,6 +55,8 @@ pub struct Toolkit {
     tools: Vec<Arc<dyn Tool>>,
     /// Name → position in `tools`, so lookup stays logarithmic however many tools there are.
     index: BTreeMap<String, usize>,
+    /// Each tool's profiles, built on first use, beside `tools`.
+    profiles: Profiles,
 }
 
 impl fmt::Debug for Toolkit {
@@ -150,6 +152,7 @@ impl Toolkit {
         }
         self.index.insert(tool.name().to_owned(), self.tools.len());
         self.tools.push(tool);
+        self.profiles.push();
         true
     }
 
@@ -348,10 +351,7 @@ impl Toolkit {
     /// }
     /// ```
     pub fn check(&self, profile: Profile) -> Vec<SchemaIssue> {
-        self.tools
-            .iter()
-            .flat_map(|tool| check(tool.as_ref(), profile))
-            .collect()
+        self.profiles.issues(&self.tools, profile)
     }
 
     /// OpenAI Chat Completions `tools`: `[{"type":"function","function":{name, description,
@@ -374,7 +374,7 @@ impl Toolkit {
     /// mode has would tell the model something other than what the tool takes (only `{}` for
     /// a map), while the plain schema says exactly that, unenforced.
     pub fn to_openai_strict(&self) -> Value {
-        openai::strict_definitions(&self.tools)
+        self.profiles.openai_strict(&self.tools)
     }
 
     /// Anthropic Messages `tools`: `[{name, description, input_schema}]`.
@@ -393,7 +393,7 @@ impl Toolkit {
     /// still decodes where it can be — and [`check`](Self::check) with
     /// [`Profile::Gemini`](crate::Profile::Gemini) lists each place.
     pub fn to_gemini(&self) -> Value {
-        gemini::definitions(&self.tools)
+        self.profiles.gemini(&self.tools)
     }
 
     /// MCP `tools/list` entries: `[{name, title?, description, inputSchema, outputSchema?,

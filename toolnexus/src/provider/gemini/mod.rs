@@ -5,7 +5,6 @@
 mod keywords;
 
 use std::cell::{Cell, RefCell};
-use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -20,31 +19,28 @@ use keywords::{
     copy_plain_keywords, insert_type_and_format, non_null_types, report_unsaid, rewrite_choices,
 };
 
-/// The `tools` list: `[{"functionDeclarations":[{name, description, parameters}]}]`, without
-/// `parameters` for a tool whose rewritten schema has no properties (Gemini rejects an `OBJECT`
-/// with no properties).
-pub(crate) fn definitions(tools: &[Arc<dyn Tool>]) -> Value {
-    let declarations = tools
-        .iter()
-        .map(|tool| {
-            let parameters = gemini_schema(tool.input_schema());
-            let empty = parameters
-                .get("properties")
-                .and_then(Value::as_object)
-                .is_none_or(Map::is_empty);
-            let mut declaration = name_and_description(tool.as_ref());
-            if !empty {
-                declaration.insert("parameters".to_owned(), Value::Object(parameters));
-            }
-            Value::Object(declaration)
-        })
-        .collect::<Vec<_>>();
+/// The `tools` list: `[{"functionDeclarations": declarations}]`.
+pub(crate) fn tools_list(declarations: Vec<Value>) -> Value {
     let mut entry = Map::new();
     entry.insert(
         "functionDeclarations".to_owned(),
         Value::Array(declarations),
     );
     Value::Array(vec![Value::Object(entry)])
+}
+
+/// One function declaration, `{name, description, parameters}`, without `parameters` when the
+/// rewritten schema has no properties (Gemini rejects an `OBJECT` with no properties).
+pub(crate) fn declaration(tool: &dyn Tool, parameters: Map<String, Value>) -> Value {
+    let empty = parameters
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_none_or(Map::is_empty);
+    let mut declaration = name_and_description(tool);
+    if !empty {
+        declaration.insert("parameters".to_owned(), Value::Object(parameters));
+    }
+    Value::Object(declaration)
 }
 
 /// How many times [`gemini_schema`] expands a recursive definition along any path before it

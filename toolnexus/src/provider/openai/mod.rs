@@ -22,23 +22,20 @@ pub(crate) fn definitions(tools: &[Arc<dyn Tool>]) -> Value {
     })
 }
 
-/// [`definitions`] for strict mode: `"strict": true` and the strict rewrite of the schema,
-/// or, for a tool whose schema strict mode cannot say (what [`check`](crate::check) reports),
-/// `"strict": false` and the plain schema, which tells the model exactly what the tool takes
-/// where the strict rewrite would tell it something else.
-pub(crate) fn strict_definitions(tools: &[Arc<dyn Tool>]) -> Value {
-    definition_list(tools, |tool| {
-        let (strict, losses) = strict::rewrite(tool.input_schema());
-        let exact = losses.is_empty();
-        let parameters = if exact {
-            strict
-        } else {
-            tool.input_schema().clone()
-        };
-        let mut function = function(tool, parameters);
-        function.insert("strict".to_owned(), Value::Bool(exact));
-        openai_entry(function)
-    })
+/// One entry of [`to_openai_strict`](crate::Toolkit::to_openai_strict): `"strict": true` and
+/// the strict rewrite of the schema when it is `exact` (what [`check`](crate::check) reports
+/// nothing the model cannot be told for); else `"strict": false` and the plain schema, which
+/// tells the model exactly what the tool takes where the strict rewrite would tell it
+/// something else.
+pub(crate) fn strict_entry(tool: &dyn Tool, strict: Map<String, Value>, exact: bool) -> Value {
+    let parameters = if exact {
+        strict
+    } else {
+        tool.input_schema().clone()
+    };
+    let mut function = function(tool, parameters);
+    function.insert("strict".to_owned(), Value::Bool(exact));
+    openai_entry(function)
 }
 
 /// `{name, description, parameters}`.
