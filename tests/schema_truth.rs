@@ -22,7 +22,7 @@ use std::time::Instant;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use serde_json::{Map, Value, json};
-use toolnexus::{Profile, Tool, ToolContext, ToolResult, Toolkit, check};
+use toolnexus::{IssueKind, Profile, Tool, ToolContext, ToolResult, Toolkit, check};
 
 use generate::Dialect;
 
@@ -74,8 +74,9 @@ fn sent_schema(tool: &Arc<dyn Tool>, profile: Profile) -> (Value, Dialect) {
         }
         Profile::OpenAiStrict => {
             let function = toolkit.to_openai_strict()[0]["function"].clone();
-            // A tool strict mode cannot say is sent non-strict, with the schema that can.
-            let exact = check(tool.as_ref(), profile).is_empty();
+            // A tool strict mode cannot say is sent non-strict, with the schema that can; a
+            // limit said in its description alone keeps it strict.
+            let exact = says_all(tool.as_ref(), profile);
             assert_eq!(function["strict"], exact, "{}", tool.name());
             if !exact {
                 assert_eq!(function["parameters"], plain, "{}", tool.name());
@@ -92,6 +93,14 @@ fn sent_schema(tool: &Arc<dyn Tool>, profile: Profile) -> (Value, Dialect) {
         }
         other => panic!("a profile this test does not know: {other:?}"),
     }
+}
+
+/// Whether the schema `profile` sends says all the tool takes, in its keywords or, for limits
+/// the tool enforces, in a description.
+fn says_all(tool: &dyn Tool, profile: Profile) -> bool {
+    check(tool, profile)
+        .iter()
+        .all(|issue| issue.kind == IssueKind::EnforcedByTool)
 }
 
 /// Gemini's OpenAPI subset as JSON Schema, so an instance can be checked against what Gemini
@@ -202,12 +211,17 @@ fn runner(seed: u64, cases: u32) -> TestRunner {
 /// Runs `cases` instances generated from `sent` (in `dialect`) through both entry points of
 /// `tool`, which must accept them, and `mutants` mutations of each, which, where accepted,
 /// must be valid under the plain schema. Returns how many instances ran.
+///
+/// With `described` (the profile says some limits in descriptions only, which the generator
+/// does not read), an instance that breaks one, being invalid under the plain schema, must be
+/// refused instead.
 fn generate_and_run(
     harness: &Harness,
     tool: &dyn Tool,
     (sent, dialect): (&Value, Dialect),
     cases: u32,
     mutants: usize,
+    described: bool,
 ) -> usize {
     let plain = Value::Object(tool.input_schema().clone());
     let plain_validator = jsonschema::draft202012::new(&plain).expect("a valid plain schema");
@@ -231,7 +245,14 @@ fn generate_and_run(
             "generated {args}, invalid under {sent}"
         );
         let result = harness.run(tool, &args)?;
-        prop_assert!(!result.is_error, "refuses {args}: {}", result.output);
+        if described && !plain_validator.is_valid(&without_absent_nulls(&args, &plain)) {
+            prop_assert!(
+                result.is_error,
+                "accepts {args}, which breaks a limit its description states"
+            );
+        } else {
+            prop_assert!(!result.is_error, "refuses {args}: {}", result.output);
+        }
         for mutations in mutants {
             let mut mutant = args.clone();
             for mutation in &mutations {
@@ -270,19 +291,26 @@ fn what_a_provider_is_told_the_tool_accepts() {
     let mut pairs = Vec::new();
     for tool in zoo::all() {
         for profile in Profile::ALL {
-            if !check(tool.as_ref(), profile).is_empty() {
+            if !says_all(tool.as_ref(), profile) {
                 // Still sent as `check` describes: strict mode falls back to the plain schema.
                 sent_schema(&tool, profile);
                 continue;
             }
             pairs.push(format!("{}/{profile:?}", tool.name()));
+            let described = !check(tool.as_ref(), profile).is_empty();
             let (sent, dialect) = sent_schema(&tool, profile);
-            generated +=
-                generate_and_run(&harness, tool.as_ref(), (&sent, dialect), CASES, MUTANTS);
+            generated += generate_and_run(
+                &harness,
+                tool.as_ref(),
+                (&sent, dialect),
+                CASES,
+                MUTANTS,
+                described,
+            );
         }
     }
     // Every tool is clean under the plain profile, and most under the others.
-    assert_eq!(pairs.len(), 43, "{pairs:?}");
+    assert_eq!(pairs.len(), 44, "{pairs:?}");
     assert_eq!(generated, pairs.len() * CASES as usize);
     println!(
         "{generated} instances and {} mutants over {} (tool, profile) pairs in {:.2?}",

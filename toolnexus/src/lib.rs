@@ -175,7 +175,7 @@ pub use lower::{IntoToolError, IntoToolResult, Json};
 pub use part::{
     ContentPart, ContentPartError, Media, Source, base64_bytes, describe_part, part_bytes,
 };
-pub use profile::{Profile, SchemaIssue, check};
+pub use profile::{IssueKind, Profile, SchemaIssue, check};
 pub use provider::anthropic::anthropic_tool_results;
 pub use provider::gemini::{GEMINI_MAX_INLINED, GEMINI_RECURSION_DEPTH, gemini_schema};
 pub use provider::openai::openai_tool_messages;

@@ -62,6 +62,23 @@ pub struct SchemaIssue {
     pub lost: String,
     /// Why, and what is sent instead.
     pub why: String,
+    /// Whether the model is still told, in words, and refused when it does not comply.
+    pub kind: IssueKind,
+}
+
+/// What a [`SchemaIssue`] means for a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum IssueKind {
+    /// The model cannot be told: the schema sent admits values the tool takes differently, or
+    /// not at all (a map's entries, a free-form `serde_json::Value`, a tuple's positions, a
+    /// recursion cut short). A strict profile sends such a tool non-strict.
+    Unsaid,
+    /// Enforced by the tool only: the dialect has no keyword for this limit (`maxLength`
+    /// under OpenAI strict mode, say), so it is written into that property's `description`
+    /// ("at most 5 characters") and the tool refuses a value that breaks it, with an error
+    /// naming the field and the limit, which the model can act on. Strict mode stays on.
+    EnforcedByTool,
 }
 
 impl fmt::Display for SchemaIssue {
@@ -81,15 +98,22 @@ impl fmt::Display for SchemaIssue {
 /// Lists every place where the schema `tool` is sent under `profile` cannot say what the tool
 /// accepts; empty when the provider is told exactly what the tool takes, or less (SPEC §11).
 ///
+/// Each issue is of one [`IssueKind`]: a limit the dialect has no keyword for but the tool
+/// enforces (a `char`'s length under OpenAI strict mode, an `exclusiveMinimum` under Gemini)
+/// is [`IssueKind::EnforcedByTool`] — written into the property's description, so the model is
+/// still told; anything else is [`IssueKind::Unsaid`].
+///
 /// - [`Profile::Plain`] is the tool's own schema, so nothing is ever lost.
-/// - [`Profile::OpenAiStrict`]: a map, a tuple of different types, a free-form
-///   `serde_json::Value`, `minLength`/`maxLength` (a `char`), formats and other keywords strict
-///   mode does not know. [`to_openai_strict`](crate::Toolkit::to_openai_strict) sends a tool
-///   with any of these with `"strict": false` and its plain schema, which does not lie.
-/// - [`Profile::Gemini`]: a map, a tuple of different types, a recursive type deeper than
-///   [`GEMINI_RECURSION_DEPTH`](crate::GEMINI_RECURSION_DEPTH), non-string `enum`s and
-///   `const`s, formats and bounds Gemini does not document. [`to_gemini`](crate::Toolkit::to_gemini)
-///   sends the approximation [`gemini_schema`](crate::gemini_schema) describes.
+/// - [`Profile::OpenAiStrict`]: unsaid are a map, a tuple of different types, a free-form
+///   `serde_json::Value` and keywords no tool enforces; [`to_openai_strict`](crate::Toolkit::to_openai_strict)
+///   sends a tool with any of these with `"strict": false` and its plain schema, which does
+///   not lie. Described: `minLength`/`maxLength`, `uniqueItems`, `minProperties`/`maxProperties`
+///   and formats strict mode does not document.
+/// - [`Profile::Gemini`]: unsaid are a map, a tuple of different types, a recursive type deeper
+///   than [`GEMINI_RECURSION_DEPTH`](crate::GEMINI_RECURSION_DEPTH); described: non-string
+///   `enum`s and `const`s, `exclusiveMinimum`/`exclusiveMaximum`, `multipleOf`, `uniqueItems`,
+///   and formats Gemini does not document. [`to_gemini`](crate::Toolkit::to_gemini) sends the
+///   approximation [`gemini_schema`](crate::gemini_schema) describes.
 ///
 /// Assert it is empty in your own tests, so a new parameter type cannot quietly make a
 /// provider see less than the tool takes:
@@ -145,10 +169,10 @@ fn build(tool: &dyn Tool, profile: Profile) -> Built {
         Profile::Plain => (Value::Object(tool.input_schema().clone()), Vec::new()),
         Profile::OpenAiStrict => {
             let (schema, losses) = strict::rewrite(tool.input_schema());
-            (
-                openai::strict_entry(tool, schema, losses.is_empty()),
-                losses,
-            )
+            // Limits said in words keep the tool strict; only what the model cannot be told
+            // sends it non-strict.
+            let exact = losses.iter().all(|loss| loss.described);
+            (openai::strict_entry(tool, schema, exact), losses)
         }
         Profile::Gemini => {
             let (schema, losses) = gemini::rewrite(tool.input_schema());
@@ -163,6 +187,11 @@ fn build(tool: &dyn Tool, profile: Profile) -> Built {
             path: loss.path,
             lost: loss.lost,
             why: loss.why,
+            kind: if loss.described {
+                IssueKind::EnforcedByTool
+            } else {
+                IssueKind::Unsaid
+            },
         })
         .collect();
     Built { entry, issues }

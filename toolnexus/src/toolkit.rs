@@ -367,9 +367,11 @@ impl Toolkit {
     /// are rewritten by [`openai_strict_schema`](crate::openai_strict_schema) and it gets
     /// `"strict": true`.
     ///
-    /// A tool whose schema strict mode cannot say — a map, a tuple of different types, a
-    /// free-form `serde_json::Value`, a `char`'s length, … ([`check`](Self::check) with
-    /// [`Profile::OpenAiStrict`] lists each place) — is sent
+    /// A limit strict mode has no keyword for but the tool enforces (a `char`'s length, say)
+    /// is written into the property's description and the tool stays strict. A tool whose
+    /// schema strict mode cannot say — a map, a tuple of different types, a free-form
+    /// `serde_json::Value`, … ([`check`](Self::check) with [`Profile::OpenAiStrict`] lists
+    /// each place as [`IssueKind::Unsaid`](crate::IssueKind::Unsaid)) — is sent
     /// with `"strict": false` and its plain schema instead: the best approximation strict
     /// mode has would tell the model something other than what the tool takes (only `{}` for
     /// a map), while the plain schema says exactly that, unenforced.

@@ -364,7 +364,7 @@ fn gemini_lowers_nullables_enums_consts_and_composites() {
     );
     assert_eq!(
         lowered["properties"]["tags"],
-        json!({"type": "array", "items": {"type": "string"}})
+        json!({"type": "array", "items": {"type": "string", "description": "in the `uuid` format"}})
     );
 
     let lowered = Value::Object(gemini_schema(shape_schema().as_object().unwrap()));
@@ -373,12 +373,19 @@ fn gemini_lowers_nullables_enums_consts_and_composites() {
         shape["anyOf"][0]["properties"]["kind"],
         json!({"type": "string", "enum": ["circle"]})
     );
-    assert_eq!(lowered["properties"]["version"], json!({"type": "integer"}));
+    // What Gemini has no keyword for, but the tool refuses, is said in words.
+    assert_eq!(
+        lowered["properties"]["version"],
+        json!({"type": "integer", "description": "exactly 2"})
+    );
     assert_eq!(
         lowered["properties"]["mode"],
         json!({"type": "string", "nullable": true, "enum": ["fast", "slow"]})
     );
-    assert_eq!(lowered["properties"]["level"], json!({"type": "integer"}));
+    assert_eq!(
+        lowered["properties"]["level"],
+        json!({"type": "integer", "description": "one of 1, 2, 3"})
+    );
     assert_eq!(
         lowered["properties"]["either"],
         json!({"description": "A name or an id", "anyOf": [{"type": "string"}, {"type": "integer"}]})

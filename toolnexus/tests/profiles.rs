@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Map, Value, json};
-use toolnexus::{BoxFuture, Profile, Tool, ToolContext, ToolResult, Toolkit};
+use toolnexus::{BoxFuture, IssueKind, Profile, Tool, ToolContext, ToolResult, Toolkit};
 
 /// A tool that counts how often its schema is read, to see when a profile is rebuilt.
 struct Counting {
@@ -80,4 +80,109 @@ fn a_toolkit_builds_each_profile_of_a_tool_once() {
     );
     assert_eq!(first.2[0].len(), 1, "the map is reported: {:?}", first.2[0]);
     assert_eq!(first.0[0]["function"]["strict"], false);
+}
+
+fn schema_tool(name: &str, schema: Value) -> toolnexus::FnTool {
+    toolnexus::define_tool(name, format!("The {name} tool"), schema)
+        .unwrap()
+        .sync(|_: Value, _: &ToolContext| "ok")
+}
+
+/// A limit a dialect has no keyword for is said in words, reported as enforced by the tool,
+/// and keeps strict mode on; what strict mode documents stays a keyword.
+#[test]
+fn limits_without_a_keyword_go_into_the_description() {
+    let limited = schema_tool(
+        "limited",
+        json!({
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "minLength": 3, "maxLength": 8, "pattern": "^[A-Z]+$"},
+                "note": {"type": "string", "maxLength": 5, "description": "A note"},
+                "ids": {"type": "array", "items": {"type": "integer", "minimum": 0}, "uniqueItems": true, "maxItems": 4},
+                "ratio": {"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.5},
+            },
+            "required": ["code", "note", "ids", "ratio"],
+        }),
+    );
+    let toolkit = Toolkit::new().with(limited);
+    let function = &toolkit.to_openai_strict()[0]["function"];
+    assert_eq!(function["strict"], true);
+    let properties = &function["parameters"]["properties"];
+    assert_eq!(
+        properties["code"],
+        json!({"type": "string", "pattern": "^[A-Z]+$", "description": "at least 3 characters; at most 8 characters"})
+    );
+    assert_eq!(
+        properties["note"],
+        json!({"type": "string", "description": "A note (at most 5 characters)"})
+    );
+    assert_eq!(
+        properties["ids"],
+        json!({"type": "array", "items": {"type": "integer", "minimum": 0}, "maxItems": 4, "description": "no duplicate items"})
+    );
+    assert_eq!(
+        properties["ratio"],
+        json!({"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.5})
+    );
+    let issues = toolkit.check(Profile::OpenAiStrict);
+    let paths: Vec<&str> = issues.iter().map(|issue| issue.path.as_str()).collect();
+    assert_eq!(paths, ["code", "note", "ids"]);
+    assert!(
+        issues
+            .iter()
+            .all(|issue| issue.kind == IssueKind::EnforcedByTool)
+    );
+    assert_eq!(
+        issues[1].to_string(),
+        "tool `limited`, argument `note`: OpenAI strict mode cannot say `maxLength: 5`: it has no \
+         such keyword, so the limit is written into the description instead, and the tool \
+         refuses a value that breaks it"
+    );
+
+    // Gemini has `minLength`, `maxLength` and `pattern`, but no exclusive bounds.
+    let gemini = &toolkit.to_gemini()[0]["functionDeclarations"][0]["parameters"]["properties"];
+    assert_eq!(gemini["code"]["maxLength"], 8);
+    assert_eq!(
+        gemini["ratio"],
+        json!({"type": "number", "description": "greater than 0; a multiple of 0.5"})
+    );
+    assert_eq!(gemini["ids"]["description"], "no duplicate items");
+    let issues = toolkit.check(Profile::Gemini);
+    assert!(
+        issues
+            .iter()
+            .all(|issue| issue.kind == IssueKind::EnforcedByTool),
+        "{issues:?}"
+    );
+}
+
+/// What the tool could not refuse still sends the tool non-strict.
+#[test]
+fn only_what_the_model_cannot_be_told_sends_a_tool_non_strict() {
+    let mapped = schema_tool(
+        "mapped",
+        json!({
+            "type": "object",
+            "properties": {
+                "letter": {"type": "string", "minLength": 1, "maxLength": 1},
+                "prices": {"type": "object", "additionalProperties": {"type": "number"}},
+            },
+            "required": ["letter", "prices"],
+        }),
+    );
+    let toolkit = Toolkit::new().with(mapped);
+    assert_eq!(toolkit.to_openai_strict()[0]["function"]["strict"], false);
+    let kinds: Vec<(String, IssueKind)> = toolkit
+        .check(Profile::OpenAiStrict)
+        .into_iter()
+        .map(|issue| (issue.path, issue.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("letter".to_owned(), IssueKind::EnforcedByTool),
+            ("prices".to_owned(), IssueKind::Unsaid),
+        ]
+    );
 }

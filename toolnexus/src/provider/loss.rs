@@ -7,14 +7,27 @@ pub(crate) struct Loss {
     pub path: String,
     pub lost: String,
     pub why: String,
+    /// Said in the description instead, and enforced by the tool: the model is still told,
+    /// and refused with a message when it does not comply.
+    pub described: bool,
 }
 
 impl Loss {
+    /// What the model cannot be told.
     pub(crate) fn new(path: &str, lost: impl Into<String>, why: impl Into<String>) -> Self {
         Self {
             path: path.to_owned(),
             lost: lost.into(),
             why: why.into(),
+            described: false,
+        }
+    }
+
+    /// A limit written into the description, which the tool enforces.
+    pub(crate) fn described(path: &str, lost: impl Into<String>, why: impl Into<String>) -> Self {
+        Self {
+            described: true,
+            ..Self::new(path, lost, why)
         }
     }
 }

@@ -12,6 +12,7 @@
 //! would reject (which fails the whole request).
 
 pub(crate) mod anthropic;
+mod described;
 pub(crate) mod gemini;
 pub(crate) mod loss;
 pub(crate) mod mcp;

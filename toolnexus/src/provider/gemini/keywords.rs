@@ -4,15 +4,22 @@
 
 use serde_json::{Map, Value};
 
+use crate::provider::described::{described, in_words};
 use crate::provider::loss::Loss;
 
-/// Keywords Gemini has no field for; each is dropped, which lets more through.
-const UNSUPPORTED: [&str; 16] = [
-    "not",
+/// Limits Gemini has no field for but the tool enforces: each is written into the
+/// description.
+const DESCRIBED: [&str; 4] = [
     "exclusiveMinimum",
     "exclusiveMaximum",
     "multipleOf",
     "uniqueItems",
+];
+
+/// Keywords Gemini has no field for that no tool enforces; each is dropped, which lets more
+/// through.
+const UNSUPPORTED: [&str; 12] = [
+    "not",
     "patternProperties",
     "contains",
     "minContains",
@@ -42,13 +49,14 @@ const PLAIN_KEYWORDS: [&str; 11] = [
 ];
 
 /// Reports into `losses` what this schema says that the rewritten one will not: a map's
-/// entries, a tuple's positions, keywords and formats Gemini has no field for.
+/// entries, a tuple's positions, keywords and formats Gemini has no field for. Returns the
+/// limits among them that go into the description instead, in words.
 pub(super) fn report_unsaid(
     map: &Map<String, Value>,
     kind: Option<&str>,
     path: &str,
     losses: &mut Vec<Loss>,
-) {
+) -> Vec<String> {
     let entries = match map.get("additionalProperties") {
         Some(Value::Object(values)) => Some(Value::Object(values.clone()).to_string()),
         Some(Value::Bool(true)) => Some("{}".to_owned()),
@@ -70,15 +78,10 @@ pub(super) fn report_unsaid(
             ));
         }
     }
-    let mut dropped: Vec<String> = UNSUPPORTED
+    let dropped: Vec<String> = UNSUPPORTED
         .iter()
         .filter_map(|key| map.get(*key).map(|value| format!("`{key}: {value}`")))
         .collect();
-    if let (Some(kind), Some(Value::String(format))) = (kind, map.get("format")) {
-        if !documented_format(kind, format) {
-            dropped.push(format!("`format: {format}`"));
-        }
-    }
     if !dropped.is_empty() {
         losses.push(Loss::new(
             path,
@@ -86,6 +89,15 @@ pub(super) fn report_unsaid(
             "Gemini has no field for these; they are dropped",
         ));
     }
+    let mut keywords = DESCRIBED.to_vec();
+    if let (Some(kind), Some(Value::String(format))) = (kind, map.get("format")) {
+        if !documented_format(kind, format) {
+            keywords.push("format");
+        }
+    }
+    let (words, loss) = described(map, &keywords, path).unzip();
+    losses.extend(loss);
+    words.unwrap_or_default()
 }
 
 /// What a schema's `enum` or `const` leaves once rewritten (Gemini enums are strings only).
@@ -96,6 +108,8 @@ pub(super) struct Choices<'a> {
     pub(super) values: Option<Vec<Value>>,
     /// Whether the `enum` listed `null`.
     pub(super) null: bool,
+    /// Choices Gemini cannot list, in words for the description.
+    pub(super) words: Option<String>,
 }
 
 /// The schema's `type`s other than `null`, and whether `null` was one of them; `None` when it
@@ -129,19 +143,19 @@ pub(super) fn rewrite_choices<'a>(
         kind: declared,
         values: None,
         null: false,
+        words: None,
     };
-    let why = "Gemini enums are strings only; the type is kept";
+    let why = "Gemini enums are strings only; the type is kept and the choices are written \
+               into the description, and the tool refuses any other value";
     if let Some(Value::Array(values)) = map.get("enum") {
         choices.null = values.contains(&Value::Null);
         let values: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
         if !values.is_empty() && values.iter().all(Value::is_string) {
             choices.values = Some(values);
         } else if !values.is_empty() {
-            losses.push(Loss::new(
-                path,
-                format!("the choices {}", Value::Array(values)),
-                why,
-            ));
+            let values = Value::Array(values);
+            choices.words = in_words("enum", &values);
+            losses.push(Loss::described(path, format!("the choices {values}"), why));
         }
     } else if let Some(constant) = map.get("const") {
         match constant {
@@ -150,7 +164,8 @@ pub(super) fn rewrite_choices<'a>(
             }
             Value::Null => choices.null = true,
             other => {
-                losses.push(Loss::new(path, format!("the constant {other}"), why));
+                choices.words = in_words("const", other);
+                losses.push(Loss::described(path, format!("the constant {other}"), why));
                 if choices.kind.is_none() {
                     choices.kind = Some(match other {
                         Value::Bool(_) => "boolean",

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::decodable::list_of_any;
 use crate::pointer::resolve_reference;
+use crate::provider::described::with_words;
 use crate::provider::loss::{Loss, items_path, property_path};
 use crate::provider::{
     distributable, distribute_over_branches, is_null_schema, name_and_description,
@@ -191,11 +192,11 @@ impl Rewrite<'_> {
             return self.split_types(map, &types, null_type, path, refs);
         }
         let branches = self.rewrite_branches(map, path, refs)?;
-        let choices = {
+        let (choices, mut words) = {
             let losses = &mut self.losses.borrow_mut();
             let choices = rewrite_choices(map, types.first().copied(), path, losses);
-            report_unsaid(map, choices.kind, path, losses);
-            choices
+            let words = report_unsaid(map, choices.kind, path, losses);
+            (choices, words)
         };
 
         let mut out = Map::new();
@@ -203,6 +204,10 @@ impl Rewrite<'_> {
             insert_type_and_format(&mut out, map, kind);
         }
         copy_plain_keywords(&mut out, map);
+        words.extend(choices.words);
+        if let Some(description) = with_words(out.get("description"), &words) {
+            out.insert("description".to_owned(), description);
+        }
         if null_type || branches.null || choices.null {
             out.insert("nullable".to_owned(), Value::Bool(true));
         }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use crate::decodable::list_of_any;
 use crate::pointer::definition_name;
+use crate::provider::described::describe;
 use crate::provider::loss::{Loss, items_path, property_path};
 use crate::provider::{distribute_over_branches, is_null_schema};
 
@@ -28,11 +29,21 @@ use crate::provider::{distribute_over_branches, is_null_schema};
 /// objects (a flattened enum) move into each branch, so closing them does not make them
 /// exclude each other; a `$ref` with siblings moves into an `anyOf` of one; a tuple whose
 /// elements share one schema becomes a list of that schema with its length.
-/// `$defs` and `$ref` are kept: strict mode supports them, recursion included. `minimum`,
-/// `maximum`, `pattern`, `minItems`, `maxItems` and the formats strict mode documents are kept
-/// (fine-tuned models may refuse them).
+/// `$defs` and `$ref` are kept: strict mode supports them, recursion included. What strict
+/// mode documents is kept (fine-tuned models may refuse it): `pattern` and the formats
+/// `date-time`, `time`, `date`, `duration`, `email`, `hostname`, `ipv4`, `ipv6` and `uuid` on
+/// strings; `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` and `multipleOf` on
+/// numbers; `minItems` and `maxItems` on arrays.
 ///
-/// What strict mode cannot say is approximated, and [`check`](crate::check) lists each place:
+/// A limit strict mode has no keyword for, but the tool enforces — `minLength`/`maxLength`
+/// (a `char` is a string of exactly one character), `uniqueItems`, `minProperties`,
+/// `maxProperties`, another `format` — is taken out and written into the description in
+/// words (`"exactly 1 character"`, `"City name (at most 5 characters)"`); [`check`](crate::check)
+/// reports it as [`IssueKind::EnforcedByTool`](crate::IssueKind::EnforcedByTool), and the tool
+/// stays strict.
+///
+/// What strict mode cannot say at all is approximated, and [`check`](crate::check) lists each
+/// place as [`IssueKind::Unsaid`](crate::IssueKind::Unsaid):
 ///
 /// - a map (`additionalProperties` as a schema, from a `HashMap` or `BTreeMap`) is closed like
 ///   every other object, so only its declared keys (usually none) validate;
@@ -40,9 +51,8 @@ use crate::provider::{distribute_over_branches, is_null_schema};
 ///   length;
 /// - a free-form value (`serde_json::Value`, a schema without a `type`) admits strings,
 ///   numbers, booleans and `null`;
-/// - keywords strict mode does not support (`minLength`/`maxLength` — a `char` —, `not`,
-///   `uniqueItems`, `minProperties`, `patternProperties`, undocumented `format`s, …) are
-///   dropped.
+/// - keywords strict mode does not support and no tool enforces (`not`, `patternProperties`,
+///   `if`/`then`/`else`, …) are dropped.
 ///
 /// ```
 /// use serde_json::json;
@@ -88,14 +98,19 @@ pub(crate) fn rewrite(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<L
     (root, strict.losses)
 }
 
-/// Keywords strict mode rejects; each is dropped, which lets more through.
-const UNSUPPORTED: [&str; 17] = [
+/// Limits strict mode rejects but the tool enforces: each is written into the description.
+const DESCRIBED: [&str; 5] = [
     "minLength",
     "maxLength",
-    "not",
     "uniqueItems",
     "minProperties",
     "maxProperties",
+];
+
+/// Keywords strict mode rejects that no tool enforces; each is dropped, which lets more
+/// through.
+const UNSUPPORTED: [&str; 12] = [
+    "not",
     "propertyNames",
     "contains",
     "minContains",
@@ -135,11 +150,8 @@ struct Strict {
 
 impl Strict {
     fn lose(&mut self, path: &str, lost: impl Into<String>, why: &str) {
-        self.losses.push(Loss {
-            path: path.to_owned(),
-            lost: lost.into(),
-            why: format!("{why}, {WHY_SENT_PLAIN}"),
-        });
+        self.losses
+            .push(Loss::new(path, lost, format!("{why}, {WHY_SENT_PLAIN}")));
     }
 
     fn rewrite(&mut self, schema: &mut Value, path: &str) {
@@ -167,6 +179,8 @@ impl Strict {
         }
         self.merge_all_of(map, path);
         distribute_over_branches(map);
+        // Before the `$ref` is wrapped: a description written beside it is a sibling too.
+        self.drop_unsupported(map, path);
         if let Some(Value::String(reference)) = map.get("$ref").cloned() {
             self.follow(&reference, path);
             if map.len() > 1 {
@@ -175,7 +189,6 @@ impl Strict {
                 map.insert("anyOf".to_owned(), json!([{ "$ref": reference }]));
             }
         }
-        self.drop_unsupported(map, path);
         self.list_tuple(map, path);
         if let Some(Value::Object(properties)) = map.get_mut("properties") {
             for (name, property) in properties.iter_mut() {
@@ -279,6 +292,8 @@ impl Strict {
         self.defs.get(&definition_name(reference)?).cloned()
     }
 
+    /// Writes the limits strict mode has no keyword for into the description, and drops the
+    /// keywords it rejects.
     fn drop_unsupported(&mut self, map: &mut Map<String, Value>, path: &str) {
         let mut dropped = Vec::new();
         for key in UNSUPPORTED {
@@ -286,15 +301,18 @@ impl Strict {
                 dropped.push(format!("`{key}: {value}`"));
             }
         }
+        let mut described = DESCRIBED.to_vec();
         if let Some(Value::String(format)) = map.get("format") {
-            // `double` says no more than `"type": "number"` does, so dropping it loses nothing.
-            if format != "double" && !FORMATS.contains(&format.as_str()) {
-                dropped.push(format!("`format: {format}`"));
-            }
             if !FORMATS.contains(&format.as_str()) {
-                map.shift_remove("format");
+                // `double` says no more than `"type": "number"` does, so it goes unsaid.
+                if format == "double" {
+                    map.shift_remove("format");
+                } else {
+                    described.push("format");
+                }
             }
         }
+        self.losses.extend(describe(map, &described, path));
         if !dropped.is_empty() {
             self.lose(
                 path,
