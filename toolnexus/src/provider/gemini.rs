@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::gemini_keywords::{copy_plain_keywords, insert_type_and_format, non_null_types};
 use super::{distributable, distribute_over_branches, is_null_schema, name_and_description};
 use crate::check::{Loss, items_path, property_path};
-use crate::decodable::list_of_any;
+use crate::decode::align::list_of_any;
 use crate::schema::resolve_reference;
 use crate::tool::Tool;
 

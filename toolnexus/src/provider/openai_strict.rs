@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::{distribute_over_branches, is_null_schema};
 use crate::check::{Loss, items_path, property_path};
-use crate::decodable::list_of_any;
+use crate::decode::align::list_of_any;
 
 /// Rewrites an input schema to OpenAI's strict structured-outputs rules (what
 /// [`Toolkit::to_openai_strict`](crate::Toolkit::to_openai_strict) sends for every tool that
