@@ -142,15 +142,12 @@
 mod approval;
 mod attach;
 mod cancel;
-mod conform;
 mod deadline;
-mod decodable;
 mod decode;
 mod future;
 mod lower;
 mod macro_support;
 mod output_support;
-mod params;
 mod part;
 mod pointer;
 mod profile;
@@ -216,7 +213,9 @@ pub mod __private {
     pub use serde_json;
 
     pub use crate::approval::{approval_arguments, approval_arguments_json, approve};
-    pub use crate::decode::{decode_args, decode_args_json};
+    pub use crate::decode::{
+        Slot, decode_args, decode_args_json, decode_params, decode_params_json, take,
+    };
     pub use crate::macro_support::{
         ParamDeserialize, ParamJsonSchema, assert_deserialize, assert_json_schema,
         assert_unique_tool_names,
@@ -224,7 +223,6 @@ pub mod __private {
     pub use crate::output_support::{
         Lowering, OutputPart, json_array, json_object, json_text, serialize,
     };
-    pub use crate::params::{Slot, decode_params, decode_params_json, take};
     pub use crate::schema::{
         Built, OutputSchemaProbe, ProbeStructured, ProbeUnstructured, StructuredOutput, ToolSchema,
         WRAPPED_RESULT, input_schema_for, output_schema_for, tool_schema_of,

@@ -1,5 +1,5 @@
 //! Runtime support for `#[tool]` expansions that is not argument decoding (see
-//! `decode.rs`): the parameter-type checks and the `tools![]` name check.
+//! `decode/`): the parameter-type checks and the `tools![]` name check.
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;

@@ -8,8 +8,8 @@ use schemars::transform::{RestrictFormats, Transform};
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
 
-use crate::conform::{Shape, named_keys};
-use crate::decodable;
+use crate::decode::align;
+use crate::decode::{Shape, named_keys};
 // Where the schema check finds it; the resolver itself is the leaf `pointer`.
 pub(crate) use crate::pointer::resolve_reference;
 
@@ -48,7 +48,7 @@ pub struct ToolSchema {
 }
 
 impl ToolSchema {
-    /// The input schema's structure, for [`check_args`](crate::conform::check_args).
+    /// The input schema's structure, for [`check_args`](crate::decode::check::check_args).
     pub(crate) fn shape(&self) -> &Shape {
         self.shape
             .get_or_init(|| Shape::of(&self.input, self.checks_keys))
@@ -159,7 +159,7 @@ fn tool_schema_from((mut root, text_via_value): (Map<String, Value>, bool)) -> T
 }
 
 /// The root schema of an output `T` as every profile starts from it: `$ref`s inlined where
-/// they can be, integer bounds made explicit ([`decodable::align`]), non-standard `format`s
+/// they can be, integer bounds made explicit ([`align::align`]), non-standard `format`s
 /// dropped, then `$schema` and the root `title` removed.
 ///
 /// This is the schema of what `T` *writes* (schemars' serialize contract): an output is
@@ -189,7 +189,7 @@ fn portable_root_and_width(mut schema: Schema) -> (Map<String, Value>, bool) {
     let wide = has_wide_integer(schema.as_value());
     // Reads the integer `format`s, so it must run before `RestrictFormats` drops them, and
     // after `has_wide_integer`, because it removes the ones it reads.
-    decodable::align(&mut schema);
+    align::align(&mut schema);
     // Infers the allowed formats from `$schema`, so it must run before `$schema` is removed.
     RestrictFormats::default().transform(&mut schema);
     let mut root = match schema.to_value() {

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use crate::decodable::list_of_any;
+use crate::decode::align::list_of_any;
 use crate::pointer::definition_name;
 use crate::provider::described::describe;
 use crate::provider::loss::{Loss, items_path, property_path};

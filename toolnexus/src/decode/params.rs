@@ -1,8 +1,7 @@
 //! Argument decoding one parameter at a time, for the `#[tool]`s whose parameters carry no
 //! `#[serde]` attributes (nearly all of them): the same outcome as decoding a derived
-//! arguments struct with [`decode_args`](crate::decode::decode_args) and
-//! [`decode_args_json`](crate::decode::decode_args_json), errors included, at a fraction of the
-//! compile time.
+//! arguments struct with [`decode_args`] and [`decode_args_json`] (`derived.rs`), errors
+//! included, at a fraction of the compile time.
 //!
 //! A derived struct instantiates serde's code for each tool and each deserializer (text, a
 //! borrowed `Value`, `serde_path_to_error`'s wrapper): thousands of lines of LLVM IR per tool.
@@ -13,11 +12,14 @@
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
-use crate::conform::{TextCheck, check_args, check_text};
-use crate::decode::{
-    MAX_ARGUMENT_BYTES, MAX_NESTING, Nesting, at_path, check_shape, integers_for_integral_floats,
-    invalid_args, nesting, parse_args_strictly, without_position,
+use super::check::{TextCheck, check_args, check_text};
+use super::error::{at_path, invalid_args, without_position};
+use super::{
+    Form, MAX_ARGUMENT_BYTES, MAX_NESTING, Nesting, arguments_object, decode_leniently,
+    parse_args_strictly,
 };
+#[cfg(doc)]
+use super::{decode_args, decode_args_json};
 use crate::result::ToolResult;
 use crate::schema::ToolSchema;
 
@@ -91,12 +93,8 @@ pub fn take<T>(slot: Option<T>) -> T {
 }
 
 /// Decodes a model's arguments into the slots of a tool's parameters, whose keys are `keys`
-/// (in the same order): the semantics of [`decode_args`](crate::decode::decode_args) for a
+/// (in the same order): the semantics of [`decode_args`] for a
 /// struct with those fields and `deny_unknown_fields`.
-#[expect(
-    clippy::result_large_err,
-    reason = "the error is the tool's final result; boxing it would only add an allocation"
-)]
 pub fn decode_params(
     tool: &str,
     args: Value,
@@ -104,20 +102,16 @@ pub fn decode_params(
     keys: &'static [&'static str],
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), ToolResult> {
+    let (object, nesting) = arguments_object(tool, args)?;
     // A borrowed walk tracks no path, so it costs nothing beyond what the types need; only a
-    // failure (or arguments that are not a plain object) takes the owned walk, which finds
-    // where it failed.
-    if let Value::Object(object) = &args {
-        let nesting = nesting(object);
-        if !matches!(nesting, Nesting::TooDeep) && borrowed_walk(object, keys, slots).is_ok() {
-            if matches!(nesting, Nesting::Nested) {
-                return check_args(tool, schema.shape(), &args);
-            }
-            return Ok(());
+    // failure takes the owned walk, which finds where it failed.
+    if borrowed_walk(&object, keys, slots).is_ok() {
+        if matches!(nesting, Nesting::Nested) {
+            return check_args(tool, schema.shape(), &Value::Object(object));
         }
-        slots.iter_mut().for_each(|slot| slot.clear());
+        return Ok(());
     }
-    let (object, nesting) = check_shape(tool, args)?;
+    slots.iter_mut().for_each(|slot| slot.clear());
     // The owned walk consumes the arguments; what they were is kept for the check after it.
     let nested = matches!(nesting, Nesting::Nested).then(|| Value::Object(object.clone()));
     owned_walk(tool, object, keys, slots)?;
@@ -128,13 +122,8 @@ pub fn decode_params(
 }
 
 /// [`decode_params`] for the raw argument text a model produced, with the same outcome for
-/// the same arguments, as [`decode_args_json`](crate::decode::decode_args_json) is for
-/// [`decode_args`](crate::decode::decode_args): the text is walked straight into the slots
+/// the same arguments, as [`decode_args_json`] is for [`decode_args`]: the text is walked straight into the slots
 /// when it fits, and otherwise parsed into a `Value` and decoded by [`decode_params`].
-#[expect(
-    clippy::result_large_err,
-    reason = "the error is the tool's final result; boxing it would only add an allocation"
-)]
 pub fn decode_params_json(
     tool: &str,
     text: &str,
@@ -191,24 +180,15 @@ fn borrowed_walk(
 ) -> Result<(), ()> {
     for (key, value) in args {
         let slot = &mut slots[position(keys, key).ok_or(())?];
-        if slot.decode_value(value).is_err() {
-            // serde_json's text deserializer takes a few forms its `Value` deserializer does
-            // not (a struct variant as an array, `{"Move": [1, 2]}`); `execute_json` takes
-            // them, so this path does too (as `decode_args` does). A value's text is one
-            // value, all of which must be read.
-            let text = value.to_string();
-            if slot
-                .decode_prefix(&text)
-                .is_ok_and(|read| read == text.len())
-            {
-                continue;
-            }
-            // `3.0` is an integer to JSON Schema; see `integers_for_integral_floats`.
-            let mut integral = value.clone();
-            if !integers_for_integral_floats(&mut integral) || slot.decode_value(&integral).is_err()
-            {
-                return Err(());
-            }
+        let decoded = decode_leniently(value, true, |form| match form {
+            Form::Value(value) => slot.decode_value(value).is_ok(),
+            // A value's text is one value, all of which must be read.
+            Form::Text(text) => slot
+                .decode_prefix(text)
+                .is_ok_and(|read| read == text.len()),
+        });
+        if !decoded {
+            return Err(());
         }
     }
     // The keys of a map are distinct, so each filled its own slot.
@@ -217,10 +197,6 @@ fn borrowed_walk(
 
 /// The reference walk, in the order serde's derive takes: the entries as they come (an
 /// unknown key or a bad value stops it there), then the keys that are missing.
-#[expect(
-    clippy::result_large_err,
-    reason = "the error is the tool's final result; boxing it would only add an allocation"
-)]
 fn owned_walk(
     tool: &str,
     args: Map<String, Value>,

@@ -35,7 +35,7 @@ use shape::{KINDS, Node, OtherKeys, ROOT};
 pub(crate) use shape::{Shape, named_keys};
 use tree::{Text, Tree, Unread};
 
-use crate::decode::invalid_args;
+use super::error::{at_field, invalid_args, unknown_field};
 use crate::result::ToolResult;
 
 /// `$ref`s followed in a row without descending into the value; past it a schema is taken to
@@ -55,10 +55,6 @@ const BUDGET: usize = 10_000_000;
 
 /// `Ok` if `args`, an arguments object that decoded, may fit `shape`; else the
 /// invalid-arguments result naming where it does not.
-#[expect(
-    clippy::result_large_err,
-    reason = "the error is the tool's final result; boxing it would only add an allocation"
-)]
 pub(crate) fn check_args(tool: &str, shape: &Shape, args: &Value) -> Result<(), ToolResult> {
     check(tool, shape, args)
 }
@@ -66,10 +62,6 @@ pub(crate) fn check_args(tool: &str, shape: &Shape, args: &Value) -> Result<(), 
 /// `Ok` unless decoding checks the arguments object's keys (a tool with a flattened
 /// parameter, where serde cannot deny unknown fields, whose schema `tool_schema_of` closed)
 /// and `args` has a key the schema does not name.
-#[expect(
-    clippy::result_large_err,
-    reason = "the error is the tool's final result; boxing it would only add an allocation"
-)]
 pub(crate) fn check_keys(tool: &str, shape: &Shape, args: &Value) -> Result<(), ToolResult> {
     let (Some(known), Value::Object(args)) = (&shape.closed_keys, args) else {
         return Ok(());
@@ -78,18 +70,6 @@ pub(crate) fn check_keys(tool: &str, shape: &Shape, args: &Value) -> Result<(), 
         None => Ok(()),
         Some(key) => Err(invalid_args(tool, unknown_field(key, known))),
     }
-}
-
-/// serde's message for an unknown field, word for word.
-fn unknown_field(key: &str, known: &[String]) -> String {
-    let quoted: Vec<String> = known.iter().map(|key| format!("`{key}`")).collect();
-    let expected = match quoted.as_slice() {
-        [] => "there are no fields".to_owned(),
-        [only] => format!("expected {only}"),
-        [first, second] => format!("expected {first} or {second}"),
-        all => format!("expected one of {}", all.join(", ")),
-    };
-    format!("unknown field `{key}`, {expected}")
 }
 
 /// What [`check_text`] found.
@@ -114,18 +94,10 @@ pub(crate) fn check_text(tool: &str, shape: &Shape, text: &str) -> TextCheck {
     }
 }
 
-#[expect(
-    clippy::result_large_err,
-    reason = "the error is the tool's final result; boxing it would only add an allocation"
-)]
 fn check<T: Tree>(tool: &str, shape: &Shape, args: &T) -> Result<(), ToolResult> {
     check_within(tool, shape, args, BUDGET)
 }
 
-#[expect(
-    clippy::result_large_err,
-    reason = "the error is the tool's final result; boxing it would only add an allocation"
-)]
 fn check_within<T: Tree>(
     tool: &str,
     shape: &Shape,
@@ -188,9 +160,6 @@ impl Mismatch {
             }
             Problem::Other(message) => message,
         };
-        if self.path.is_empty() {
-            return invalid_args(tool, message);
-        }
         // The same spelling as serde's paths: `order.items[0].quantity`.
         let mut at = String::new();
         for step in self.path.iter().rev() {
@@ -204,7 +173,7 @@ impl Mismatch {
                 }
             }
         }
-        invalid_args(tool, format_args!("field `{at}`: {message}"))
+        at_field(tool, &at, message)
     }
 }
 

@@ -1,81 +1,72 @@
 //! Argument decoding: the raw text or `Value` a model sent becomes a tool's typed arguments,
 //! or an ``invalid arguments for `NAME`: …`` result naming the path of the offending value.
-//! Size ([`MAX_ARGUMENT_BYTES`]) and nesting are bounded, so hostile arguments cost an error,
-//! never a crash. Both entry points (`Tool::execute` with a `Value`, `Tool::execute_json` with
-//! text) have one semantics, [`decode_args`]'s: text takes a fast path only where it cannot
-//! change the outcome. `#[tool]`s without `#[serde]` attributes reach the same semantics one
-//! parameter at a time (`params.rs`); these functions decode a derived arguments struct.
+//!
+//! Both entry points (`Tool::execute` with a `Value`, `Tool::execute_json` with text) have one
+//! semantics, a derived arguments struct's (`derived.rs`): text takes a fast path only where it
+//! cannot change the outcome. `#[tool]`s without `#[serde]` attributes reach the same semantics
+//! one parameter at a time (`params.rs`), as the macro's two strategies do. What serde takes
+//! beyond the schema is refused by the schema check (`check/`); every message is worded in
+//! `error.rs`; `align.rs` makes the schema say what the decoder accepts.
+//!
+//! Here: what both strategies share. Size ([`MAX_ARGUMENT_BYTES`]) and nesting are bounded, so
+//! hostile arguments cost an error, never a crash; text is parsed strictly (a key given twice
+//! is refused); and one value is decoded leniently ([`decode_leniently`]) in every form either
+//! entry point accepts.
 
-use std::fmt;
-
-use serde::de::{self, Deserialize, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
-use serde_path_to_error::{Path, Segment};
-
-use crate::conform::{MAX_CHECKED_VALUES, TextCheck, check_args, check_keys, check_text};
-use crate::result::ToolResult;
-use crate::schema::ToolSchema;
-
-/// Decodes a model's arguments into the generated arguments struct: the reference semantics
-/// both entry points share.
-///
-/// `null` means `{}`; any other non-object, and every decode failure, becomes an `is_error`
-/// result ``invalid arguments for `NAME`: …`` naming the full path of the offending value
-/// (``field `order.items[0].quantity`: …``; a problem with the arguments object itself, such
-/// as a missing or unknown key, has no `field` prefix), so the fn is never called with bad
-/// input. Nested arguments that decoded are also checked against `schema`
-/// (`conform.rs`), which refuses the forms serde takes beyond it.
-#[expect(
+// Every error here is a tool's final result; boxing it would only add an allocation.
+#![expect(
     clippy::result_large_err,
     reason = "the error is the tool's final result; boxing it would only add an allocation"
 )]
-pub fn decode_args<T: DeserializeOwned>(
-    tool: &str,
-    args: Value,
-    schema: &ToolSchema,
-) -> Result<T, ToolResult> {
-    let (object, nesting) = check_shape(tool, args)?;
-    let args = Value::Object(object);
-    let decoded = match accepted_form(&args) {
-        Some(decoded) => decoded,
-        // Decoded again, owned, to find where it failed.
-        None => serde_path_to_error::deserialize(args.clone())
-            .map_err(|error| at_path(tool, None, error.path(), error.inner()))?,
-    };
-    let shape = schema.shape();
-    check_keys(tool, shape, &args)?;
-    let checked = match nesting {
-        Nesting::Nested => true,
-        Nesting::Flat => shape.checks_flat_arguments(),
-        Nesting::Large | Nesting::TooDeep => false,
-    };
-    if checked {
-        check_args(tool, shape, &args)?;
-    }
-    Ok(decoded)
+
+pub(crate) mod align;
+mod check;
+mod derived;
+mod error;
+mod params;
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::result::ToolResult;
+use check::MAX_CHECKED_VALUES;
+pub(crate) use check::{Shape, named_keys};
+pub use derived::{decode_args, decode_args_json};
+use error::at_path;
+pub(crate) use error::{invalid_args, json_kind, too_deep, without_position};
+pub use params::{Slot, decode_params, decode_params_json, take};
+
+/// One form of a value that [`decode_leniently`] offers.
+pub(crate) enum Form<'v> {
+    Value(&'v Value),
+    /// The value's JSON text.
+    Text(&'v str),
 }
 
-/// The arguments decoded in any form either entry point takes, tracking no path (so it
-/// costs nothing beyond what `T` needs).
-fn accepted_form<T: DeserializeOwned>(args: &Value) -> Option<T> {
-    if let Ok(decoded) = T::deserialize(args) {
-        return Some(decoded);
+/// Offers `decode` each form of `value` that either entry point accepts, until it takes one;
+/// whether one was taken. The forms, in order:
+///
+/// - the value itself;
+/// - its text, when `text`: serde_json's text and `Value` deserializers accept slightly
+///   different forms (text takes a struct variant as an array, `{"Move": [1, 2]}`; a `Value`
+///   does not), and `execute_json` accepts what its text path accepts, so decoding a `Value`
+///   does too and the two entry points stay one semantics;
+/// - the value with its whole floats as integers (see [`integers_for_integral_floats`]).
+pub(crate) fn decode_leniently(
+    value: &Value,
+    text: bool,
+    mut decode: impl FnMut(Form<'_>) -> bool,
+) -> bool {
+    if decode(Form::Value(value)) {
+        return true;
     }
-    // serde_json's text and `Value` deserializers accept slightly different forms (text takes
-    // a struct variant as an array, `{"Move": [1, 2]}`; a `Value` does not). `execute_json`
-    // accepts what its text path accepts, so this path does too, and the two entry points
-    // stay one semantics. A `Value`'s text never holds an integer past 64 bits, so the
-    // `i128` case that makes `execute_json` skip its text path cannot arise here.
-    if let Ok(decoded) = serde_json::from_str(&args.to_string()) {
-        return Some(decoded);
+    if text && decode(Form::Text(&value.to_string())) {
+        return true;
     }
-    let mut integral = args.clone();
-    if integers_for_integral_floats(&mut integral) {
-        if let Ok(decoded) = T::deserialize(&integral) {
-            return Some(decoded);
-        }
-    }
-    None
+    let mut integral = value.clone();
+    integers_for_integral_floats(&mut integral) && decode(Form::Value(&integral))
 }
 
 /// Rewrites every float with no fractional part (`3.0`, `1e5`) as the integer it equals, where
@@ -87,7 +78,7 @@ fn accepted_form<T: DeserializeOwned>(args: &Value) -> Option<T> {
 /// becomes `0`, as JSON Schema reads it). Only floats up to 2^53 in size are rewritten: past
 /// that a float may be an integer the text wrote exactly and the parser rounded
 /// (`-9223372036854775809`), which must not decode as a neighbour.
-pub(crate) fn integers_for_integral_floats(value: &mut Value) -> bool {
+fn integers_for_integral_floats(value: &mut Value) -> bool {
     // Every integer up to 2^53 is a float exactly, and no other integer rounds to one.
     const EXACT: f64 = 9_007_199_254_740_992.0;
     let mut changed = false;
@@ -112,13 +103,9 @@ pub(crate) fn integers_for_integral_floats(value: &mut Value) -> bool {
     changed
 }
 
-/// The arguments object: `null` means `{}`; any other non-object, and arguments nested too
-/// deep, are refused.
-#[expect(
-    clippy::result_large_err,
-    reason = "the error is the tool's final result; boxing it would only add an allocation"
-)]
-pub(crate) fn check_shape(
+/// The arguments object and how it nests: `null` means `{}`; any other non-object, and
+/// arguments nested too deep, are refused.
+pub(crate) fn arguments_object(
     tool: &str,
     args: Value,
 ) -> Result<(Map<String, Value>, Nesting), ToolResult> {
@@ -141,111 +128,8 @@ pub(crate) fn check_shape(
     }
 }
 
-/// [`decode_args`] for the raw argument text a model produced, with the same outcome for the
-/// same arguments, errors included.
-///
-/// An object is first decoded straight into `T` (no intermediate `Value`: the fast path). When
-/// that fails, or when `via_value` says `T` holds what a `Value` cannot (`i128`/`u128` beyond
-/// 64 bits), the text is parsed into a `Value` and decoded by [`decode_args`], whose result is
-/// returned: one semantics, whichever way the arguments arrived. A key given twice in an
-/// object is refused on that path, so text cannot hide a second value behind the first.
-#[expect(
-    clippy::result_large_err,
-    reason = "the error is the tool's final result; boxing it would only add an allocation"
-)]
-pub fn decode_args_json<T: DeserializeOwned>(
-    tool: &str,
-    text: &str,
-    schema: &ToolSchema,
-) -> Result<T, ToolResult> {
-    // A flattened parameter's keys (which the schema may close, where a key may be given
-    // twice, whose enum's schema checks even flat arguments) are read from a `Value`.
-    if !schema.text_via_value
-        && !schema.flattened
-        && text.len() <= MAX_ARGUMENT_BYTES
-        && text.trim_start().starts_with('{')
-    {
-        // The parser's own recursion limit bounds nesting here.
-        if let Ok(args) = serde_json::from_str(text) {
-            // A bracket past the object's own brace may open a nested value (or sit in a
-            // string, which only costs the check).
-            let maybe_nested = text.bytes().filter(|b| matches!(b, b'[' | b'{')).nth(1);
-            let check = match maybe_nested {
-                Some(_) => check_text(tool, schema.shape(), text),
-                None => TextCheck::Fits,
-            };
-            match check {
-                TextCheck::Fits => return Ok(args),
-                TextCheck::Refused(refused) => return Err(refused),
-                TextCheck::Reread => {}
-            }
-        }
-    }
-    decode_args(tool, parse_args_strictly(tool, text)?, schema)
-}
-
-/// ``field `order.items[0].quantity`: message``, or the bare message when the problem is the
-/// arguments object itself (a missing or unknown key). `key` is the argument the path is
-/// inside, when it is relative to one.
-pub(crate) fn at_path(
-    tool: &str,
-    key: Option<&str>,
-    path: &Path,
-    error: &serde_json::Error,
-) -> ToolResult {
-    let message = without_position(error);
-    let key = key.map(|key| Segment::Map {
-        key: key.to_owned(),
-    });
-    let mut segments: Vec<&Segment> = key.iter().chain(path.iter()).collect();
-    // serde_path_to_error counts the key of an unknown field as a step into it; the field is
-    // not there, so the path stops at the object that refused it.
-    if let Some(Segment::Map { key }) = segments.last() {
-        if message.starts_with(&format!("unknown field `{key}`")) {
-            segments.pop();
-        }
-    }
-    if segments.is_empty() {
-        return invalid_args(tool, message);
-    }
-    let mut text = String::new();
-    for segment in segments {
-        if !text.is_empty() && !matches!(segment, Segment::Seq { .. }) {
-            text.push('.');
-        }
-        text.push_str(&segment.to_string());
-    }
-    invalid_args(tool, format_args!("field `{text}`: {message}"))
-}
-
-pub(crate) fn too_deep(tool: &str) -> ToolResult {
-    invalid_args(
-        tool,
-        format_args!("arguments are nested more than {MAX_NESTING} levels deep"),
-    )
-}
-
-/// serde_json's message for a value that does not fit, without its ` at line L column C`
-/// suffix, so it reads the same whether the arguments arrived as text or as a `Value`; a
-/// syntax error keeps its position, which is what the model needs to fix it.
-pub(crate) fn without_position(error: &serde_json::Error) -> String {
-    let message = error.to_string();
-    if !error.is_data() {
-        return message;
-    }
-    let suffix = format!(" at line {} column {}", error.line(), error.column());
-    match message.strip_suffix(&suffix) {
-        Some(bare) => bare.to_owned(),
-        None => message,
-    }
-}
-
 /// [`parse_args`], refusing a key given twice in any object (``field `shape`: duplicate field
 /// `radius```), and reporting nesting past serde_json's limit as [`decode_args`] does.
-#[expect(
-    clippy::result_large_err,
-    reason = "the error is the tool's final result; boxing it would only add an allocation"
-)]
 pub(crate) fn parse_args_strictly(tool: &str, text: &str) -> Result<Value, ToolResult> {
     check_size(tool, text)?;
     if text.trim().is_empty() {
@@ -342,10 +226,6 @@ impl<'de> Visitor<'de> for StrictVisitor {
 /// Parses the raw argument text a model produced: empty or all-whitespace means `{}` (models
 /// send that for tools without parameters); text over [`MAX_ARGUMENT_BYTES`] is refused before
 /// parsing, so a runaway model cannot make the process allocate without bound.
-#[expect(
-    clippy::result_large_err,
-    reason = "the error is the tool's final result; boxing it would only add an allocation"
-)]
 pub(crate) fn parse_args(tool: &str, text: &str) -> Result<Value, ToolResult> {
     check_size(tool, text)?;
     if text.trim().is_empty() {
@@ -354,10 +234,6 @@ pub(crate) fn parse_args(tool: &str, text: &str) -> Result<Value, ToolResult> {
     serde_json::from_str(text).map_err(|error| invalid_args(tool, without_position(&error)))
 }
 
-#[expect(
-    clippy::result_large_err,
-    reason = "the error is the tool's final result; boxing it would only add an allocation"
-)]
 fn check_size(tool: &str, text: &str) -> Result<(), ToolResult> {
     if text.len() > MAX_ARGUMENT_BYTES {
         return Err(invalid_args(
@@ -451,22 +327,5 @@ pub(crate) fn dismantle(value: Value) {
             Value::Object(map) => pending.extend(map.into_iter().map(|(_, child)| child)),
             _ => {}
         }
-    }
-}
-
-/// The error every port returns for arguments that do not fit the schema.
-pub fn invalid_args(tool: &str, detail: impl std::fmt::Display) -> ToolResult {
-    ToolResult::error(format!("invalid arguments for `{tool}`: {detail}"))
-}
-
-/// How a JSON value is named in error messages: "a string", "an array", ….
-pub(crate) fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
