@@ -398,6 +398,28 @@ impl Toolkit {
         self.profiles.gemini(&self.tools)
     }
 
+    /// Gemini `tools` with JSON Schema: `[{"functionDeclarations":[{name, description,
+    /// parametersJsonSchema, responseJsonSchema?}]}]`, the parameters rewritten by
+    /// [`gemini_json_schema`](crate::gemini_json_schema) (maps, tuples and recursive types
+    /// as they are), the response only for a tool with an
+    /// [`output_schema`](Tool::output_schema) (a fn returning `Json<T>`). A tool without
+    /// parameters is declared without them. [`check`](Self::check) with
+    /// [`Profile::GeminiJsonSchema`] lists what this dialect cannot say.
+    pub fn to_gemini_json_schema(&self) -> Value {
+        self.profiles.gemini_json_schema(&self.tools)
+    }
+
+    /// Anthropic `tools` for strict tool use: `[{name, description, input_schema, strict}]`,
+    /// each schema rewritten by [`anthropic_strict_schema`](crate::anthropic_strict_schema)
+    /// with `"strict": true`. A tool whose schema strict tool use cannot say (a map, a free
+    /// `serde_json::Value`, a recursive type, …: [`check`](Self::check) with
+    /// [`Profile::AnthropicStrict`] lists each place as
+    /// [`IssueKind::Unsaid`](crate::IssueKind::Unsaid)) is sent with `"strict": false` and its
+    /// plain schema.
+    pub fn to_anthropic_strict(&self) -> Value {
+        self.profiles.anthropic_strict(&self.tools)
+    }
+
     /// MCP `tools/list` entries: `[{name, title?, description, inputSchema, outputSchema?,
     /// annotations?}]`, the parts with `?` only for tools that have them
     /// ([`Tool::title`], [`Tool::output_schema`], [`Tool::annotations`]: only the hints that
