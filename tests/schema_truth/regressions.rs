@@ -78,7 +78,10 @@ fn fixed_width_integers_carry_their_real_bounds_in_every_profile() {
                 // No numeric bounds in strict tool use: they are said in words.
                 let words = format!("at least {min}; at most {max}");
                 let description = property["description"].as_str().unwrap_or_default();
-                assert!(description.contains(&words), "{name}{pointer}: {description}");
+                assert!(
+                    description.contains(&words),
+                    "{name}{pointer}: {description}"
+                );
                 continue;
             }
             assert_eq!(
