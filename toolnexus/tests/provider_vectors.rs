@@ -53,10 +53,17 @@ enum Shape {
     Rect { width: f64, height: f64 },
 }
 
+fn area(shape: &Shape) -> f64 {
+    match shape {
+        Shape::Circle { radius } => radius * radius * std::f64::consts::PI,
+        Shape::Rect { width, height } => width * height,
+    }
+}
+
 /// An internally tagged enum and a list of them.
 #[tool]
-fn shapes(first: Shape, rest: Vec<Shape>) -> usize {
-    rest.len() + usize::from(matches!(first, Shape::Circle { .. }))
+fn shapes(first: Shape, rest: Vec<Shape>) -> f64 {
+    area(&first) + rest.iter().map(area).sum::<f64>()
 }
 
 /// A map.
