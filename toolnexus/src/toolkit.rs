@@ -333,10 +333,12 @@ impl Toolkit {
     /// Every place where the schema `profile` sends cannot say what a tool of this toolkit
     /// accepts, tool by tool in registration order ([`check`](crate::check) for one tool).
     ///
-    /// Assert it is empty in your own tests:
+    /// Assert in your own tests that nothing is unsaid (limits said in a description instead,
+    /// [`IssueKind::EnforcedByTool`](crate::IssueKind::EnforcedByTool), are enforced by the
+    /// tool; Anthropic strict tool use, say, has no numeric bounds):
     ///
     /// ```
-    /// use toolnexus::{Profile, Toolkit, tool, tools};
+    /// use toolnexus::{IssueKind, Profile, Toolkit, tool, tools};
     ///
     /// /// Current weather for a city.
     /// #[tool]
@@ -346,9 +348,17 @@ impl Toolkit {
     ///
     /// let toolkit = Toolkit::new().with_all(tools![weather]);
     /// for profile in Profile::ALL {
-    ///     let issues = toolkit.check(profile);
-    ///     assert!(issues.is_empty(), "{}", issues.iter().map(|i| i.to_string()).collect::<Vec<_>>().join("\n"));
+    ///     let unsaid: Vec<String> = toolkit
+    ///         .check(profile)
+    ///         .iter()
+    ///         .filter(|issue| issue.kind == IssueKind::Unsaid)
+    ///         .map(|issue| issue.to_string())
+    ///         .collect();
+    ///     assert!(unsaid.is_empty(), "{}", unsaid.join("\n"));
     /// }
+    /// let said_in_words = &toolkit.check(Profile::AnthropicStrict)[0];
+    /// assert_eq!(said_in_words.path, "days");
+    /// assert_eq!(toolkit.to_anthropic_strict()[0]["strict"], true);
     /// ```
     pub fn check(&self, profile: Profile) -> Vec<SchemaIssue> {
         self.profiles.issues(&self.tools, profile)

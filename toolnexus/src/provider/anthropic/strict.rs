@@ -107,7 +107,7 @@ const WHY_SENT_PLAIN: &str = "so the tool is sent with \"strict\": false and its
 ///     "type": "object",
 ///     "properties": {
 ///         "code": {"type": "string", "description": "at most 8 characters"},
-///         "days": {"anyOf": [{"type": "integer", "description": "at least 1"}, {"type": "null"}]},
+///         "days": {"description": "at least 1", "anyOf": [{"type": "integer"}, {"type": "null"}]},
 ///     },
 ///     "required": ["code"],
 ///     "additionalProperties": false,
