@@ -174,6 +174,8 @@ pub use part::{
 };
 pub use profile::{IssueKind, Profile, SchemaIssue, check};
 pub use provider::anthropic::anthropic_tool_results;
+pub use provider::anthropic::strict::anthropic_strict_schema;
+pub use provider::gemini::json_schema::gemini_json_schema;
 pub use provider::gemini::{GEMINI_MAX_INLINED, GEMINI_RECURSION_DEPTH, gemini_schema};
 pub use provider::openai::openai_tool_messages;
 pub use provider::openai::strict::openai_strict_schema;

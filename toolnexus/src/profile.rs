@@ -8,8 +8,8 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
-use crate::provider::gemini;
 use crate::provider::openai::{self, strict};
+use crate::provider::{anthropic, gemini};
 use crate::tool::Tool;
 
 /// Which schema a provider is sent for a tool.
@@ -24,13 +24,27 @@ pub enum Profile {
     /// [`to_openai_strict`](crate::Toolkit::to_openai_strict) sends for a tool it can express.
     OpenAiStrict,
     /// [`gemini_schema`](crate::gemini_schema), what [`to_gemini`](crate::Toolkit::to_gemini)
-    /// sends.
+    /// sends: Gemini's OpenAPI 3.0 subset, as `parameters`.
     Gemini,
+    /// [`gemini_json_schema`](crate::gemini_json_schema), what
+    /// [`to_gemini_json_schema`](crate::Toolkit::to_gemini_json_schema) sends as
+    /// `parametersJsonSchema`: JSON Schema, maps, tuples and recursion included.
+    GeminiJsonSchema,
+    /// [`anthropic_strict_schema`](crate::anthropic_strict_schema), what
+    /// [`to_anthropic_strict`](crate::Toolkit::to_anthropic_strict) sends for a tool it can
+    /// express, with `"strict": true`.
+    AnthropicStrict,
 }
 
 impl Profile {
     /// Every profile, for checking them all.
-    pub const ALL: [Profile; 3] = [Profile::Plain, Profile::OpenAiStrict, Profile::Gemini];
+    pub const ALL: [Profile; 5] = [
+        Profile::Plain,
+        Profile::OpenAiStrict,
+        Profile::Gemini,
+        Profile::GeminiJsonSchema,
+        Profile::AnthropicStrict,
+    ];
 }
 
 impl fmt::Display for Profile {
@@ -39,6 +53,8 @@ impl fmt::Display for Profile {
             Profile::Plain => "the plain schema",
             Profile::OpenAiStrict => "OpenAI strict mode",
             Profile::Gemini => "Gemini",
+            Profile::GeminiJsonSchema => "Gemini's JSON Schema",
+            Profile::AnthropicStrict => "Anthropic strict tool use",
         })
     }
 }
@@ -178,6 +194,15 @@ fn build(tool: &dyn Tool, profile: Profile) -> Built {
             let (schema, losses) = gemini::rewrite(tool.input_schema());
             (gemini::declaration(tool, schema), losses)
         }
+        Profile::GeminiJsonSchema => {
+            let (schema, losses) = gemini::json_schema::rewrite(tool.input_schema());
+            (gemini::json_schema_declaration(tool, schema), losses)
+        }
+        Profile::AnthropicStrict => {
+            let (schema, losses) = anthropic::strict::rewrite(tool.input_schema());
+            let exact = losses.iter().all(|loss| loss.described);
+            (anthropic::strict_entry(tool, schema, exact), losses)
+        }
     };
     let issues = losses
         .into_iter()
@@ -209,6 +234,8 @@ pub(crate) struct Profiles(Vec<Arc<Slots>>);
 struct Slots {
     openai_strict: OnceLock<Built>,
     gemini: OnceLock<Built>,
+    gemini_json_schema: OnceLock<Built>,
+    anthropic_strict: OnceLock<Built>,
 }
 
 impl Profiles {
@@ -230,6 +257,8 @@ impl Profiles {
                 Profile::Plain => return None,
                 Profile::OpenAiStrict => &slots.openai_strict,
                 Profile::Gemini => &slots.gemini,
+                Profile::GeminiJsonSchema => &slots.gemini_json_schema,
+                Profile::AnthropicStrict => &slots.anthropic_strict,
             };
             Some(slot.get_or_init(|| build(tool.as_ref(), profile)))
         })
@@ -248,6 +277,24 @@ impl Profiles {
     pub(crate) fn gemini(&self, tools: &[Arc<dyn Tool>]) -> Value {
         gemini::tools_list(
             self.entries(tools, Profile::Gemini)
+                .map(|built| built.entry.clone())
+                .collect(),
+        )
+    }
+
+    /// [`Toolkit::to_gemini_json_schema`](crate::Toolkit::to_gemini_json_schema).
+    pub(crate) fn gemini_json_schema(&self, tools: &[Arc<dyn Tool>]) -> Value {
+        gemini::tools_list(
+            self.entries(tools, Profile::GeminiJsonSchema)
+                .map(|built| built.entry.clone())
+                .collect(),
+        )
+    }
+
+    /// [`Toolkit::to_anthropic_strict`](crate::Toolkit::to_anthropic_strict).
+    pub(crate) fn anthropic_strict(&self, tools: &[Arc<dyn Tool>]) -> Value {
+        Value::Array(
+            self.entries(tools, Profile::AnthropicStrict)
                 .map(|built| built.entry.clone())
                 .collect(),
         )

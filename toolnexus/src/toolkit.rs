@@ -333,10 +333,12 @@ impl Toolkit {
     /// Every place where the schema `profile` sends cannot say what a tool of this toolkit
     /// accepts, tool by tool in registration order ([`check`](crate::check) for one tool).
     ///
-    /// Assert it is empty in your own tests:
+    /// Assert in your own tests that nothing is unsaid (limits said in a description instead,
+    /// [`IssueKind::EnforcedByTool`](crate::IssueKind::EnforcedByTool), are enforced by the
+    /// tool; Anthropic strict tool use, say, has no numeric bounds):
     ///
     /// ```
-    /// use toolnexus::{Profile, Toolkit, tool, tools};
+    /// use toolnexus::{IssueKind, Profile, Toolkit, tool, tools};
     ///
     /// /// Current weather for a city.
     /// #[tool]
@@ -346,9 +348,17 @@ impl Toolkit {
     ///
     /// let toolkit = Toolkit::new().with_all(tools![weather]);
     /// for profile in Profile::ALL {
-    ///     let issues = toolkit.check(profile);
-    ///     assert!(issues.is_empty(), "{}", issues.iter().map(|i| i.to_string()).collect::<Vec<_>>().join("\n"));
+    ///     let unsaid: Vec<String> = toolkit
+    ///         .check(profile)
+    ///         .iter()
+    ///         .filter(|issue| issue.kind == IssueKind::Unsaid)
+    ///         .map(|issue| issue.to_string())
+    ///         .collect();
+    ///     assert!(unsaid.is_empty(), "{}", unsaid.join("\n"));
     /// }
+    /// let said_in_words = &toolkit.check(Profile::AnthropicStrict)[0];
+    /// assert_eq!(said_in_words.path, "days");
+    /// assert_eq!(toolkit.to_anthropic_strict()[0]["strict"], true);
     /// ```
     pub fn check(&self, profile: Profile) -> Vec<SchemaIssue> {
         self.profiles.issues(&self.tools, profile)
@@ -396,6 +406,28 @@ impl Toolkit {
     /// [`Profile::Gemini`](crate::Profile::Gemini) lists each place.
     pub fn to_gemini(&self) -> Value {
         self.profiles.gemini(&self.tools)
+    }
+
+    /// Gemini `tools` with JSON Schema: `[{"functionDeclarations":[{name, description,
+    /// parametersJsonSchema, responseJsonSchema?}]}]`, the parameters rewritten by
+    /// [`gemini_json_schema`](crate::gemini_json_schema) (maps, tuples and recursive types
+    /// as they are), the response only for a tool with an
+    /// [`output_schema`](Tool::output_schema) (a fn returning `Json<T>`). A tool without
+    /// parameters is declared without them. [`check`](Self::check) with
+    /// [`Profile::GeminiJsonSchema`] lists what this dialect cannot say.
+    pub fn to_gemini_json_schema(&self) -> Value {
+        self.profiles.gemini_json_schema(&self.tools)
+    }
+
+    /// Anthropic `tools` for strict tool use: `[{name, description, input_schema, strict}]`,
+    /// each schema rewritten by [`anthropic_strict_schema`](crate::anthropic_strict_schema)
+    /// with `"strict": true`. A tool whose schema strict tool use cannot say (a map, a free
+    /// `serde_json::Value`, a recursive type, …: [`check`](Self::check) with
+    /// [`Profile::AnthropicStrict`] lists each place as
+    /// [`IssueKind::Unsaid`](crate::IssueKind::Unsaid)) is sent with `"strict": false` and its
+    /// plain schema.
+    pub fn to_anthropic_strict(&self) -> Value {
+        self.profiles.anthropic_strict(&self.tools)
     }
 
     /// MCP `tools/list` entries: `[{name, title?, description, inputSchema, outputSchema?,

@@ -1,5 +1,5 @@
-//! What each provider documents for its schemas, as assertions: OpenAI strict mode and
-//! Gemini's OpenAPI 3.0 subset. Used on hand-written schemas (`adapters.rs`) and on the ones
+//! What each provider documents for its schemas, as assertions: OpenAI strict mode, Gemini's
+//! OpenAPI 3.0 subset and its JSON Schema field, and Anthropic's strict tool use. Used on hand-written schemas (`adapters.rs`) and on the ones
 //! `#[tool]` emits (`macro_tools.rs`).
 
 use serde_json::{Map, Value, json};
@@ -191,6 +191,130 @@ pub fn check_gemini(name: &str, lowered: &Value) {
                 );
             }
         }
+    });
+}
+
+/// Gemini's `parametersJsonSchema`: only the keywords Gemini documents for it (its SDK's
+/// `JSONSchema`, `prefixItems`, `propertyOrdering`), every `$ref` resolvable.
+pub fn check_gemini_json_schema(name: &str, schema: &Value) {
+    const ALLOWED: [&str; 27] = [
+        "type",
+        "format",
+        "title",
+        "description",
+        "enum",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "prefixItems",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+        "minimum",
+        "maximum",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "anyOf",
+        "oneOf",
+        "$ref",
+        "$defs",
+        "$id",
+        "$anchor",
+        "propertyOrdering",
+    ];
+    walk(schema, "#", &mut |map, path| {
+        for key in map.keys() {
+            assert!(
+                ALLOWED.contains(&key.as_str()),
+                "{name} {path}: `{key}` is not in Gemini's JSON Schema"
+            );
+        }
+        if let Some(Value::String(reference)) = map.get("$ref") {
+            let target = reference.strip_prefix('#').unwrap();
+            assert!(
+                schema.pointer(target).is_some(),
+                "{name} {path}: dangling {reference}"
+            );
+        }
+    });
+}
+
+/// Anthropic's strict tool use, as its SDK's `transform_schema` leaves a schema unchanged:
+/// one `type` per schema (none beside `enum`/`const`), every object closed, nothing beside a
+/// `$ref`, `minItems` 0 or 1, documented string formats only, no keyword it moves into the
+/// description.
+pub fn check_anthropic_strict(name: &str, schema: &Value) {
+    const ALLOWED: [&str; 14] = [
+        "type",
+        "description",
+        "title",
+        "enum",
+        "const",
+        "anyOf",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "minItems",
+        "format",
+        "$ref",
+        "$defs",
+    ];
+    const FORMATS: [&str; 10] = [
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "uri",
+        "ipv4",
+        "ipv6",
+        "uuid",
+    ];
+    walk(schema, "#", &mut |map, path| {
+        for key in map.keys() {
+            assert!(
+                ALLOWED.contains(&key.as_str()),
+                "{name} {path}: `{key}` is not in Anthropic's strict subset"
+            );
+        }
+        if map.contains_key("$ref") {
+            assert_eq!(map.len(), 1, "{name} {path}: a keyword beside $ref");
+        }
+        if let Some(kind) = map.get("type") {
+            assert!(kind.is_string(), "{name} {path}: type list {kind}");
+            assert!(
+                !map.contains_key("enum") && !map.contains_key("const"),
+                "{name} {path}: a type beside a literal"
+            );
+        }
+        if is_object(map) {
+            assert_eq!(map.get("type"), Some(&json!("object")), "{name} {path}");
+            assert_eq!(
+                map.get("additionalProperties"),
+                Some(&json!(false)),
+                "{name} {path}: object not closed"
+            );
+        }
+        if let Some(min) = map.get("minItems") {
+            assert!(min == 0 || min == 1, "{name} {path}: minItems {min}");
+        }
+        if let Some(Value::String(format)) = map.get("format") {
+            assert!(
+                FORMATS.contains(&format.as_str()),
+                "{name} {path}: format {format}"
+            );
+        }
+        let typed = ["type", "anyOf", "enum", "const", "$ref"];
+        assert!(
+            typed.iter().any(|key| map.contains_key(*key)),
+            "{name} {path}: no type"
+        );
     });
 }
 

@@ -1,11 +1,13 @@
 //! Anthropic Messages: tool definitions, content blocks, and the `tool_result` blocks that
-//! answer `tool_use`.
+//! answer `tool_use`. The strict-mode schema rewrite is `strict`.
+
+pub(crate) mod strict;
 
 use std::sync::Arc;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::part::{ContentPart, ContentPartError, Media, Source};
 use crate::provider::{
@@ -25,6 +27,21 @@ pub(crate) fn definitions(tools: &[Arc<dyn Tool>]) -> Value {
         );
         Value::Object(entry)
     })
+}
+
+/// One entry of [`to_anthropic_strict`](crate::Toolkit::to_anthropic_strict):
+/// `{name, description, input_schema, strict}`, `"strict": true` with the strict rewrite when
+/// it is `exact`, else `"strict": false` with the plain schema, which does not lie.
+pub(crate) fn strict_entry(tool: &dyn Tool, strict: Map<String, Value>, exact: bool) -> Value {
+    let schema = if exact {
+        strict
+    } else {
+        tool.input_schema().clone()
+    };
+    let mut entry = name_and_description(tool);
+    entry.insert("input_schema".to_owned(), Value::Object(schema));
+    entry.insert("strict".to_owned(), Value::Bool(exact));
+    Value::Object(entry)
 }
 
 /// [`encode_part`](crate::encode_part) for [`Style::Anthropic`].

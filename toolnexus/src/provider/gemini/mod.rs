@@ -2,6 +2,7 @@
 //! OpenAPI 3.0 subset they accept. The rewrite works on a copy of the cached schema; the
 //! tool's own schema is never rebuilt or changed.
 
+pub(crate) mod json_schema;
 mod keywords;
 
 use std::cell::{Cell, RefCell};
@@ -30,18 +31,36 @@ pub(crate) fn tools_list(declarations: Vec<Value>) -> Value {
     Value::Array(vec![Value::Object(entry)])
 }
 
-/// One function declaration, `{name, description, parameters}`, without `parameters` when the
-/// rewritten schema has no properties (Gemini rejects an `OBJECT` with no properties).
+/// One function declaration, `{name, description, parameters}`.
 pub(crate) fn declaration(tool: &dyn Tool, parameters: Map<String, Value>) -> Value {
+    Value::Object(declare(tool, "parameters", parameters))
+}
+
+/// One function declaration for [`to_gemini_json_schema`](crate::Toolkit::to_gemini_json_schema):
+/// `{name, description, parametersJsonSchema, responseJsonSchema}`, the response only for a
+/// tool with an [`output_schema`](Tool::output_schema).
+pub(crate) fn json_schema_declaration(tool: &dyn Tool, parameters: Map<String, Value>) -> Value {
+    let mut declaration = declare(tool, "parametersJsonSchema", parameters);
+    if let Some(output) = tool.output_schema() {
+        let (response, _) = json_schema::rewrite(output);
+        declaration.insert("responseJsonSchema".to_owned(), Value::Object(response));
+    }
+    Value::Object(declaration)
+}
+
+/// `{name, description}` and the parameters under `key`, left out when the schema has no
+/// properties (Gemini rejects an `OBJECT` with no properties; a function without parameters
+/// leaves them unset).
+fn declare(tool: &dyn Tool, key: &str, parameters: Map<String, Value>) -> Map<String, Value> {
     let empty = parameters
         .get("properties")
         .and_then(Value::as_object)
         .is_none_or(Map::is_empty);
     let mut declaration = name_and_description(tool);
     if !empty {
-        declaration.insert("parameters".to_owned(), Value::Object(parameters));
+        declaration.insert(key.to_owned(), Value::Object(parameters));
     }
-    Value::Object(declaration)
+    declaration
 }
 
 /// How many times [`gemini_schema`] expands a recursive definition along any path before it
@@ -166,7 +185,10 @@ impl Rewrite<'_> {
         match schema {
             Value::Object(map) => self.rewrite_map(map, path, refs).map(Value::Object),
             // `true` (anything) has no OpenAPI spelling closer than an empty schema.
-            Value::Bool(true) => Some(Value::Object(Map::new())),
+            Value::Bool(true) => {
+                self.lose_any_value(path);
+                Some(Value::Object(Map::new()))
+            }
             _ => None,
         }
     }
@@ -218,7 +240,24 @@ impl Rewrite<'_> {
         self.rewrite_items(&mut out, map, path, refs)?;
         merge_branches(&mut out, branches.rewritten);
         self.merge_all_of(&mut out, map, path, refs)?;
+        if ["type", "anyOf", "enum", "properties", "items"]
+            .iter()
+            .all(|key| !out.contains_key(*key))
+        {
+            self.lose_any_value(path);
+        }
         Some(out)
+    }
+
+    /// A free-form value (`serde_json::Value`): every schema of Gemini's subset has a `type`,
+    /// and none of them is "any".
+    fn lose_any_value(&self, path: &str) {
+        self.lose(
+            path,
+            "any JSON value",
+            "every schema Gemini's OpenAPI subset takes has one `type`, and none means any \
+             value; sent as {} (no type), which the model may fill with an object or nothing",
+        );
     }
 
     /// Inlines a `$ref`, its siblings (a `description`, say) overriding the target's keys.
