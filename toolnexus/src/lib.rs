@@ -159,6 +159,7 @@ mod schema;
 mod suspend;
 mod tool;
 mod toolkit;
+mod turn;
 mod url;
 
 #[cfg(feature = "mcp")]
@@ -190,6 +191,7 @@ pub use tool::{
 };
 pub use toolkit::Toolkit;
 pub use toolnexus_macros::*;
+pub use turn::{Api, ResponseError, ToolCall, tool_calls, tool_results};
 
 /// `toolnexus::JsonSchema` is both schemars' trait and toolnexus' derive, like
 /// `schemars::JsonSchema`: the glob brings the trait, the explicit import replaces schemars'

@@ -1,6 +1,8 @@
 //! Anthropic Messages: tool definitions, content blocks, and the `tool_result` blocks that
 //! answer `tool_use`.
 
+pub(crate) mod tool_use;
+
 use std::sync::Arc;
 
 use base64::Engine;

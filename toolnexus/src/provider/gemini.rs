@@ -2,6 +2,9 @@
 //! OpenAPI 3.0 subset they accept. The lowering works on a copy of the cached schema; the
 //! tool's own schema is never rebuilt or changed.
 
+pub(crate) mod function_calls;
+pub(crate) mod results;
+
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 

@@ -1,6 +1,9 @@
 //! OpenAI Chat Completions: tool definitions (plain and strict), content blocks, and the
 //! messages that answer tool calls. The strict-mode schema rewrite is `openai_strict`.
 
+pub(crate) mod chat_calls;
+pub(crate) mod responses;
+
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
