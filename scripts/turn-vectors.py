@@ -16,6 +16,14 @@ For each API a file holds:
   validated as a `FunctionToolParam`.
 
 The Rust tests (toolnexus/tests/turn_vectors.rs) compare against these files; no Python there.
+
+Gemini's `functionResponse` has no other port to be checked against: the Python port
+(toolnexus 0.21.0 on PyPI) and the upstream Rust crate (toolnexus 0.23.0 on crates.io) send
+Gemini function declarations only; their loops speak the OpenAI and Anthropic styles, and
+0.23's client.rs says so ("Gemini is a schema adapter only ... there is no Gemini wire style
+in the loop"). The shape here is google-genai's `FunctionResponse` (`response` with "output"
+or "error", as its field doc says; media in `parts[].inlineData`; `fileData` is Vertex AI
+only).
 """
 import importlib.metadata
 import json

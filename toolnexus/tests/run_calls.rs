@@ -168,3 +168,24 @@ fn each_call_has_its_own_deadline_and_the_cancel_signal() {
         assert_eq!(result.output, "tool `sleep` was cancelled");
     }
 }
+
+/// A turn can be spawned on a multi-threaded runtime: `run_calls`'s future is `Send`.
+#[test]
+fn a_turn_runs_as_a_spawned_task() {
+    let (tk, _) = toolkit();
+    let tk = Arc::new(tk);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let results = runtime.block_on(async move {
+        let task = tokio::spawn(async move {
+            let calls = sleeps(2, 5);
+            tk.run_calls(&calls, &ToolContext::default()).await
+        });
+        task.await.unwrap()
+    });
+    let outputs: Vec<_> = results.iter().map(|r| r.output.as_str()).collect();
+    assert_eq!(outputs, ["t0", "t1"]);
+}

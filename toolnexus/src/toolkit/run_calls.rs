@@ -1,10 +1,11 @@
 //! [`Toolkit::run_calls`]: every call of a turn at once (SPEC §8B), on whatever executor
 //! polls it — no async runtime, no spawned tasks.
 
-use std::future::{Future, poll_fn};
+use std::future::Future;
+use std::iter::Enumerate;
 use std::num::NonZeroUsize;
 use std::pin::Pin;
-use std::task::Poll;
+use std::task::{Context, Poll};
 
 use super::Toolkit;
 use crate::result::ToolResult;
@@ -58,51 +59,77 @@ impl Toolkit {
     /// assert_eq!(results[1].output, "Lima: sunny");
     /// # });
     /// ```
-    pub async fn run_calls(&self, calls: &[ToolCall], ctx: &ToolContext) -> Vec<ToolResult> {
+    ///
+    /// (A `fn` returning a `Send` future rather than an `async fn`: the future's type is
+    /// spelled out, so it can be spawned on a multi-threaded runtime.)
+    pub fn run_calls<'a>(
+        &'a self,
+        calls: &'a [ToolCall],
+        ctx: &'a ToolContext,
+    ) -> impl Future<Output = Vec<ToolResult>> + Send + 'a {
         let limit = self.max_concurrency.map_or(usize::MAX, NonZeroUsize::get);
         let futures = calls
             .iter()
-            .map(|call| self.guarded_json(&call.name, &call.arguments, ctx));
-        join_ordered(futures, limit).await
+            .map(move |call| self.guarded_json(&call.name, &call.arguments, ctx));
+        JoinOrdered {
+            waiting: futures.enumerate(),
+            limit,
+            running: Vec::new(),
+            done: Vec::new(),
+        }
     }
 }
 
-/// The outputs of `futures`, in their order, running at most `limit` at a time; each is
-/// made (so a call's deadline starts) only when there is room for it.
+/// The outputs of the futures `waiting` yields, in their order, running at most `limit` at a
+/// time; each is made (so a call's deadline starts) only when there is room for it.
 ///
 /// On every wake each running future is polled again: a turn has a handful of calls, so
 /// that costs less than a waker per future would, and futures must tolerate spurious polls.
-async fn join_ordered<F: Future + Unpin>(
-    futures: impl Iterator<Item = F>,
+/// A named type rather than an `async fn`, whose `Send` the compiler cannot prove for these
+/// futures (their `Future` impls are bounded by a lifetime).
+struct JoinOrdered<I, F: Future> {
+    waiting: Enumerate<I>,
     limit: usize,
-) -> Vec<F::Output> {
-    let mut waiting = futures.enumerate();
-    let mut running: Vec<(usize, F)> = Vec::new();
-    let mut done: Vec<(usize, F::Output)> = Vec::new();
-    poll_fn(|cx| {
+    running: Vec<(usize, F)>,
+    done: Vec<(usize, F::Output)>,
+}
+
+impl<I, F> Future for JoinOrdered<I, F>
+where
+    I: Iterator<Item = F> + Unpin,
+    F: Future + Unpin,
+    F::Output: Unpin,
+{
+    type Output = Vec<F::Output>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
         loop {
-            while running.len() < limit {
-                let Some(next) = waiting.next() else { break };
-                running.push(next);
+            while this.running.len() < this.limit {
+                let Some(next) = this.waiting.next() else {
+                    break;
+                };
+                this.running.push(next);
             }
-            if running.is_empty() {
-                return Poll::Ready(());
+            if this.running.is_empty() {
+                let mut done = std::mem::take(&mut this.done);
+                done.sort_unstable_by_key(|(at, _)| *at);
+                return Poll::Ready(done.into_iter().map(|(_, output)| output).collect());
             }
-            let before = running.len();
-            running.retain_mut(|(at, future)| match Pin::new(future).poll(cx) {
-                Poll::Ready(output) => {
-                    done.push((*at, output));
-                    false
-                }
-                Poll::Pending => true,
-            });
-            if running.len() == before {
+            let before = this.running.len();
+            let done = &mut this.done;
+            this.running
+                .retain_mut(|(at, future)| match Pin::new(future).poll(cx) {
+                    Poll::Ready(output) => {
+                        done.push((*at, output));
+                        false
+                    }
+                    Poll::Pending => true,
+                });
+            if this.running.len() == before {
                 return Poll::Pending;
             }
             // Something finished: start what now fits, and poll it for the first time.
         }
-    })
-    .await;
-    done.sort_unstable_by_key(|(at, _)| *at);
-    done.into_iter().map(|(_, output)| output).collect()
+    }
 }
