@@ -176,6 +176,7 @@ pub fn tool_calls(api: Api, response: &Value) -> Result<Vec<ToolCall>, ResponseE
 ///   `id` is left out for an id Gemini did not send (`call_<digits>`, as [`tool_calls`]
 ///   synthesizes it).
 ///
+/// Neither OpenAI API has an error flag on a tool's answer: there the output's text says it.
 /// No calls ⇒ nothing to append (an empty list).
 ///
 /// # Panics

@@ -59,10 +59,14 @@ impl Toolkit {
     /// assert_eq!(results[1].output, "Lima: sunny");
     /// # });
     /// ```
-    ///
-    /// (A `fn` returning a `Send` future rather than an `async fn`: the future's type is
-    /// spelled out, so it can be spawned on a multi-threaded runtime.)
-    pub fn run_calls<'a>(
+    pub async fn run_calls(&self, calls: &[ToolCall], ctx: &ToolContext) -> Vec<ToolResult> {
+        self.join_calls(calls, ctx).await
+    }
+
+    /// [`run_calls`](Self::run_calls)' future, its type spelled out: the compiler cannot
+    /// prove an `async fn` holding the guarded calls `Send` (their `Future` impls are bounded
+    /// by a lifetime), and it can for this opaque type declared `Send`.
+    fn join_calls<'a>(
         &'a self,
         calls: &'a [ToolCall],
         ctx: &'a ToolContext,
@@ -85,8 +89,6 @@ impl Toolkit {
 ///
 /// On every wake each running future is polled again: a turn has a handful of calls, so
 /// that costs less than a waker per future would, and futures must tolerate spurious polls.
-/// A named type rather than an `async fn`, whose `Send` the compiler cannot prove for these
-/// futures (their `Future` impls are bounded by a lifetime).
 struct JoinOrdered<I, F: Future> {
     waiting: Enumerate<I>,
     limit: usize,
