@@ -1,27 +1,30 @@
-//! A complete tool-calling loop, for OpenAI and for Anthropic, against a scripted stand-in
-//! model (no network, no API key).
+//! One tool-calling loop, written once, for OpenAI Chat Completions, OpenAI Responses,
+//! Anthropic Messages and Gemini, against a scripted stand-in model (no network, no API key).
 //!
-//! The model's replies are canned JSON in each provider's real shape. Everything else is what
-//! you wire to a real provider: send `toolkit.to_openai()` / `to_anthropic()` as `tools`, run
-//! each tool call through the toolkit (`call`, so a tool that needs a login can suspend and
-//! resume), turn the results into the provider's tool-result messages with
-//! `openai_tool_messages` / `anthropic_tool_results`, append them, and ask the model again
-//! until it stops calling tools.
+//! The model's replies are canned JSON in each API's real response shape. Everything else is
+//! what you wire to a real provider: send the toolkit's definitions for that API as `tools`,
+//! read the reply's calls with `tool_calls`, run them all at once with `run_calls` (a tool
+//! that suspends for a login is answered with `call_with`), append `tool_results` and ask
+//! again until the model stops calling tools. The script has a turn with three calls at once
+//! (one fails, one returns an image) and a deploy that waits for a login.
 //!
 //! Run it with `cargo run --example agent_loop`.
 
+use std::time::{Duration, Instant};
+
 use toolnexus::serde_json::{self, Value, json};
 use toolnexus::{
-    Answer, ContentPart, ContentPartError, Request, ToolContext, ToolResult, Toolkit,
-    anthropic_tool_results, auth_required, openai_tool_messages, tool, tools,
+    Answer, Api, ContentPart, ContentPartError, Request, ToolContext, ToolResult, Toolkit,
+    auth_required, tool, tool_calls, tool_results, tools,
 };
 
 /// Current temperature in a city, in °C.
 #[tool]
-fn get_weather(
+async fn get_weather(
     /// City name, e.g. "Paris"
     city: String,
 ) -> Result<String, String> {
+    tokio::time::sleep(Duration::from_millis(100)).await; // a slow weather service
     match city.as_str() {
         "Paris" => Ok("Paris: 18°C, dry".to_owned()),
         "Oslo" => Ok("Oslo: 4°C, snow".to_owned()),
@@ -43,7 +46,7 @@ fn deploy(
     service: String,
     ctx: &ToolContext,
 ) -> ToolResult {
-    // First call: no answer yet, so suspend and ask for a login. After the login, `call`
+    // First call: no answer yet, so suspend and ask for a login. After the login, `call_with`
     // runs the tool again with the answer in the context.
     match ctx.answer.as_ref().and_then(|answer| answer.data.as_ref()) {
         Some(data) => ToolResult::ok(format!(
@@ -54,8 +57,8 @@ fn deploy(
     }
 }
 
-/// What `call` does when a tool suspends: show the prompt and url to the user, wait for them,
-/// and hand back their answer. A real app would open a browser or post a chat message here.
+/// What `call_with` does when a tool suspends: show the prompt and url to the user, wait for
+/// them, and hand back their answer. A real app would open a browser or post a message here.
 async fn wait_for_login(request: Request) -> Answer {
     println!(
         "  ~ suspended ({}): {} -> {}",
@@ -63,7 +66,6 @@ async fn wait_for_login(request: Request) -> Answer {
         request.prompt,
         request.url.as_deref().unwrap_or("(no url)")
     );
-    println!("  ~ the user logs in as ana@example.com");
     let mut data = serde_json::Map::new();
     data.insert("user".to_owned(), json!("ana@example.com"));
     Answer {
@@ -74,155 +76,166 @@ async fn wait_for_login(request: Request) -> Answer {
     }
 }
 
-/// Runs one tool call exactly as a model sent it: a name and raw arguments.
-async fn run_call(toolkit: &Toolkit, name: &str, arguments: Value) -> ToolResult {
-    let result = toolkit.call(name, arguments, wait_for_login).await;
-    println!(
-        "  > {name} => {}",
-        serde_json::to_string(&result).expect("results serialize")
-    );
-    result
-}
-
-/// OpenAI sends arguments as a JSON string; an unparsable one gets the toolkit's standard
-/// `invalid arguments` result, which the model reads and corrects.
-async fn run_openai_call(toolkit: &Toolkit, name: &str, raw: &str) -> ToolResult {
-    let arguments = if raw.trim().is_empty() {
-        json!({})
-    } else {
-        match serde_json::from_str(raw) {
-            Ok(arguments) => arguments,
-            Err(_) => {
-                return toolkit
-                    .execute_json(name, raw, &ToolContext::default())
+/// The loop, the same for every API: ask, run the calls, answer them, until no calls come.
+async fn agent_loop(api: Api, toolkit: &Toolkit) -> Vec<Value> {
+    let ctx = ToolContext {
+        timeout: Some(Duration::from_secs(30)),
+        ..Default::default()
+    };
+    let mut conversation = vec![user_prompt(
+        api,
+        "Weather in Paris and Atlantis? Show me the dashboard, then deploy api.",
+    )];
+    for turn in 0.. {
+        let reply = model(api, turn); // POST the conversation and `tools`, get the reply
+        conversation.extend(assistant_turn(api, &reply));
+        let calls = tool_calls(api, &reply).expect("the provider's own response shape");
+        if calls.is_empty() {
+            break;
+        }
+        let started = Instant::now();
+        let mut results = toolkit.run_calls(&calls, &ctx).await;
+        println!(
+            "  ran {} call(s) at once in {:?}",
+            calls.len(),
+            started.elapsed()
+        );
+        for (call, result) in calls.iter().zip(&mut results) {
+            if result.is_pending() {
+                let args = serde_json::from_str(&call.arguments).unwrap_or_else(|_| json!({}));
+                *result = toolkit
+                    .call_with(&call.name, args, &ctx, wait_for_login)
                     .await;
             }
+            println!("  > {} {} => {}", call.name, call.arguments, result.output);
         }
+        conversation.extend(tool_results(api, &calls, &results));
+    }
+    conversation
+}
+
+/// The tool definitions each API takes as `tools`.
+fn definitions(api: Api, toolkit: &Toolkit) -> Value {
+    match api {
+        Api::OpenAiChat => toolkit.to_openai(),
+        Api::OpenAiResponses => toolkit.to_openai_responses(),
+        Api::Anthropic => toolkit.to_anthropic(),
+        Api::Gemini => toolkit.to_gemini(),
+    }
+}
+
+/// The user's first message.
+fn user_prompt(api: Api, text: &str) -> Value {
+    match api {
+        Api::Gemini => json!({"role": "user", "parts": [{"text": text}]}),
+        _ => json!({"role": "user", "content": text}),
+    }
+}
+
+/// The model's turn as it goes back into the conversation: a response carries more than that.
+fn assistant_turn(api: Api, reply: &Value) -> Vec<Value> {
+    match api {
+        Api::OpenAiChat => vec![reply["choices"][0]["message"].clone()],
+        // Every output item goes back, reasoning included.
+        Api::OpenAiResponses => reply["output"].as_array().cloned().unwrap_or_default(),
+        Api::Anthropic => vec![json!({"role": "assistant", "content": reply["content"]})],
+        Api::Gemini => vec![reply["candidates"][0]["content"].clone()],
+    }
+}
+
+/// The stand-in for the provider: the script's turn `turn`, in `api`'s response shape.
+fn model(api: Api, turn: usize) -> Value {
+    let (calls, text): (&[(&str, Value)], &str) = match turn {
+        0 => (
+            &[
+                ("get_weather", json!({"city": "Paris"})),
+                ("get_weather", json!({"city": "Atlantis"})),
+                ("screenshot", json!({})),
+            ],
+            "Let me check the weather and the dashboard.",
+        ),
+        1 => (&[("deploy", json!({"service": "api"}))], "Deploying."),
+        _ => (
+            &[],
+            "Paris is 18°C, Atlantis has no station, the dashboard is fine, api is deployed.",
+        ),
     };
-    run_call(toolkit, name, arguments).await
-}
-
-/// The stand-in for `POST /v1/chat/completions`: canned assistant messages, one per turn.
-fn openai_model(turn: usize) -> Value {
-    match turn {
-        0 => json!({"role": "assistant", "content": null, "tool_calls": [
-            {"id": "call_1", "type": "function",
-             "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}},
-            {"id": "call_2", "type": "function",
-             "function": {"name": "screenshot", "arguments": ""}},
-        ]}),
-        1 => json!({"role": "assistant", "content": null, "tool_calls": [
-            {"id": "call_3", "type": "function",
-             "function": {"name": "deploy", "arguments": "{\"service\":\"api\"}"}},
-        ]}),
-        _ => json!({"role": "assistant",
-                    "content": "Paris is 18°C and dry, the dashboard looks healthy, and api is deployed."}),
-    }
-}
-
-/// The stand-in for `POST /v1/messages`: canned assistant messages, one per turn.
-fn anthropic_model(turn: usize) -> Value {
-    match turn {
-        0 => json!({"role": "assistant", "stop_reason": "tool_use", "content": [
-            {"type": "text", "text": "Let me check the weather and the dashboard."},
-            {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Atlantis"}},
-            {"type": "tool_use", "id": "toolu_2", "name": "screenshot", "input": {}},
-        ]}),
-        1 => json!({"role": "assistant", "stop_reason": "tool_use", "content": [
-            {"type": "tool_use", "id": "toolu_3", "name": "deploy", "input": {"service": "web"}},
-        ]}),
-        _ => json!({"role": "assistant", "stop_reason": "end_turn", "content": [
-            {"type": "text", "text": "Atlantis has no weather station; the dashboard is fine and web is deployed."},
-        ]}),
-    }
-}
-
-async fn openai_loop(toolkit: &Toolkit) -> Vec<Value> {
-    let mut messages = vec![json!({"role": "user",
-        "content": "Weather in Paris? Show me the dashboard, then deploy api."})];
-    for turn in 0.. {
-        let reply = openai_model(turn);
-        messages.push(reply.clone());
-        let Some(calls) = reply["tool_calls"].as_array() else {
-            break;
-        };
-        let mut results = Vec::new();
-        for call in calls {
-            let name = call["function"]["name"].as_str().unwrap_or_default();
-            let raw = call["function"]["arguments"].as_str().unwrap_or_default();
-            results.push((
-                call["id"].as_str().unwrap_or_default(),
-                name,
-                run_openai_call(toolkit, name, raw).await,
-            ));
+    let id = |i: usize| format!("call_{turn}{i}");
+    match api {
+        Api::OpenAiChat => {
+            let tool_calls: Vec<Value> = calls.iter().enumerate().map(|(i, (name, args))| json!(
+                {"id": id(i), "type": "function", "function": {"name": name, "arguments": args.to_string()}}
+            )).collect();
+            let message = if calls.is_empty() {
+                json!({"role": "assistant", "content": text})
+            } else {
+                json!({"role": "assistant", "content": null, "tool_calls": tool_calls})
+            };
+            json!({"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-5",
+                   "choices": [{"index": 0, "message": message,
+                                "finish_reason": if calls.is_empty() { "stop" } else { "tool_calls" }}]})
         }
-        // One `tool` message per call, in order, then one `user` message with any images.
-        messages.extend(openai_tool_messages(
-            results
-                .iter()
-                .map(|(id, name, result)| (*id, *name, result)),
-        ));
-    }
-    messages
-}
-
-async fn anthropic_loop(toolkit: &Toolkit) -> Vec<Value> {
-    let mut messages = vec![json!({"role": "user",
-        "content": "Weather in Atlantis? Show me the dashboard, then deploy web."})];
-    for turn in 0.. {
-        let reply = anthropic_model(turn);
-        // The response carries more than a message; only role and content go back.
-        messages.push(json!({"role": "assistant", "content": reply["content"]}));
-        if reply["stop_reason"] != "tool_use" {
-            break;
-        }
-        let mut results = Vec::new();
-        for block in reply["content"].as_array().into_iter().flatten() {
-            if block["type"] != "tool_use" {
-                continue;
+        Api::OpenAiResponses => {
+            let mut output =
+                vec![json!({"type": "reasoning", "id": format!("rs_{turn}"), "summary": []})];
+            output.extend(calls.iter().enumerate().map(|(i, (name, args))| {
+                json!(
+                    {"type": "function_call", "id": format!("fc_{turn}{i}"), "call_id": id(i),
+                     "name": name, "arguments": args.to_string(), "status": "completed"}
+                )
+            }));
+            if calls.is_empty() {
+                output.push(json!({"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+                                   "content": [{"type": "output_text", "text": text, "annotations": []}]}));
             }
-            let name = block["name"].as_str().unwrap_or_default();
-            let result = run_call(toolkit, name, block["input"].clone()).await;
-            results.push((block["id"].as_str().unwrap_or_default(), result));
+            json!({"id": "resp_1", "object": "response", "status": "completed", "model": "gpt-5", "output": output})
         }
-        // All tool_result blocks of a turn go back in one `user` message.
-        messages.push(anthropic_tool_results(
-            results.iter().map(|(id, result)| (*id, result)),
-        ));
+        Api::Anthropic => {
+            let mut content = vec![json!({"type": "text", "text": text})];
+            content.extend(calls.iter().enumerate().map(|(i, (name, args))| json!(
+                {"type": "tool_use", "id": format!("toolu_{turn}{i}"), "name": name, "input": args}
+            )));
+            json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                   "content": content, "stop_reason": if calls.is_empty() { "end_turn" } else { "tool_use" }})
+        }
+        // Gemini often sends no call ids; `tool_calls` gives them `call_<index>`.
+        Api::Gemini => {
+            let mut parts = vec![json!({"text": text})];
+            parts.extend(
+                calls
+                    .iter()
+                    .map(|(name, args)| json!({"functionCall": {"name": name, "args": args}})),
+            );
+            json!({"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}]})
+        }
     }
-    messages
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let toolkit = Toolkit::new().with_all(tools![get_weather, screenshot, deploy]);
-
-    println!("# OpenAI: tools\n\n{}\n", pretty(&toolkit.to_openai()));
-    println!("# OpenAI: tool calls\n");
-    let transcript = openai_loop(&toolkit).await;
-    println!("\n# OpenAI: transcript\n");
-    for message in &transcript {
+    for api in Api::ALL {
         println!(
-            "{}",
-            serde_json::to_string(message).expect("JSON values serialize")
+            "# {api}\n\ntools: {}\n",
+            compact(&definitions(api, &toolkit))
         );
-    }
-
-    println!(
-        "\n# Anthropic: tools\n\n{}\n",
-        pretty(&toolkit.to_anthropic())
-    );
-    println!("# Anthropic: tool calls\n");
-    let transcript = anthropic_loop(&toolkit).await;
-    println!("\n# Anthropic: transcript\n");
-    for message in &transcript {
-        println!(
-            "{}",
-            serde_json::to_string(message).expect("JSON values serialize")
-        );
+        let conversation = agent_loop(api, &toolkit).await;
+        println!("\ntranscript:");
+        for message in &conversation {
+            println!("{}", compact(message));
+        }
+        println!();
     }
 }
 
-fn pretty(value: &Value) -> String {
-    serde_json::to_string_pretty(value).expect("JSON values serialize")
+/// A message on one line, base64 images shortened so the transcript stays readable.
+fn compact(value: &Value) -> String {
+    let mut text = serde_json::to_string(value).expect("JSON values serialize");
+    let mut from = 0;
+    while let Some(at) = text[from..].find("iVBOR").map(|at| from + at) {
+        let end = text[at..].find('"').map_or(text.len(), |len| at + len);
+        text.replace_range(at + 5..end, "…");
+        from = at + 5;
+    }
+    text
 }

@@ -112,6 +112,40 @@
 //! assert_eq!(messages[1]["content"][1]["type"], "image_url");
 //! ```
 //!
+//! # The whole turn
+//!
+//! [`tool_calls`] reads the calls out of a response body of any [`Api`] (OpenAI Chat
+//! Completions and Responses, Anthropic Messages, Gemini), [`Toolkit::run_calls`] runs them
+//! concurrently, and [`tool_results`] writes what to append, in the same API's shape. Send
+//! [`Toolkit::to_openai_responses`] as `tools` to the Responses API.
+//!
+//! ```
+//! use toolnexus::serde_json::json;
+//! use toolnexus::{Api, ToolContext, Toolkit, tool, tool_calls, tool_results, tools};
+//!
+//! /// Current weather for a city.
+//! #[tool]
+//! fn get_weather(city: String) -> String {
+//!     format!("{city}: 18°C")
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let toolkit = Toolkit::new().with_all(tools![get_weather]);
+//! let reply = json!({"candidates": [{"content": {"role": "model", "parts": [
+//!     {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}},
+//! ]}}]});
+//! let calls = tool_calls(Api::Gemini, &reply).unwrap();
+//! assert_eq!(calls[0].id, "call_0"); // Gemini sent no id
+//! let results = toolkit.run_calls(&calls, &ToolContext::default()).await;
+//! assert_eq!(
+//!     tool_results(Api::Gemini, &calls, &results),
+//!     [json!({"role": "user", "parts": [{"functionResponse": {
+//!         "name": "get_weather", "response": {"output": "Oslo: 18°C"}
+//!     }}]})]
+//! );
+//! # });
+//! ```
+//!
 //! # Choices where the contract is silent
 //!
 //! - Raw argument text over [`MAX_ARGUMENT_BYTES`] and arguments nested more than 127 levels
@@ -157,6 +191,7 @@ mod schema;
 mod suspend;
 mod tool;
 mod toolkit;
+mod turn;
 mod url;
 
 #[cfg(feature = "mcp")]
@@ -190,6 +225,7 @@ pub use tool::{
 };
 pub use toolkit::Toolkit;
 pub use toolnexus_macros::*;
+pub use turn::{Api, ResponseError, ToolCall, tool_calls, tool_results};
 
 /// `toolnexus::JsonSchema` is both schemars' trait and toolnexus' derive, like
 /// `schemars::JsonSchema`: the glob brings the trait, the explicit import replaces schemars'

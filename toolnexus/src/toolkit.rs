@@ -1,25 +1,28 @@
 //! [`Toolkit`]: a set of tools looked up by name and executed safely (SPEC §8), and the
 //! suspension loop rule (SPEC §10). Each provider's definitions are built in `provider/`.
 
-use std::any::Any;
+mod guarded;
+mod run_calls;
+
 use std::collections::BTreeMap;
 use std::fmt;
 use std::future::{Future, poll_fn};
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::{Pin, pin};
+use std::num::NonZeroUsize;
+use std::pin::pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::Poll;
 
 use serde_json::Value;
 
 use crate::cancel::CancelSignal;
-use crate::deadline::{Limits, Stop};
-use crate::future::{BoxFuture, ToolFuture};
+use crate::deadline::Stop;
+use crate::future::ToolFuture;
 use crate::profile::{Profile, Profiles, SchemaIssue};
 use crate::provider::{anthropic, mcp, openai};
 use crate::result::ToolResult;
 use crate::suspend::{Answer, Request};
 use crate::tool::{Tool, ToolContext};
+use guarded::Guarded;
 
 /// A set of tools, looked up by name.
 ///
@@ -57,6 +60,8 @@ pub struct Toolkit {
     index: BTreeMap<String, usize>,
     /// Each tool's profiles, built on first use, beside `tools`.
     profiles: Profiles,
+    /// How many calls [`run_calls`](Self::run_calls) runs at once; `None` is all of them.
+    max_concurrency: Option<NonZeroUsize>,
 }
 
 impl fmt::Debug for Toolkit {
@@ -240,6 +245,16 @@ impl Toolkit {
         args: &'a str,
         ctx: &'a ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
+        self.guarded_json(name, args, ctx)
+    }
+
+    /// [`execute_json`](Self::execute_json)'s future, as a type known to be `Unpin`.
+    fn guarded_json<'a>(
+        &'a self,
+        name: &str,
+        args: &'a str,
+        ctx: &'a ToolContext,
+    ) -> Guarded<'a, impl FnOnce() -> ToolFuture<'a> + Send + Unpin + 'a> {
         match self.get(name) {
             Some(tool) => Guarded::new(tool.as_ref(), ctx, move || tool.execute_json(args, ctx)),
             None => Guarded::unknown(name, ctx),
@@ -389,6 +404,27 @@ impl Toolkit {
         self.profiles.openai_strict(&self.tools)
     }
 
+    /// OpenAI Responses `tools`: `[{"type":"function","name","description","parameters",
+    /// "strict"}]`, the flat form of [`to_openai_strict`](Self::to_openai_strict)'s entries:
+    /// the same parameters and the same `strict` for every tool.
+    ///
+    /// ```
+    /// use toolnexus::{Toolkit, tool, tools};
+    ///
+    /// /// Current weather for a city.
+    /// #[tool]
+    /// fn weather(city: String) -> String { city }
+    ///
+    /// let tk = Toolkit::new().with_all(tools![weather]);
+    /// let entry = &tk.to_openai_responses()[0];
+    /// assert_eq!((entry["type"].as_str(), entry["name"].as_str()), (Some("function"), Some("weather")));
+    /// assert_eq!(entry["strict"], true);
+    /// assert_eq!(entry["parameters"], tk.to_openai_strict()[0]["function"]["parameters"]);
+    /// ```
+    pub fn to_openai_responses(&self) -> Value {
+        openai::responses::definitions(self.to_openai_strict())
+    }
+
     /// Anthropic Messages `tools`: `[{name, description, input_schema}]`.
     pub fn to_anthropic(&self) -> Value {
         anthropic::definitions(&self.tools)
@@ -460,132 +496,4 @@ async fn until_cancelled<T>(signal: &CancelSignal, work: impl Future<Output = T>
 /// `native: "Adds a todo"`: where a tool comes from and what it says it does.
 fn provenance(tool: &dyn Tool) -> String {
     format!("{}: {:?}", tool.source().as_str(), tool.description())
-}
-
-/// A tool call that turns a panic — in the synchronous call that builds the tool's future or
-/// in any poll of it — into an error result, and stops the call when its context is
-/// cancelled or its timeout passes.
-///
-/// Nothing runs until the first poll, as with any future: `start` (the tool's `execute` or
-/// `execute_json`) is called then, under the same guard and limits as a poll. A synchronous
-/// `#[tool]` fn runs inside `start` and its result comes back ready ([`ToolFuture::ready`]):
-/// it is returned from that first poll without a future on the heap.
-///
-/// A hand-written future rather than an `async fn`: it is on every call's path, and this
-/// keeps it to one `catch_unwind` per step and two cheap checks ([`Limits::reached`]) with
-/// nothing else in between, in a value small enough to move cheaply (no `ToolResult` inside).
-/// Every field is `Unpin` (the closure holds the arguments and references), so it needs no
-/// pin projection and no `unsafe`.
-struct Guarded<'a, F> {
-    limits: Limits<'a>,
-    step: Step<'a, F>,
-}
-
-enum Step<'a, F> {
-    Start(&'a dyn Tool, F),
-    Running(&'a dyn Tool, BoxFuture<'a, ToolResult>),
-    /// No tool of the name asked for; the result's text.
-    Unknown(String),
-    Done,
-}
-
-impl<'a, F> Guarded<'a, F> {
-    /// The call of `start`, its limits (the deadline counted from now) in force from the
-    /// first poll on.
-    fn new(tool: &'a dyn Tool, ctx: &'a ToolContext, start: F) -> Self {
-        Self {
-            limits: Limits::new(ctx),
-            step: Step::Start(tool, start),
-        }
-    }
-
-    /// A call that resolves as ``Unknown tool: NAME``.
-    fn unknown(name: &str, ctx: &'a ToolContext) -> Self {
-        Self {
-            limits: Limits::new(ctx),
-            step: Step::Unknown(format!("Unknown tool: {name}")),
-        }
-    }
-
-    /// Drops the tool's future now (a panic in its `drop` is swallowed: the call's outcome
-    /// is already decided, and the panic hook has reported it) and resolves with `stop`.
-    fn stop(&mut self, tool: &dyn Tool, stop: Stop) -> Poll<ToolResult> {
-        let running = std::mem::replace(&mut self.step, Step::Done);
-        let _ = catch_unwind(AssertUnwindSafe(move || drop(running)));
-        Poll::Ready(stop.result(tool.name()))
-    }
-}
-
-impl<'a, F: FnOnce() -> Fut + Unpin, Fut: Into<ToolFuture<'a>>> Future for Guarded<'a, F> {
-    type Output = ToolResult;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
-        let this = &mut *self;
-        if let Step::Start(..) = this.step {
-            let Step::Start(tool, start) = std::mem::replace(&mut this.step, Step::Done) else {
-                unreachable!("matched just above")
-            };
-            // A call cancelled (or with a zero timeout) before it starts never runs the tool.
-            if let Some(stop) = this.limits.reached() {
-                return Poll::Ready(stop.result(tool.name()));
-            }
-            // `AssertUnwindSafe` is sound here: after a panic the tool's future is dropped,
-            // never polled again, and all we keep is the panic message.
-            match catch_unwind(AssertUnwindSafe(|| start().into().into_ready())) {
-                // Ready in the step that began in time: that is its result.
-                Ok(Ok(result)) => return Poll::Ready(result),
-                Ok(Err(future)) => this.step = Step::Running(tool, future),
-                Err(payload) => return Poll::Ready(panicked(tool, payload.as_ref())),
-            }
-        }
-        match &mut this.step {
-            Step::Running(tool, future) => {
-                let tool = *tool;
-                // The tool is polled only while the call is neither cancelled nor late; what it
-                // returns from a poll that began in time is its result.
-                if let Some(stop) = this.limits.reached() {
-                    return this.stop(tool, stop);
-                }
-                match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-                    Ok(Poll::Pending) => match this.limits.wait(cx) {
-                        Some(stop) => this.stop(tool, stop),
-                        None => Poll::Pending,
-                    },
-                    Ok(Poll::Ready(result)) => {
-                        this.step = Step::Done;
-                        Poll::Ready(result)
-                    }
-                    Err(payload) => {
-                        this.step = Step::Done;
-                        Poll::Ready(panicked(tool, payload.as_ref()))
-                    }
-                }
-            }
-            Step::Unknown(message) => {
-                let message = std::mem::take(message);
-                this.step = Step::Done;
-                Poll::Ready(ToolResult::error(message))
-            }
-            Step::Start(..) => unreachable!("started above"),
-            Step::Done => panic!("a tool call future polled after it completed"),
-        }
-    }
-}
-
-fn panicked(tool: &dyn Tool, payload: &(dyn Any + Send)) -> ToolResult {
-    ToolResult::error(format!(
-        "tool `{}` panicked: {}",
-        tool.name(),
-        panic_message(payload)
-    ))
-}
-
-fn panic_message(payload: &(dyn Any + Send)) -> &str {
-    if let Some(message) = payload.downcast_ref::<&'static str>() {
-        message
-    } else if let Some(message) = payload.downcast_ref::<String>() {
-        message
-    } else {
-        "the panic payload is not a string"
-    }
 }

@@ -3,6 +3,8 @@
 
 pub(crate) mod strict;
 
+pub(crate) mod tool_use;
+
 use std::sync::Arc;
 
 use base64::Engine;

@@ -2,8 +2,10 @@
 //! OpenAPI 3.0 subset they accept. The rewrite works on a copy of the cached schema; the
 //! tool's own schema is never rebuilt or changed.
 
+pub(crate) mod function_calls;
 pub(crate) mod json_schema;
 mod keywords;
+pub(crate) mod results;
 
 use std::cell::{Cell, RefCell};
 

@@ -3,6 +3,9 @@
 
 pub(crate) mod strict;
 
+pub(crate) mod chat_calls;
+pub(crate) mod responses;
+
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};

@@ -1,0 +1,141 @@
+//! [`Guarded`]: one tool call through a toolkit, with its panics caught and its context's
+//! cancellation and deadline enforced.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use crate::deadline::{Limits, Stop};
+use crate::future::{BoxFuture, ToolFuture};
+use crate::result::ToolResult;
+use crate::tool::{Tool, ToolContext};
+
+/// A tool call that turns a panic — in the synchronous call that builds the tool's future or
+/// in any poll of it — into an error result, and stops the call when its context is
+/// cancelled or its timeout passes.
+///
+/// Nothing runs until the first poll, as with any future: `start` (the tool's `execute` or
+/// `execute_json`) is called then, under the same guard and limits as a poll. A synchronous
+/// `#[tool]` fn runs inside `start` and its result comes back ready ([`ToolFuture::ready`]):
+/// it is returned from that first poll without a future on the heap.
+///
+/// A hand-written future rather than an `async fn`: it is on every call's path, and this
+/// keeps it to one `catch_unwind` per step and two cheap checks ([`Limits::reached`]) with
+/// nothing else in between, in a value small enough to move cheaply (no `ToolResult` inside).
+/// Every field is `Unpin` (the closure holds the arguments and references), so it needs no
+/// pin projection and no `unsafe`.
+pub(super) struct Guarded<'a, F> {
+    limits: Limits<'a>,
+    step: Step<'a, F>,
+}
+
+enum Step<'a, F> {
+    Start(&'a dyn Tool, F),
+    Running(&'a dyn Tool, BoxFuture<'a, ToolResult>),
+    /// No tool of the name asked for; the result's text.
+    Unknown(String),
+    Done,
+}
+
+impl<'a, F> Guarded<'a, F> {
+    /// The call of `start`, its limits (the deadline counted from now) in force from the
+    /// first poll on.
+    pub(super) fn new(tool: &'a dyn Tool, ctx: &'a ToolContext, start: F) -> Self {
+        Self {
+            limits: Limits::new(ctx),
+            step: Step::Start(tool, start),
+        }
+    }
+
+    /// A call that resolves as ``Unknown tool: NAME``.
+    pub(super) fn unknown(name: &str, ctx: &'a ToolContext) -> Self {
+        Self {
+            limits: Limits::new(ctx),
+            step: Step::Unknown(format!("Unknown tool: {name}")),
+        }
+    }
+
+    /// Drops the tool's future now (a panic in its `drop` is swallowed: the call's outcome
+    /// is already decided, and the panic hook has reported it) and resolves with `stop`.
+    fn stop(&mut self, tool: &dyn Tool, stop: Stop) -> Poll<ToolResult> {
+        let running = std::mem::replace(&mut self.step, Step::Done);
+        let _ = catch_unwind(AssertUnwindSafe(move || drop(running)));
+        Poll::Ready(stop.result(tool.name()))
+    }
+}
+
+impl<'a, F: FnOnce() -> Fut + Unpin, Fut: Into<ToolFuture<'a>>> Future for Guarded<'a, F> {
+    type Output = ToolResult;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
+        let this = &mut *self;
+        if let Step::Start(..) = this.step {
+            let Step::Start(tool, start) = std::mem::replace(&mut this.step, Step::Done) else {
+                unreachable!("matched just above")
+            };
+            // A call cancelled (or with a zero timeout) before it starts never runs the tool.
+            if let Some(stop) = this.limits.reached() {
+                return Poll::Ready(stop.result(tool.name()));
+            }
+            // `AssertUnwindSafe` is sound here: after a panic the tool's future is dropped,
+            // never polled again, and all we keep is the panic message.
+            match catch_unwind(AssertUnwindSafe(|| start().into().into_ready())) {
+                // Ready in the step that began in time: that is its result.
+                Ok(Ok(result)) => return Poll::Ready(result),
+                Ok(Err(future)) => this.step = Step::Running(tool, future),
+                Err(payload) => return Poll::Ready(panicked(tool, payload.as_ref())),
+            }
+        }
+        match &mut this.step {
+            Step::Running(tool, future) => {
+                let tool = *tool;
+                // The tool is polled only while the call is neither cancelled nor late; what it
+                // returns from a poll that began in time is its result.
+                if let Some(stop) = this.limits.reached() {
+                    return this.stop(tool, stop);
+                }
+                match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+                    Ok(Poll::Pending) => match this.limits.wait(cx) {
+                        Some(stop) => this.stop(tool, stop),
+                        None => Poll::Pending,
+                    },
+                    Ok(Poll::Ready(result)) => {
+                        this.step = Step::Done;
+                        Poll::Ready(result)
+                    }
+                    Err(payload) => {
+                        this.step = Step::Done;
+                        Poll::Ready(panicked(tool, payload.as_ref()))
+                    }
+                }
+            }
+            Step::Unknown(message) => {
+                let message = std::mem::take(message);
+                this.step = Step::Done;
+                Poll::Ready(ToolResult::error(message))
+            }
+            Step::Start(..) => unreachable!("started above"),
+            Step::Done => panic!("a tool call future polled after it completed"),
+        }
+    }
+}
+
+fn panicked(tool: &dyn Tool, payload: &(dyn Any + Send)) -> ToolResult {
+    ToolResult::error(format!(
+        "tool `{}` panicked: {}",
+        tool.name(),
+        panic_message(payload)
+    ))
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    if let Some(message) = payload.downcast_ref::<&'static str>() {
+        message
+    } else if let Some(message) = payload.downcast_ref::<String>() {
+        message
+    } else {
+        "the panic payload is not a string"
+    }
+}

@@ -1,0 +1,399 @@
+//! The whole turn (SPEC §8B): the tool calls in a provider's response ([`tool_calls`]), and
+//! what answers them ([`tool_results`]), for each [`Api`]. Each API's reading and encoding
+//! lives beside its provider in `provider/`; this module holds the shared types, the
+//! dispatch, and [`Reader`], which walks a response body and names the path of anything of
+//! the wrong shape.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::provider::{anthropic, gemini, openai};
+use crate::result::ToolResult;
+
+/// A provider API whose tool calls and results this crate reads and writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Api {
+    /// OpenAI Chat Completions (`POST /v1/chat/completions`).
+    OpenAiChat,
+    /// OpenAI Responses (`POST /v1/responses`).
+    OpenAiResponses,
+    /// Anthropic Messages (`POST /v1/messages`).
+    Anthropic,
+    /// Gemini `generateContent`.
+    Gemini,
+}
+
+impl Api {
+    /// Every API, in declaration order.
+    pub const ALL: [Api; 4] = [
+        Api::OpenAiChat,
+        Api::OpenAiResponses,
+        Api::Anthropic,
+        Api::Gemini,
+    ];
+}
+
+impl fmt::Display for Api {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Api::OpenAiChat => "OpenAI Chat Completions",
+            Api::OpenAiResponses => "OpenAI Responses",
+            Api::Anthropic => "Anthropic Messages",
+            Api::Gemini => "Gemini",
+        })
+    }
+}
+
+/// One tool call a model asked for: plain fields, so callers can build one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The id its result must echo (Chat `id`, Responses `call_id`, Anthropic `id`, Gemini
+    /// `id` or a synthesized `call_<index>`).
+    pub id: String,
+    /// The tool's name, as the model sent it.
+    pub name: String,
+    /// The arguments as raw JSON text, what [`Toolkit::execute_json`](crate::Toolkit::execute_json)
+    /// takes: OpenAI's text as sent; Anthropic's and Gemini's object re-serialized.
+    pub arguments: String,
+}
+
+/// A response body that is not in the shape its API returns: which API, where, and what was
+/// expected there.
+///
+/// ```
+/// use toolnexus::serde_json::json;
+/// use toolnexus::{Api, tool_calls};
+///
+/// let error = tool_calls(Api::OpenAiChat, &json!({"choices": [{"message": {"tool_calls": 7}}]})).unwrap_err();
+/// assert_eq!(error.path(), "choices[0].message.tool_calls");
+/// assert_eq!(
+///     error.to_string(),
+///     "OpenAI Chat Completions response: `choices[0].message.tool_calls` should be an array, found a number"
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResponseError {
+    api: Api,
+    path: String,
+    expected: &'static str,
+    found: &'static str,
+}
+
+impl ResponseError {
+    /// The API whose response was read.
+    pub fn api(&self) -> Api {
+        self.api
+    }
+
+    /// Where the body went wrong, e.g. `output[2].call_id` (empty for the body itself).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// What the API puts there, e.g. `a string`.
+    pub fn expected(&self) -> &str {
+        self.expected
+    }
+}
+
+impl fmt::Display for ResponseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let place = if self.path.is_empty() {
+            "the body".to_owned()
+        } else {
+            format!("`{}`", self.path)
+        };
+        write!(
+            f,
+            "{} response: {place} should be {}, found {}",
+            self.api, self.expected, self.found
+        )
+    }
+}
+
+impl std::error::Error for ResponseError {}
+
+/// The tool calls in `response`, a provider's whole response body as its API returns it, in
+/// the order the model made them.
+///
+/// - [`Api::OpenAiChat`]: `choices[0].message.tool_calls` (entries of another `type` than
+///   `function` are not this crate's and are skipped).
+/// - [`Api::OpenAiResponses`]: the `output[]` items of type `function_call`; `call_id` is
+///   the id.
+/// - [`Api::Anthropic`]: the `content[]` blocks of type `tool_use`; `input` re-serialized as
+///   the arguments.
+/// - [`Api::Gemini`]: the `functionCall` of each of `candidates[0].content.parts[]`; its `id`
+///   when present, else `call_<index>` (the call's position among the calls, from 0), which
+///   [`tool_results`] knows not to send back. A body with neither `candidates` nor
+///   `promptFeedback` is not a Gemini response; one whose prompt was blocked has no calls.
+///
+/// OpenAI's `arguments` text is kept as sent (an object, as some compatible servers send it,
+/// is serialized), so text that is not JSON reaches the tool, which answers with its usual
+/// `invalid arguments` result for the model to correct.
+///
+/// No tool call ⇒ `Ok(vec![])`. A body of the wrong shape ⇒ [`ResponseError`]; this never
+/// panics, whatever the JSON.
+///
+/// ```
+/// use toolnexus::serde_json::json;
+/// use toolnexus::{Api, ToolCall, tool_calls};
+///
+/// let reply = json!({"content": [
+///     {"type": "text", "text": "Checking."},
+///     {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}},
+/// ]});
+/// assert_eq!(
+///     tool_calls(Api::Anthropic, &reply).unwrap(),
+///     [ToolCall { id: "toolu_1".into(), name: "get_weather".into(), arguments: r#"{"city":"Paris"}"#.into() }]
+/// );
+/// ```
+pub fn tool_calls(api: Api, response: &Value) -> Result<Vec<ToolCall>, ResponseError> {
+    let body = Reader::root(api, response);
+    match api {
+        Api::OpenAiChat => openai::chat_calls::read(&body),
+        Api::OpenAiResponses => openai::responses::read_calls(&body),
+        Api::Anthropic => anthropic::tool_use::read(&body),
+        Api::Gemini => gemini::function_calls::read(&body),
+    }
+}
+
+/// What to append to the conversation to answer `calls`, in `api`'s own shape; `results[i]`
+/// answers `calls[i]` (as [`Toolkit::run_calls`](crate::Toolkit::run_calls) returns them).
+///
+/// - [`Api::OpenAiChat`]: one `tool` message per call, then one `user` message with the
+///   results' images, files and audio ([`openai_tool_messages`](crate::openai_tool_messages)).
+/// - [`Api::OpenAiResponses`]: one `function_call_output` item per call; `output` is the
+///   text, or, when the result has parts, an array of `input_text`, `input_image` and
+///   `input_file` items (a part Responses cannot take becomes its
+///   [`unsupported_placeholder`](crate::unsupported_placeholder) text).
+/// - [`Api::Anthropic`]: ONE `user` message holding every `tool_result` block in call order
+///   ([`ToolResult::to_anthropic_block`]).
+/// - [`Api::Gemini`]: ONE `user` content whose `parts` hold a `functionResponse` per call:
+///   `{"name", "id"?, "response": {"output": …}}`, or `{"error": …}` when `is_error`. The
+///   text is the output, then each text part and each placeholder on a line of its own;
+///   images (PNG, JPEG, WebP), PDFs and plain text with bytes go inline in its `parts`.
+///   `id` is left out for an id Gemini did not send (`call_<digits>`, as [`tool_calls`]
+///   synthesizes it).
+///
+/// Neither OpenAI API has an error flag on a tool's answer: there the output's text says it.
+/// No calls ⇒ nothing to append (an empty list).
+///
+/// # Panics
+///
+/// When `calls` and `results` differ in length: each call needs exactly one answer, and a
+/// conversation with one missing is refused by every provider.
+///
+/// ```
+/// use toolnexus::serde_json::json;
+/// use toolnexus::{Api, ToolCall, ToolResult, tool_results};
+///
+/// let calls = [ToolCall { id: "call_0".into(), name: "get_weather".into(), arguments: "{}".into() }];
+/// let results = [ToolResult::error("no weather station there")];
+/// assert_eq!(
+///     tool_results(Api::Gemini, &calls, &results),
+///     [json!({"role": "user", "parts": [{"functionResponse": {
+///         "name": "get_weather", "response": {"error": "no weather station there"}
+///     }}]})]
+/// );
+/// ```
+pub fn tool_results(api: Api, calls: &[ToolCall], results: &[ToolResult]) -> Vec<Value> {
+    assert_eq!(
+        calls.len(),
+        results.len(),
+        "tool_results needs one result per call: {} calls, {} results",
+        calls.len(),
+        results.len()
+    );
+    if calls.is_empty() {
+        return Vec::new();
+    }
+    let pairs = calls.iter().zip(results);
+    match api {
+        Api::OpenAiChat => crate::openai_tool_messages(
+            pairs.map(|(call, result)| (call.id.as_str(), call.name.as_str(), result)),
+        ),
+        Api::OpenAiResponses => pairs
+            .map(|(call, result)| openai::responses::function_call_output(&call.id, result))
+            .collect(),
+        Api::Anthropic => vec![crate::anthropic_tool_results(
+            pairs.map(|(call, result)| (call.id.as_str(), result)),
+        )],
+        Api::Gemini => vec![gemini::results::function_responses(pairs)],
+    }
+}
+
+/// A place in a response body, with its path, for reading it without panicking: each step
+/// names what the API puts there, and a mismatch becomes a [`ResponseError`] at that path.
+#[derive(Clone, Copy)]
+pub(crate) struct Reader<'a> {
+    api: Api,
+    value: Option<&'a Value>,
+    parent: Option<&'a Reader<'a>>,
+    step: Step<'a>,
+}
+
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Root,
+    Key(&'a str),
+    Index(usize),
+}
+
+impl<'a> Reader<'a> {
+    fn root(api: Api, value: &'a Value) -> Self {
+        Self {
+            api,
+            value: Some(value),
+            parent: None,
+            step: Step::Root,
+        }
+    }
+
+    /// The value here, `None` when absent (or `null`, which the APIs send for "none").
+    pub(crate) fn value(&self) -> Option<&'a Value> {
+        self.value.filter(|value| !value.is_null())
+    }
+
+    /// The member `key` of this object (absent when this is absent).
+    pub(crate) fn key<'b>(&'b self, key: &'b str) -> Reader<'b> {
+        self.child(self.value.and_then(|value| value.get(key)), Step::Key(key))
+    }
+
+    fn child<'b>(&'b self, value: Option<&'b Value>, step: Step<'b>) -> Reader<'b> {
+        Reader {
+            api: self.api,
+            value,
+            parent: Some(self),
+            step,
+        }
+    }
+
+    /// The elements of this array, each with its path; absent ⇒ none.
+    pub(crate) fn items<'b>(&'b self) -> Result<Vec<Reader<'b>>, ResponseError> {
+        match self.value() {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => Ok(items
+                .iter()
+                .enumerate()
+                .map(|(at, item)| self.child(Some(item), Step::Index(at)))
+                .collect()),
+            Some(other) => Err(self.error("an array", Some(other))),
+        }
+    }
+
+    /// This array's first element, an object the API always sends.
+    pub(crate) fn first<'b>(&'b self) -> Result<Reader<'b>, ResponseError> {
+        let item = self.required_array()?.first();
+        let item = self.child(item, Step::Index(0));
+        item.required_object()?;
+        Ok(item)
+    }
+
+    fn required_array(&self) -> Result<&'a Vec<Value>, ResponseError> {
+        match self.value() {
+            Some(Value::Array(items)) => Ok(items),
+            other => Err(self.error("an array", other)),
+        }
+    }
+
+    /// This object, which the API always sends.
+    pub(crate) fn required_object(&self) -> Result<&'a Map<String, Value>, ResponseError> {
+        match self.value() {
+            Some(Value::Object(map)) => Ok(map),
+            other => Err(self.error("an object", other)),
+        }
+    }
+
+    /// This object, or `None` when absent.
+    pub(crate) fn object(&self) -> Result<Option<&'a Map<String, Value>>, ResponseError> {
+        match self.value() {
+            None => Ok(None),
+            Some(Value::Object(map)) => Ok(Some(map)),
+            Some(other) => Err(self.error("an object", Some(other))),
+        }
+    }
+
+    /// This string, which the API always sends.
+    pub(crate) fn string(&self) -> Result<&'a str, ResponseError> {
+        match self.value() {
+            Some(Value::String(text)) => Ok(text),
+            other => Err(self.error("a string", other)),
+        }
+    }
+
+    /// This string, or `None` when absent.
+    pub(crate) fn optional_string(&self) -> Result<Option<&'a str>, ResponseError> {
+        match self.value() {
+            None => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text)),
+            Some(other) => Err(self.error("a string", Some(other))),
+        }
+    }
+
+    /// Arguments sent as text: the text as is; an object serialized; absent ⇒ empty text
+    /// (which [`execute_json`](crate::Toolkit::execute_json) reads as `{}`).
+    pub(crate) fn arguments_text(&self) -> Result<String, ResponseError> {
+        match self.value() {
+            None => Ok(String::new()),
+            Some(Value::String(text)) => Ok(text.clone()),
+            Some(object @ Value::Object(_)) => Ok(object.to_string()),
+            Some(other) => Err(self.error("a string of JSON or an object", Some(other))),
+        }
+    }
+
+    /// Arguments sent as an object, serialized; absent ⇒ `{}` when `optional`.
+    pub(crate) fn arguments_object(&self, optional: bool) -> Result<String, ResponseError> {
+        match self.value() {
+            None if optional => Ok("{}".to_owned()),
+            Some(object @ Value::Object(_)) => Ok(object.to_string()),
+            other => Err(self.error("an object", other)),
+        }
+    }
+
+    /// Whether this object's `type` is `kind`; a missing or non-string `type` is an error.
+    pub(crate) fn is_type(&self, kind: &str) -> Result<bool, ResponseError> {
+        self.required_object()?;
+        Ok(self.key("type").string()? == kind)
+    }
+
+    pub(crate) fn error(&self, expected: &'static str, found: Option<&Value>) -> ResponseError {
+        ResponseError {
+            api: self.api,
+            path: self.path(),
+            expected,
+            found: match found {
+                None if self.value.is_some() => "null",
+                None => "nothing",
+                Some(Value::Null) => "null",
+                Some(Value::Bool(_)) => "a boolean",
+                Some(Value::Number(_)) => "a number",
+                Some(Value::String(_)) => "a string",
+                Some(Value::Array(_)) => "an array",
+                Some(Value::Object(_)) => "an object",
+            },
+        }
+    }
+
+    fn path(&self) -> String {
+        let mut steps = Vec::new();
+        let mut at = Some(self);
+        while let Some(reader) = at {
+            steps.push(reader.step);
+            at = reader.parent;
+        }
+        let mut path = String::new();
+        for step in steps.into_iter().rev() {
+            match step {
+                Step::Root => {}
+                Step::Key(key) if path.is_empty() => path.push_str(key),
+                Step::Key(key) => {
+                    path.push('.');
+                    path.push_str(key);
+                }
+                Step::Index(at) => path.push_str(&format!("[{at}]")),
+            }
+        }
+        path
+    }
+}
