@@ -130,6 +130,15 @@ impl fmt::Display for SchemaIssue {
 ///   `enum`s and `const`s, `exclusiveMinimum`/`exclusiveMaximum`, `multipleOf`, `uniqueItems`,
 ///   and formats Gemini does not document. [`to_gemini`](crate::Toolkit::to_gemini) sends the
 ///   approximation [`gemini_schema`](crate::gemini_schema) describes.
+/// - [`Profile::GeminiJsonSchema`]: maps, tuples, recursion and free values are said as they
+///   are; unsaid are only keywords no tool enforces (`not`, `allOf`, `unevaluatedProperties`,
+///   …); described: `exclusiveMinimum`/`exclusiveMaximum`, `multipleOf`, a non-string,
+///   non-number `const`.
+/// - [`Profile::AnthropicStrict`]: unsaid are a map, a tuple of different types, a free-form
+///   value, a recursive type, `allOf`; [`to_anthropic_strict`](crate::Toolkit::to_anthropic_strict)
+///   sends such a tool non-strict with its plain schema. Described: numeric bounds,
+///   `multipleOf`, string lengths, `pattern`, `minItems` above 1, `maxItems`, `uniqueItems`,
+///   property counts, formats it does not document.
 ///
 /// Assert it is empty in your own tests, so a new parameter type cannot quietly make a
 /// provider see less than the tool takes:

@@ -186,3 +186,71 @@ fn only_what_the_model_cannot_be_told_sends_a_tool_non_strict() {
         ]
     );
 }
+
+/// What Gemini's JSON Schema field and Anthropic strict tool use report, by kind.
+#[test]
+fn each_profile_reports_what_it_says_in_words_and_what_it_cannot_say() {
+    let odd = schema_tool(
+        "odd",
+        json!({
+            "type": "object",
+            "properties": {
+                "ratio": {"type": "number", "exclusiveMinimum": 0},
+                "always": {"const": true},
+                "not_five": {"type": "integer", "not": {"const": 5}},
+                "both": {"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}}]},
+                "pattern": {"type": "string", "pattern": "^a+$", "minLength": 2},
+            },
+            "required": ["ratio", "always", "not_five", "both", "pattern"],
+        }),
+    );
+    let toolkit = Toolkit::new().with(odd);
+    let kinds = |profile| -> Vec<(String, IssueKind)> {
+        toolkit
+            .check(profile)
+            .into_iter()
+            .map(|issue| (issue.path, issue.kind))
+            .collect()
+    };
+    let said = IssueKind::EnforcedByTool;
+    let unsaid = IssueKind::Unsaid;
+    let pairs = |expected: &[(&str, IssueKind)]| -> Vec<(String, IssueKind)> {
+        expected
+            .iter()
+            .map(|(path, kind)| ((*path).to_owned(), *kind))
+            .collect()
+    };
+    assert_eq!(
+        kinds(Profile::GeminiJsonSchema),
+        pairs(&[
+            ("ratio", said),
+            ("always", said),
+            ("not_five", unsaid),
+            ("both", unsaid)
+        ])
+    );
+    assert_eq!(
+        kinds(Profile::AnthropicStrict),
+        pairs(&[
+            ("ratio", said),
+            ("not_five", unsaid),
+            // `allOf`, and then the nothing that is left of it.
+            ("both", unsaid),
+            ("both", unsaid),
+            ("pattern", said),
+        ])
+    );
+    let gemini = &toolkit.to_gemini_json_schema()[0]["functionDeclarations"][0];
+    let properties = &gemini["parametersJsonSchema"]["properties"];
+    assert_eq!(properties["always"], json!({"description": "exactly true"}));
+    assert_eq!(
+        properties["pattern"],
+        json!({"type": "string", "pattern": "^a+$", "minLength": 2})
+    );
+    let anthropic = &toolkit.to_anthropic_strict()[0];
+    assert_eq!(anthropic["strict"], false);
+    assert_eq!(
+        anthropic["input_schema"],
+        Value::Object(toolkit.tools()[0].input_schema().clone())
+    );
+}

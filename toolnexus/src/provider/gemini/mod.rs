@@ -1,7 +1,9 @@
-//! Gemini: function declarations, and the rewrite of a tool's portable input schema to the
-//! OpenAPI 3.0 subset they accept. The rewrite works on a copy of the cached schema; the
+//! Gemini: the rewrite of a tool's portable input schema to the OpenAPI 3.0 subset function
+//! declarations accept as `parameters` (the declarations are built in `declarations`, the
+//! JSON Schema field's rewrite is `json_schema`). The rewrite works on a copy of the cached schema; the
 //! tool's own schema is never rebuilt or changed.
 
+mod declarations;
 pub(crate) mod function_calls;
 pub(crate) mod json_schema;
 mod keywords;
@@ -15,55 +17,11 @@ use crate::decode::align::list_of_any;
 use crate::pointer::resolve_reference;
 use crate::provider::described::with_words;
 use crate::provider::loss::{Loss, items_path, property_path};
-use crate::provider::{
-    distributable, distribute_over_branches, is_null_schema, name_and_description,
-};
-use crate::tool::Tool;
+use crate::provider::{distributable, distribute_over_branches, is_null_schema};
+pub(crate) use declarations::{declaration, json_schema_declaration, tools_list};
 use keywords::{
     copy_plain_keywords, insert_type_and_format, non_null_types, report_unsaid, rewrite_choices,
 };
-
-/// The `tools` list: `[{"functionDeclarations": declarations}]`.
-pub(crate) fn tools_list(declarations: Vec<Value>) -> Value {
-    let mut entry = Map::new();
-    entry.insert(
-        "functionDeclarations".to_owned(),
-        Value::Array(declarations),
-    );
-    Value::Array(vec![Value::Object(entry)])
-}
-
-/// One function declaration, `{name, description, parameters}`.
-pub(crate) fn declaration(tool: &dyn Tool, parameters: Map<String, Value>) -> Value {
-    Value::Object(declare(tool, "parameters", parameters))
-}
-
-/// One function declaration for [`to_gemini_json_schema`](crate::Toolkit::to_gemini_json_schema):
-/// `{name, description, parametersJsonSchema, responseJsonSchema}`, the response only for a
-/// tool with an [`output_schema`](Tool::output_schema).
-pub(crate) fn json_schema_declaration(tool: &dyn Tool, parameters: Map<String, Value>) -> Value {
-    let mut declaration = declare(tool, "parametersJsonSchema", parameters);
-    if let Some(output) = tool.output_schema() {
-        let (response, _) = json_schema::rewrite(output);
-        declaration.insert("responseJsonSchema".to_owned(), Value::Object(response));
-    }
-    Value::Object(declaration)
-}
-
-/// `{name, description}` and the parameters under `key`, left out when the schema has no
-/// properties (Gemini rejects an `OBJECT` with no properties; a function without parameters
-/// leaves them unset).
-fn declare(tool: &dyn Tool, key: &str, parameters: Map<String, Value>) -> Map<String, Value> {
-    let empty = parameters
-        .get("properties")
-        .and_then(Value::as_object)
-        .is_none_or(Map::is_empty);
-    let mut declaration = name_and_description(tool);
-    if !empty {
-        declaration.insert(key.to_owned(), Value::Object(parameters));
-    }
-    declaration
-}
 
 /// How many times [`gemini_schema`] expands a recursive definition along any path before it
 /// stops.
