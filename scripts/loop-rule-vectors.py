@@ -1,7 +1,7 @@
-"""Regenerates tests/conformance/loop_rule.json from the published Python port.
+"""Regenerates toolnexus/tests/conformance/loop_rule.json from the published Python port.
 
     python3 -m venv /tmp/v && /tmp/v/bin/pip install toolnexus==0.21.0
-    /tmp/v/bin/python scripts/loop-rule-vectors.py > tests/conformance/loop_rule.json
+    /tmp/v/bin/python scripts/loop-rule-vectors.py > toolnexus/tests/conformance/loop_rule.json
 
 The vectors are the outputs of the §10 loop rule (`Toolkit::call` here) for a tool that asks
 "Deploy to production?" and, once answered, either finishes or asks "Really, really deploy?".

@@ -1,6 +1,6 @@
 //! Content parts (SPEC §2): making them from bytes, paths, URLs and `data:` URLs, and every
 //! error code, exercised through the public API only. Their wire forms are in
-//! `wire_forms.rs`, the lowering table in `lowering.rs`.
+//! `json_forms.rs`, the lowering table in `lowering.rs`.
 
 mod common;
 

@@ -1,6 +1,6 @@
 //! Fixtures shared by the root package's tests: where the package lives, the PNG fixture the
-//! examples and golden vectors use, a runtime to block on, the two entry points of a tool,
-//! and a unit enum parameter type.
+//! examples use, a runtime to block on, the two entry points of a tool, and a unit enum
+//! parameter type.
 #![allow(
     dead_code,
     reason = "each test binary compiles this module on its own and uses only part of it"
@@ -17,7 +17,8 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `examples/media/fixture.png`: 82 bytes, described by `golden.json`'s `attach_png`.
+/// `examples/media/fixture.png`: 82 bytes, the PNG whose `attach_png` golden vector the runtime
+/// crate's conformance tests check.
 pub fn fixture_png() -> PathBuf {
     root().join("examples/media/fixture.png")
 }

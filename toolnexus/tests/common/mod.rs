@@ -1,5 +1,6 @@
-//! Fixtures shared by the runtime crate's tests: the cross-port golden vectors, the `add` tool
-//! they describe, a runtime to block on, and (in `profile_checks`) the providers' schema rules.
+//! Fixtures shared by the runtime crate's tests: the cross-port golden vectors and the PNG they
+//! describe (both in `tests/conformance/`), the `add` tool they describe, a runtime to block on,
+//! and (in `profile_checks`) the providers' schema rules.
 #![allow(
     dead_code,
     reason = "each test binary compiles this module on its own and uses only part of it"
@@ -7,14 +8,23 @@
 
 pub mod profile_checks;
 
+use std::path::PathBuf;
+
 use serde_json::{Value, json};
 use toolnexus::{FnTool, ToolContext, ToolResult, define_tool};
 
-const GOLDEN: &str = include_str!("../../../tests/conformance/golden.json");
+const GOLDEN: &str = include_str!("../conformance/golden.json");
 
-/// The cross-port vectors, kept with the root package's conformance tests.
+/// The cross-port vectors (`tests/conformance/golden.json`).
 pub fn golden() -> Value {
     serde_json::from_str(GOLDEN).expect("golden.json parses")
+}
+
+/// `tests/conformance/fixture.png`: the 82-byte PNG that `golden()["attach_png"]` describes (the
+/// same bytes as the root package's `examples/media/fixture.png`, kept here so this package's
+/// tests read only its own files).
+pub fn fixture_png() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/fixture.png")
 }
 
 /// Adds two numbers: the tool whose definitions `golden()["adapters"]` holds.

@@ -1,4 +1,4 @@
-//! The wire forms of the core types (SPEC §1, §3): content parts, tool results, requests,
+//! The JSON wire forms of the core types (SPEC §1, §3): content parts, tool results, requests,
 //! answers and reasons, byte for byte, through the public API only.
 
 mod common;

@@ -1,4 +1,4 @@
-//! Wire encoding: every golden `encode` vector, the placeholder, the OpenAI tool messages, the
+//! Wire encoding for providers (SPEC §8A): every golden `encode` vector, the placeholder, the OpenAI tool messages, the
 //! Anthropic tool_result block and the MCP CallToolResult.
 
 mod common;

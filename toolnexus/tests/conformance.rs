@@ -11,14 +11,9 @@ use toolnexus::{
     pending_of, sanitize,
 };
 
-use common::{block_on, fixture_png, root};
+use common::{block_on, fixture_png};
 
-static GOLDEN: LazyLock<Value> = LazyLock::new(|| {
-    let path = root().join("tests/conformance/golden.json");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()));
-    serde_json::from_str(&text).expect("golden.json is JSON")
-});
+static GOLDEN: LazyLock<Value> = LazyLock::new(common::golden);
 
 fn golden(name: &str) -> &'static Value {
     GOLDEN
@@ -100,8 +95,7 @@ fn sanitize_pairs() {
 fn loop_rule_wording() {
     use toolnexus::{Answer, Reason, ToolContext, ToolResult, Toolkit, define_tool};
 
-    let text = std::fs::read_to_string(root().join("tests/conformance/loop_rule.json")).unwrap();
-    let vectors: Value = serde_json::from_str(&text).unwrap();
+    let vectors: Value = serde_json::from_str(include_str!("conformance/loop_rule.json")).unwrap();
     let deploy = |suspend_twice: bool| {
         define_tool(
             "deploy",
