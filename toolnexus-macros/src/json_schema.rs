@@ -14,9 +14,11 @@
 //! code names only `::core`, `::std` and `::toolnexus::__private`.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::ext::IdentExt;
 use syn::{Attribute, Data, DeriveInput, Fields, Ident, Meta};
+
+use crate::idents;
 
 /// The schemars trait, as generated code must name it.
 fn trait_path() -> TokenStream {
@@ -32,11 +34,7 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
     }
 
     let ident = &input.ident;
-    let copy = format_ident!(
-        "__ToolnexusJsonSchemaOf{}",
-        unraw(ident),
-        span = Span::mixed_site()
-    );
+    let copy = idents::schema_copy(&unraw(ident));
     let trait_path = trait_path();
     // Local names the user's consts must not capture.
     let original = Ident::new("original", Span::mixed_site());

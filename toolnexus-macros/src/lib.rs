@@ -10,6 +10,8 @@ use proc_macro::TokenStream;
 use syn::parse_macro_input;
 
 mod errors;
+mod format;
+mod idents;
 mod json_schema;
 mod output;
 mod tool;

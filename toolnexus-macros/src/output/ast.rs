@@ -1,13 +1,14 @@
 //! The input of `#[derive(ToolOutput)]` as a model that borrows the user's tokens: a struct
 //! is one variant, an enum a list of them.
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::ext::IdentExt;
 use syn::{Attribute, Data, DeriveInput, Fields, Generics, Ident, Type};
 
 use super::Errors;
 use super::attr::{self, Output};
-use super::format::Arg;
+use crate::format::Arg;
+use crate::idents;
 
 pub struct Input<'a> {
     pub ident: &'a Ident,
@@ -216,7 +217,7 @@ impl<'a> Field<'a> {
     pub fn binding(&self) -> Ident {
         match &self.original.ident {
             Some(ident) => ident.clone(),
-            None => format_ident!("__field{}", self.index),
+            None => idents::tuple_field(self.index),
         }
     }
 

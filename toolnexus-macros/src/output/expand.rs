@@ -9,8 +9,9 @@ use syn::{DeriveInput, Generics, Ident, Type};
 use super::Errors;
 use super::ast::{Field, Input, Role, Spec, Style, Variant};
 use super::attr::{Mode, Output};
-use super::format::{Arg, Format, Usage};
 use super::valid;
+use crate::format::{Arg, Format, Usage};
+use crate::idents;
 
 /// `#[derive(ToolOutput)]`. Mistakes come back as `compile_error!`s beside a stub impl, so
 /// code that relies on the impl does not add errors of its own.
@@ -93,6 +94,7 @@ fn arm(variant: &Variant, bounds: &mut Bounds) -> TokenStream {
         }
     };
     let mut extras = TokenStream::new();
+    let lowering = idents::lowering();
     // Metadata first: it borrows fields that the parts below may move.
     for field in &variant.fields {
         if let Role::Metadata(_) = field.role {
@@ -101,7 +103,7 @@ fn arm(variant: &Variant, bounds: &mut Bounds) -> TokenStream {
             let binding = field.binding();
             let value = checked(field.ty(), quote!(::toolnexus::__private::serialize));
             bounds.add(field.ty(), quote!(::toolnexus::__private::serde::Serialize));
-            extras.extend(quote!(__toolnexus_lowering.metadata(#key, #value(&#binding));));
+            extras.extend(quote!(#lowering.metadata(#key, #value(&#binding));));
         }
     }
     for field in &variant.fields {
@@ -112,7 +114,7 @@ fn arm(variant: &Variant, bounds: &mut Bounds) -> TokenStream {
             let append =
                 quote_spanned!(ty.span()=> <#ty as ::toolnexus::__private::OutputPart>::append_to);
             bounds.add(ty, quote!(::toolnexus::__private::OutputPart));
-            extras.extend(quote!(#append(#binding, __toolnexus_lowering.parts());));
+            extras.extend(quote!(#append(#binding, #lowering.parts());));
         }
     }
     let pattern = pattern(variant, &used);
@@ -121,9 +123,9 @@ fn arm(variant: &Variant, bounds: &mut Bounds) -> TokenStream {
     }
     quote! {
         #pattern => {
-            let mut __toolnexus_lowering = ::toolnexus::__private::Lowering::new(#base);
+            let mut #lowering = ::toolnexus::__private::Lowering::new(#base);
             #extras
-            __toolnexus_lowering.finish()
+            #lowering.finish()
         }
     }
 }

@@ -11,7 +11,7 @@ use syn::{
     Signature, Type,
 };
 
-use super::attr::{self, ArgumentBullet, DocLine, ParamAttr, ToolArgs};
+use super::attr::{self, ArgumentBullet, DocLine, Forwarded, ParamAttr, ToolArgs};
 use crate::errors::Errors;
 
 pub struct ToolFn<'a> {
@@ -32,7 +32,7 @@ pub struct Param<'a> {
     pub attr: ParamAttr,
     pub docs: Vec<DocLine<'a>>,
     /// `#[serde(…)]` and `#[schemars(…)]`, minus a `#[serde(default)]` (read into `attr`).
-    pub forwarded: Vec<Attribute>,
+    pub forwarded: Forwarded,
 }
 
 pub enum ParamKind {

@@ -1,9 +1,11 @@
 //! Parses `#[tool(…)]` arguments, `#[param(…)]` attributes and doc comments.
 
 use proc_macro2::TokenStream;
+use quote::{ToTokens, quote};
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
-use syn::{Attribute, Expr, Ident, LitStr};
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Expr, Ident, LitStr, Meta, Token};
 
 use crate::errors::Errors;
 
@@ -163,82 +165,162 @@ pub fn is_param_attr(attr: &Attribute) -> bool {
     attr.path().is_ident("param")
 }
 
+/// A parameter's `#[serde]` and `#[schemars]` attributes, read once: what the generated
+/// argument fields get, and what expansion needs to know of them.
+#[derive(Default)]
+pub struct Forwarded {
+    /// Every one, in the order written, for the schema struct; a `#[serde(default)]` is taken
+    /// out (into [`ParamAttr::default`]).
+    pub attrs: Vec<Attribute>,
+    /// The `#[serde]` ones, for the arguments struct serde derives.
+    pub serde: Vec<SerdeAttr>,
+    /// The user's own deserializer: `deserialize_with = "path"` ⇒ `path`, `with = "module"` ⇒
+    /// `module::deserialize`, spanned at the user's string; the last one written.
+    pub decoder: Option<TokenStream>,
+    /// `#[serde(flatten)]`: the parameter's fields are spread over the arguments.
+    pub flatten: bool,
+}
+
+/// One forwarded `#[serde(…)]`.
+pub struct SerdeAttr {
+    pub attr: Attribute,
+    /// Its metas, whole, so a nested list (`rename(deserialize = "…")`) is read past rather
+    /// than ending the scan; `None` if it does not parse (serde reports that).
+    pub metas: Option<Metas>,
+}
+
+pub type Metas = Punctuated<Meta, Token![,]>;
+
+impl SerdeAttr {
+    /// The attribute minus `with` and `deserialize_with`, for a parameter whose decoder the
+    /// expansion wraps.
+    pub fn without_decoder(&self) -> TokenStream {
+        match &self.metas {
+            Some(metas) => {
+                let rest = metas.iter().filter(|meta| {
+                    !(meta.path().is_ident("with") || meta.path().is_ident("deserialize_with"))
+                });
+                quote!(#[serde(#(#rest),*)])
+            }
+            None => self.attr.to_token_stream(),
+        }
+    }
+}
+
 /// Attributes forwarded to the generated argument field.
 pub fn is_forwarded_attr(attr: &Attribute) -> bool {
     attr.path().is_ident("serde") || attr.path().is_ident("schemars")
 }
 
-/// The `#[serde]` and `#[schemars]` attributes to forward, with a `#[serde(default)]` or
-/// `#[serde(default = "path")]` taken out into `param.default`: a defaulted parameter is
+/// Reads the `#[serde]` and `#[schemars]` attributes to forward, with a `#[serde(default)]`
+/// or `#[serde(default = "path")]` taken out into `param.default`: a defaulted parameter is
 /// decoded as an `Option` (so `null` means absent, like a missing key) and unwrapped with the
 /// default at the call, which a forwarded serde `default` would defeat.
 pub fn forwarded_attrs(
     attrs: &[Attribute],
     param: &mut ParamAttr,
     errors: &mut Errors,
-) -> Vec<Attribute> {
-    let mut forwarded = Vec::new();
+) -> Forwarded {
+    let mut forwarded = Forwarded::default();
     for attr in attrs.iter().filter(|attr| is_forwarded_attr(attr)) {
         if !attr.path().is_ident("serde") {
-            forwarded.push(attr.clone());
+            forwarded.attrs.push(attr.clone());
             continue;
         }
-        let Ok(metas) = attr.parse_args_with(
-            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
-        ) else {
+        let Ok(metas) = attr.parse_args_with(Metas::parse_terminated) else {
             // Not ours to judge: serde reports its own syntax errors.
-            forwarded.push(attr.clone());
+            forwarded.attrs.push(attr.clone());
+            forwarded.serde.push(SerdeAttr {
+                attr: attr.clone(),
+                metas: None,
+            });
             continue;
         };
-        let mut kept = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::new();
+        let mut kept = Metas::new();
         for meta in metas {
-            if !meta.path().is_ident("default") {
-                kept.push(meta);
-                continue;
-            }
-            let Some(key) = meta.path().get_ident().cloned() else {
-                continue;
-            };
-            let default = match &meta {
-                syn::Meta::Path(_) => Some(ParamDefault::Trait(key.clone())),
-                syn::Meta::NameValue(syn::MetaNameValue {
-                    value:
-                        Expr::Lit(syn::ExprLit {
-                            lit: syn::Lit::Str(lit),
-                            ..
-                        }),
-                    ..
-                }) => match lit.parse::<syn::ExprPath>() {
-                    Ok(path) => Some(ParamDefault::Path(key.clone(), Box::new(path))),
-                    Err(error) => {
-                        errors.push(error);
-                        None
-                    }
-                },
-                _ => {
-                    errors.spanned(
-                        &meta,
-                        "expected `#[serde(default)]` or `#[serde(default = \"path\")]`",
-                    );
-                    None
-                }
-            };
-            if param.default.is_some() {
-                errors.spanned(
-                    &key,
-                    "`#[serde(default)]` and `#[param(default)]` both give this parameter a default; keep one",
-                );
+            if meta.path().is_ident("default") {
+                take_default(&meta, param, errors);
             } else {
-                param.default = default;
+                read_serde_meta(&meta, &mut forwarded);
+                kept.push(meta);
             }
         }
         if !kept.is_empty() {
             let mut attr = attr.clone();
             attr.meta = syn::parse_quote!(serde(#kept));
-            forwarded.push(attr);
+            forwarded.attrs.push(attr.clone());
+            forwarded.serde.push(SerdeAttr {
+                attr,
+                metas: Some(kept),
+            });
         }
     }
     forwarded
+}
+
+/// What a kept serde meta tells expansion: a decoder of the user's, or `flatten`.
+fn read_serde_meta(meta: &Meta, forwarded: &mut Forwarded) {
+    if meta.path().is_ident("flatten") {
+        forwarded.flatten = true;
+    }
+    let Meta::NameValue(pair) = meta else {
+        return;
+    };
+    let Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(path),
+        ..
+    }) = &pair.value
+    else {
+        return;
+    };
+    // serde itself reports a path that does not parse; decoding is left to it then.
+    let Ok(path) = path.parse::<syn::Path>() else {
+        return;
+    };
+    if pair.path.is_ident("deserialize_with") {
+        forwarded.decoder = Some(quote!(#path));
+    } else if pair.path.is_ident("with") {
+        forwarded.decoder = Some(quote!(#path::deserialize));
+    }
+}
+
+/// A `#[serde(default)]` or `#[serde(default = "path")]`, read into `param.default`.
+fn take_default(meta: &Meta, param: &mut ParamAttr, errors: &mut Errors) {
+    let Some(key) = meta.path().get_ident().cloned() else {
+        return;
+    };
+    let default = match meta {
+        Meta::Path(_) => Some(ParamDefault::Trait(key.clone())),
+        Meta::NameValue(syn::MetaNameValue {
+            value:
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(lit),
+                    ..
+                }),
+            ..
+        }) => match lit.parse::<syn::ExprPath>() {
+            Ok(path) => Some(ParamDefault::Path(key.clone(), Box::new(path))),
+            Err(error) => {
+                errors.push(error);
+                None
+            }
+        },
+        Meta::List(_) | Meta::NameValue(_) => {
+            errors.spanned(
+                meta,
+                "expected `#[serde(default)]` or `#[serde(default = \"path\")]`",
+            );
+            None
+        }
+    };
+    if param.default.is_some() {
+        errors.spanned(
+            &key,
+            "`#[serde(default)]` and `#[param(default)]` both give this parameter a default; keep one",
+        );
+    } else {
+        param.default = default;
+    }
 }
 
 pub fn parse_param_attrs(attrs: &[Attribute], errors: &mut Errors) -> ParamAttr {
