@@ -217,7 +217,8 @@ pub mod __private {
     pub use crate::approval::{approval_arguments, approval_arguments_json, approve};
     pub use crate::decode::{decode_args, decode_args_json};
     pub use crate::macro_support::{
-        ParamDeserialize, ParamJsonSchema, assert_deserialize, assert_json_schema,
+        CheckJsonOutput, CheckOtherOutput, Described, OutputCheck, OutputJsonSchema,
+        ParamDeserialize, ParamJsonSchema, ReturnsJson, assert_deserialize,
         assert_unique_tool_names,
     };
     pub use crate::output_support::{

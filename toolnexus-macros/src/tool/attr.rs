@@ -7,6 +7,7 @@ use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, Ident, LitStr, Meta, Token};
 
+use crate::crate_path::{self, CratePath};
 use crate::errors::Errors;
 
 /// `#[tool(name = "…", description = "…", title = "…", read_only, destructive, idempotent,
@@ -34,11 +35,6 @@ pub struct Annotations {
 pub struct Flag {
     pub key: Ident,
     pub value: bool,
-}
-
-/// `crate = "path"`: where toolnexus is, for a renamed dependency.
-pub struct CratePath {
-    pub path: syn::Path,
 }
 
 const TOOL_KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, `open_world`, `approval` or `crate`";
@@ -70,7 +66,7 @@ pub fn parse_tool_args(args: TokenStream, errors: &mut Errors) -> ToolArgs {
         } else if meta.path.is_ident("approval") {
             set_once(&meta, &mut parsed.approval, "approval")
         } else if meta.path.is_ident("crate") {
-            set_crate(&meta, &mut parsed.krate, "tool")
+            crate_path::set(&meta, &mut parsed.krate, "tool")
         } else {
             Err(meta.error(format_args!(
                 "unknown `#[tool]` key `{}`; expected {TOOL_KEYS}",
@@ -89,7 +85,7 @@ pub fn parse_toolbox_args(args: TokenStream, errors: &mut Errors) -> Option<Crat
     let mut krate = None;
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("crate") {
-            set_crate(&meta, &mut krate, "toolbox")
+            crate_path::set(&meta, &mut krate, "toolbox")
         } else {
             Err(meta.error(format_args!(
                 "unknown `#[toolbox]` key `{}`; expected `crate`",
@@ -115,23 +111,6 @@ fn set_flag(meta: &ParseNestedMeta, slot: &mut Option<Flag>) -> syn::Result<()> 
         return Err(meta.error(format_args!("duplicate key `{key}`")));
     }
     *slot = Some(Flag { key, value });
-    Ok(())
-}
-
-fn set_crate(meta: &ParseNestedMeta, slot: &mut Option<CratePath>, attr: &str) -> syn::Result<()> {
-    let lit: LitStr = meta.value()?.parse()?;
-    let path = lit.parse_with(syn::Path::parse_mod_style).map_err(|_| {
-        syn::Error::new(
-            lit.span(),
-            format_args!(
-                "`#[{attr}(crate = \"…\")]` needs a path to the toolnexus crate, e.g. `crate = \"::my_toolnexus\"`"
-            ),
-        )
-    })?;
-    if slot.is_some() {
-        return Err(meta.error("duplicate key `crate`"));
-    }
-    *slot = Some(CratePath { path });
     Ok(())
 }
 
@@ -179,6 +158,9 @@ pub struct Forwarded {
     pub decoder: Option<TokenStream>,
     /// `#[serde(flatten)]`: the parameter's fields are spread over the arguments.
     pub flatten: bool,
+    /// `#[schemars(with = …)]`, `#[schemars(schema_with = …)]` or `#[serde(with = …)]`
+    /// (which schemars reads as a type): the schema is not the parameter type's own.
+    pub described_otherwise: bool,
 }
 
 /// One forwarded `#[serde(…)]`.
@@ -224,11 +206,20 @@ pub fn forwarded_attrs(
     let mut forwarded = Forwarded::default();
     for attr in attrs.iter().filter(|attr| is_forwarded_attr(attr)) {
         if !attr.path().is_ident("serde") {
+            // An unreadable `#[schemars]` is schemars' to report; the schema is left to it.
+            forwarded.described_otherwise |=
+                attr.parse_args_with(Metas::parse_terminated)
+                    .map_or(true, |metas| {
+                        metas.iter().any(|meta| {
+                            meta.path().is_ident("with") || meta.path().is_ident("schema_with")
+                        })
+                    });
             forwarded.attrs.push(attr.clone());
             continue;
         }
         let Ok(metas) = attr.parse_args_with(Metas::parse_terminated) else {
             // Not ours to judge: serde reports its own syntax errors.
+            forwarded.described_otherwise = true;
             forwarded.attrs.push(attr.clone());
             forwarded.serde.push(SerdeAttr {
                 attr: attr.clone(),
@@ -262,6 +253,9 @@ pub fn forwarded_attrs(
 fn read_serde_meta(meta: &Meta, forwarded: &mut Forwarded) {
     if meta.path().is_ident("flatten") {
         forwarded.flatten = true;
+    }
+    if meta.path().is_ident("with") {
+        forwarded.described_otherwise = true;
     }
     let Meta::NameValue(pair) = meta else {
         return;
@@ -366,13 +360,7 @@ fn set_once(meta: &ParseNestedMeta, slot: &mut Option<LitStr>, key: &str) -> syn
 }
 
 fn path_text(meta: &ParseNestedMeta) -> String {
-    let segments: Vec<String> = meta
-        .path
-        .segments
-        .iter()
-        .map(|segment| segment.ident.to_string())
-        .collect();
-    segments.join("::")
+    crate_path::path_text(&meta.path)
 }
 
 /// One line of a doc comment, with the attribute it came from (for error spans).

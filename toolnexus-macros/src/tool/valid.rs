@@ -3,13 +3,12 @@
 use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
-use quote::quote;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{GenericParam, Ident, WherePredicate};
 
 use super::ast::{Param, ParamKind, Shape, ToolFn};
-use super::attr::CratePath;
+use crate::crate_path::{self, CratePath};
 use crate::errors::Errors;
 use crate::format::{Arg, Format};
 use crate::idents;
@@ -81,25 +80,13 @@ impl Plan<'_> {
 
     /// `"<crate>::__private::serde"` and the like, for `#[serde(crate = …)]` strings.
     pub fn private_str(&self, module: &str) -> String {
-        let path: String = self
-            .private
-            .to_string()
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect();
-        format!("{path}::{module}")
+        crate_path::private_str(&self.private, module)
     }
 }
 
-/// `<crate>::__private`, the only path generated code names besides `::core` and `::std`.
+/// `<crate>::__private` from the tool's own `crate`, else its toolbox's.
 pub fn private_path(own: Option<&CratePath>, outer: Option<&CratePath>) -> TokenStream {
-    match own.or(outer) {
-        Some(krate) => {
-            let path = &krate.path;
-            quote!(#path::__private)
-        }
-        None => quote!(::toolnexus::__private),
-    }
+    crate_path::private(own.or(outer))
 }
 
 /// Where the fn stands: a free fn, or a method inside `#[toolbox]`.

@@ -1,6 +1,6 @@
 //! What each provider documents for its schemas, as assertions: OpenAI strict mode and
 //! Gemini's OpenAPI 3.0 subset. Used on hand-written schemas (`adapters.rs`) and on the ones
-//! `#[tool]` emits (`macro_tools.rs`).
+//! `#[tool]` emits (`toolkit_of_macro_tools.rs`).
 
 use serde_json::{Map, Value, json};
 

@@ -25,13 +25,23 @@ pub fn input(plan: &Plan) -> TokenStream {
     let assertions = plan.fields.iter().map(|field| {
         let alias = field.param_type();
         let span = field.param.ty.span();
-        quote_spanned! {span=>
-            #private::assert_deserialize::<#alias>();
-            #private::assert_json_schema::<#alias>();
-        }
+        quote_spanned!(span=> #private::assert_deserialize::<#alias>();)
     });
     let defaults = plan.fields.iter().filter_map(default_fn);
-    let schema_fields = plan.fields.iter().map(schema_field);
+    let described: Vec<Option<Described>> = plan
+        .fields
+        .iter()
+        .map(|field| Described::new(plan, field))
+        .collect();
+    let markers = described
+        .iter()
+        .flatten()
+        .map(|described| &described.marker);
+    let schema_fields = plan
+        .fields
+        .iter()
+        .zip(&described)
+        .map(|(field, described)| schema_field(field, described.as_ref()));
     // With a flattened parameter the runtime closes the schema (see `decode::derived`).
     let flattened = plan.flattened();
     let deny_unknown = (!flattened).then(|| quote!(#[serde(deny_unknown_fields)]));
@@ -40,8 +50,8 @@ pub fn input(plan: &Plan) -> TokenStream {
     quote! {
         #(#aliases)*
 
-        // Missing `Deserialize`/`JsonSchema` on a parameter type, reported first and with
-        // the fix (the traits' `on_unimplemented`), at the parameter's type.
+        // Missing `Deserialize` on a parameter type, reported first and with the fix (the
+        // trait's `on_unimplemented`), at the parameter's type.
         const _: () = { #(#assertions)* };
 
         #(#defaults)*
@@ -55,6 +65,8 @@ pub fn input(plan: &Plan) -> TokenStream {
                 // are the aliases above, resolved outside it.
                 #[allow(unused_imports)]
                 use ::std::prelude::rust_2021::*;
+                // Types named after the parameters, only so a missing `JsonSchema` names one.
+                #(#[allow(dead_code, non_camel_case_types)] struct #markers {})*
                 // Only ever described, never built.
                 #[allow(dead_code)]
                 #[derive(#private::schemars::JsonSchema)]
@@ -92,8 +104,48 @@ fn default_fn(field: &Field) -> Option<TokenStream> {
     Some(quote!(fn #name() -> #alias { #value }))
 }
 
+/// How the schema struct describes a parameter it has no other description for:
+/// `#[schemars(with = "…::Described<T, name>")]`, the same schema as `T`'s, whose bound
+/// reports a missing `JsonSchema` once, at the parameter's type, naming the parameter through
+/// `name`, a type called after it.
+struct Described {
+    marker: Ident,
+    with: LitStr,
+}
+
+impl Described {
+    /// `None` where the user describes the parameter, or where a type named after it would
+    /// shadow one the schema struct names: the expansion's own (`__…`), or the first segment of
+    /// a relative `crate` path. Such a parameter's type is described as it is, and rustc's own
+    /// message says what it lacks.
+    fn new(plan: &Plan, field: &Field) -> Option<Self> {
+        let name = syn::ext::IdentExt::unraw(field.ident).to_string();
+        let crate_root = match plan.private.clone().into_iter().next() {
+            Some(proc_macro2::TokenTree::Ident(root)) => Some(root.to_string()),
+            _ => None,
+        };
+        if field.param.forwarded.described_otherwise
+            || name.starts_with("__")
+            || crate_root.as_deref() == Some(name.as_str())
+        {
+            return None;
+        }
+        let mut marker = field.ident.clone();
+        marker.set_span(Span::call_site());
+        let with = format!(
+            "{}<{}, {marker}>",
+            plan.private_str("Described"),
+            field.param_type()
+        );
+        Some(Self {
+            marker,
+            with: LitStr::new(&with, field.param.ty.span()),
+        })
+    }
+}
+
 /// The field schemars describes: the parameter's own type, its description, its default.
-fn schema_field(field: &Field) -> TokenStream {
+fn schema_field(field: &Field, described: Option<&Described>) -> TokenStream {
     let ident = field.ident;
     let alias = field.param_type();
     let param = field.param;
@@ -107,6 +159,10 @@ fn schema_field(field: &Field) -> TokenStream {
         .as_ref()
         .map(|rename| quote!(#[serde(rename = #rename)]));
     let forwarded = &param.forwarded.attrs;
+    let with = described.map(|described| {
+        let with = &described.with;
+        quote!(#[schemars(with = #with)])
+    });
     let optional = if field.has_default() {
         let path = idents::default_fn(field.index).to_string();
         let path = LitStr::new(&path, Span::call_site());
@@ -125,6 +181,7 @@ fn schema_field(field: &Field) -> TokenStream {
         #describe
         #rename
         #(#forwarded)*
+        #with
         #optional
         #ident: #alias
     }
@@ -132,18 +189,27 @@ fn schema_field(field: &Field) -> TokenStream {
 
 /// `Tool::output_schema`, for a return type the probe can name: `Some` exactly when the type
 /// is a `StructuredOutput` (`Json<T>` with `T: JsonSchema`, or an `Option`/`Result` of one).
-/// `self_ty` is the `impl` block's type for a `#[toolbox]` method.
+/// A `Json<T>` whose `T` has no JSON Schema is a compile error at the return type, rather than
+/// a tool silently without an output schema (`OutputCheck`). `self_ty` is the `impl` block's
+/// type for a `#[toolbox]` method.
 pub fn output(plan: &Plan, sig: &Signature, self_ty: Option<&Type>) -> Option<TokenStream> {
     let ret = return_type(sig, self_ty)?;
     let private = &plan.private;
     let map = quote!(#private::serde_json::Map<::std::string::String, #private::serde_json::Value>);
+    let check = quote_spanned! {ret.span()=>
+        (&#private::OutputCheck::<#ret>::new()).check_output();
+    };
     Some(quote! {
         fn output_schema(&self) -> ::core::option::Option<&#map> {
             static OUTPUT_SCHEMA: #private::Built<::core::option::Option<#map>> =
                 #private::Built::new();
             ::core::option::Option::as_ref(OUTPUT_SCHEMA.get(|| {
                 #[allow(unused_imports)]
-                use #private::{ProbeStructured as _, ProbeUnstructured as _};
+                use #private::{
+                    CheckJsonOutput as _, CheckOtherOutput as _, ProbeStructured as _,
+                    ProbeUnstructured as _,
+                };
+                #check
                 (&#private::OutputSchemaProbe::<#ret>::new()).output_schema()
             }))
         }
