@@ -108,7 +108,7 @@ pub fn validate<'a>(
     let name = resolve_name(tool, errors);
     let description = match &tool.args.description {
         Some(text) => text.value().trim().to_owned(),
-        None => super::attr::doc_description(&tool.docs),
+        None => super::docs::doc_description(&tool.docs),
     };
     if description.is_empty() {
         let at: &dyn quote::ToTokens = match &tool.args.description {
@@ -347,7 +347,7 @@ fn describe_param(tool: &ToolFn, param: &Param, ident: &Ident) -> Option<String>
     if let Some(text) = &param.attr.description {
         return Some(text.value().trim().to_owned());
     }
-    let docs = super::attr::doc_description(&param.docs);
+    let docs = super::docs::doc_description(&param.docs);
     if !docs.is_empty() {
         return Some(docs);
     }
