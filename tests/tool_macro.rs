@@ -353,3 +353,22 @@ fn a_sync_tool_runs_at_the_first_poll_and_is_ready_there() {
         Poll::Ready(ToolResult::ok("5"))
     );
 }
+
+/// A type whose crate gives it no JSON Schema.
+#[derive(serde::Deserialize)]
+struct Celsius(f64);
+
+/// Reads a temperature.
+#[tool]
+fn read_temperature(#[schemars(with = "f64")] degrees: Celsius) -> f64 {
+    degrees.0
+}
+
+#[tokio::test]
+async fn a_parameter_described_by_schemars_with_needs_no_json_schema_of_its_own() {
+    // What the `JsonSchema` error's note advises for a type from another crate.
+    let schema = Value::Object(ReadTemperatureTool.input_schema().clone());
+    assert_eq!(schema["properties"]["degrees"], json!({"type": "number"}));
+    let result = run(&ReadTemperatureTool, json!({"degrees": 21.5})).await;
+    assert_eq!(result, ToolResult::ok("21.5"));
+}
