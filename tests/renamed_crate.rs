@@ -1,5 +1,6 @@
-//! `#[tool(crate = "…")]` and `#[toolbox(crate = "…")]` for a dependency renamed in
-//! `Cargo.toml`: every path the expansion names goes through the given one.
+//! `#[tool(crate = "…")]`, `#[toolbox(crate = "…")]` and the derives'
+//! `#[toolnexus(crate = "…")]` for a dependency renamed in `Cargo.toml`: every path the
+//! expansions name goes through the given one.
 //!
 //! `extern crate self as toolnexus` makes `::toolnexus` name this test crate, which has no
 //! `__private`: any generated path that ignored `crate = "…"` would fail to compile here.
@@ -23,6 +24,40 @@ fn add(a: f64, #[param(default = 2.0)] b: f64, note: Option<&str>) -> tnx::Json<
 async fn delete(path: &str, ctx: &ToolContext) -> String {
     let _ = ctx;
     format!("deleted {path}")
+}
+
+/// A point on a line.
+#[derive(serde::Deserialize, serde::Serialize, tnx::JsonSchema)]
+#[toolnexus(crate = "tnx")]
+struct Point {
+    /// Where it is
+    x: f64,
+}
+
+#[derive(tnx::ToolOutput)]
+#[toolnexus(crate = "::tnx")]
+enum Moved {
+    #[output("moved to {0}")]
+    To(f64),
+    #[output(json)]
+    Stayed {
+        at: Point,
+        #[metadata]
+        tries: u32,
+    },
+}
+
+/// Moves a point.
+#[tool(crate = "tnx")]
+fn shift(point: Point, by: f64) -> Moved {
+    if by == 0.0 {
+        Moved::Stayed {
+            at: point,
+            tries: 1,
+        }
+    } else {
+        Moved::To(point.x + by)
+    }
 }
 
 struct Counter;
@@ -69,4 +104,25 @@ async fn a_renamed_dependency_works_everywhere() {
         "4"
     );
     assert_eq!(toolkit.len(), 4);
+}
+
+#[tokio::test]
+async fn both_derives_take_the_renamed_path() {
+    let schema = tnx::schemars::schema_for!(Point);
+    assert_eq!(schema.get("description").unwrap(), "A point on a line.");
+    let ctx = ToolContext::default();
+    let moved = ShiftTool
+        .execute_json(r#"{"point": {"x": 1.0}, "by": 2.0}"#, &ctx)
+        .await;
+    assert_eq!(moved.output, "moved to 3");
+    let stayed = ShiftTool
+        .execute_json(r#"{"point": {"x": 1.0}, "by": 0.0}"#, &ctx)
+        .await;
+    assert_eq!(stayed.output, r#"{"x":1.0}"#);
+    assert_eq!(stayed.metadata["tries"], 1);
+    let properties = &ShiftTool.input_schema()["properties"];
+    assert_eq!(
+        properties["point"]["properties"]["x"]["description"],
+        "Where it is"
+    );
 }

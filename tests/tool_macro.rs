@@ -1,237 +1,21 @@
-//! `#[tool]`, `#[toolbox]` and `tools![]` behaviour through real macro-generated tools:
-//! every lowering row of SPEC §4, argument decoding, context injection and toolboxes.
+//! `#[tool]`, `#[toolbox]` and `tools![]` behaviour through real macro-generated tools: the
+//! name and description, argument decoding, context injection, toolboxes, and when a call
+//! runs. What each return type becomes is in `tool_return_types.rs`.
 
-use std::borrow::Cow;
+mod common;
+
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll, Waker};
 
 use serde_json::{Value, json};
-use toolnexus::{
-    Answer, ContentPart, Json, Request, Tool, ToolContext, ToolResult, from_bytes, tool, toolbox,
-    tools,
-};
+use toolnexus::{Answer, Tool, ToolContext, ToolResult, Toolkit, tool, toolbox, tools};
 
 async fn run(tool: &dyn Tool, args: Value) -> ToolResult {
     tool.execute(args, &ToolContext::default()).await
-}
-
-/// Returns a String.
-#[tool]
-fn ret_string() -> String {
-    "text".to_owned()
-}
-/// Returns a &str.
-#[tool]
-fn ret_str() -> &'static str {
-    "static"
-}
-/// Returns a Cow.
-#[tool]
-fn ret_cow() -> Cow<'static, str> {
-    Cow::Borrowed("cow")
-}
-/// Returns a char.
-#[tool]
-fn ret_char() -> char {
-    'c'
-}
-/// Returns an integer.
-#[tool]
-fn ret_int() -> i64 {
-    -42
-}
-/// Returns a float.
-#[tool]
-fn ret_float() -> f64 {
-    2.5
-}
-/// Returns a bool.
-#[tool]
-fn ret_bool() -> bool {
-    true
-}
-/// Returns unit.
-#[tool]
-fn ret_unit() {}
-/// Returns JSON.
-#[tool]
-fn ret_json() -> Json<Value> {
-    Json(json!({"b": 1, "a": [true, null]}))
-}
-/// Returns JSON that cannot be serialized.
-#[tool]
-fn ret_json_failure() -> Json<std::collections::BTreeMap<(u8, u8), u8>> {
-    Json([((1, 2), 3)].into_iter().collect())
-}
-/// Returns a JSON string value.
-#[tool]
-fn ret_value_string() -> Value {
-    json!("plain")
-}
-/// Returns a JSON object value.
-#[tool]
-fn ret_value_object() -> Value {
-    json!({"k": "v"})
-}
-/// Returns a ToolResult.
-#[tool]
-fn ret_tool_result() -> ToolResult {
-    ToolResult::error("custom").with_metadata("code", 7)
-}
-/// Returns a part.
-#[tool]
-fn ret_part() -> ContentPart {
-    from_bytes(&[1, 2, 3], "image/png")
-}
-/// Returns parts.
-#[tool]
-fn ret_parts() -> Vec<ContentPart> {
-    vec![
-        ContentPart::text("caption"),
-        from_bytes(&[1, 2, 3, 4], "audio/wav"),
-    ]
-}
-/// Returns a request.
-#[tool]
-fn ret_request() -> Request {
-    Request::new("input", "Which environment?").with_id("pnd-fixed-1")
-}
-/// Returns an option.
-#[tool]
-fn ret_option(some: bool) -> Option<u8> {
-    some.then_some(7)
-}
-/// Returns an io result.
-#[tool]
-fn ret_io(fail: bool) -> Result<String, std::io::Error> {
-    if fail {
-        Err(std::io::Error::new(
-            std::io::ErrorKind::NotFound,
-            "config.toml not found",
-        ))
-    } else {
-        Ok("read".to_owned())
-    }
-}
-/// Returns an anyhow error with context.
-#[tool]
-fn ret_anyhow() -> anyhow::Result<u32> {
-    use anyhow::Context;
-    Err(anyhow::anyhow!("file missing")).context("reading config")
-}
-/// Returns a ToolResult error.
-#[tool]
-#[expect(
-    clippy::result_large_err,
-    reason = "the plain form must work; the boxed one is tested too"
-)]
-fn ret_err_tool_result() -> Result<String, ToolResult> {
-    Err(ToolResult::error("passed through").with_metadata("retry", true))
-}
-/// Returns a Request error.
-#[tool]
-#[expect(
-    clippy::result_large_err,
-    reason = "the plain form must work; the boxed one is tested too"
-)]
-fn ret_err_request() -> Result<String, Request> {
-    Err(Request::new("approval", "Approve?").with_url("https://example.com/ok"))
-}
-/// Returns boxed errors.
-#[tool]
-fn ret_err_boxed(suspend: bool) -> Result<String, Box<Request>> {
-    if suspend {
-        Err(Box::new(Request::new("input", "Which one?")))
-    } else {
-        Ok("fine".to_owned())
-    }
-}
-/// Returns a boxed ToolResult error.
-#[tool]
-fn ret_err_boxed_result() -> Result<String, Box<ToolResult>> {
-    Err(Box::new(ToolResult::error("boxed")))
-}
-
-#[tokio::test]
-async fn every_lowering_row_through_a_macro_tool() {
-    let ok = |output: &str| ToolResult::ok(output);
-    assert_eq!(run(&RetStringTool, json!({})).await, ok("text"));
-    assert_eq!(run(&RetStrTool, json!({})).await, ok("static"));
-    assert_eq!(run(&RetCowTool, json!({})).await, ok("cow"));
-    assert_eq!(run(&RetCharTool, json!({})).await, ok("c"));
-    assert_eq!(run(&RetIntTool, json!({})).await, ok("-42"));
-    assert_eq!(run(&RetFloatTool, json!({})).await, ok("2.5"));
-    assert_eq!(run(&RetBoolTool, json!({})).await, ok("true"));
-    assert_eq!(run(&RetUnitTool, json!({})).await, ok(""));
-    assert_eq!(
-        run(&RetJsonTool, json!({})).await,
-        ok(r#"{"b":1,"a":[true,null]}"#)
-    );
-    let failure = run(&RetJsonFailureTool, json!({})).await;
-    assert!(failure.is_error);
-    assert!(
-        failure.output.contains("key must be a string"),
-        "{}",
-        failure.output
-    );
-    assert_eq!(run(&RetValueStringTool, json!({})).await, ok("plain"));
-    assert_eq!(
-        run(&RetValueObjectTool, json!({})).await,
-        ok(r#"{"k":"v"}"#)
-    );
-    assert_eq!(
-        run(&RetToolResultTool, json!({})).await,
-        ToolResult::error("custom").with_metadata("code", 7)
-    );
-    assert_eq!(
-        run(&RetPartTool, json!({})).await,
-        ok("image (image/png, 3 bytes)").with_part(from_bytes(&[1, 2, 3], "image/png"))
-    );
-    assert_eq!(
-        run(&RetPartsTool, json!({})).await,
-        ok("caption\naudio (audio/wav, 4 bytes)").with_parts([
-            ContentPart::text("caption"),
-            from_bytes(&[1, 2, 3, 4], "audio/wav")
-        ])
-    );
-    let suspended = run(&RetRequestTool, json!({})).await;
-    assert!(suspended.is_error && suspended.is_pending());
-    assert_eq!(suspended.output, "Which environment?");
-    assert_eq!(
-        suspended.metadata["pending"],
-        json!({"id": "pnd-fixed-1", "kind": "input", "prompt": "Which environment?"})
-    );
-    assert_eq!(run(&RetOptionTool, json!({"some": false})).await, ok(""));
-    assert_eq!(run(&RetOptionTool, json!({"some": true})).await, ok("7"));
-    assert_eq!(run(&RetIoTool, json!({"fail": false})).await, ok("read"));
-    assert_eq!(
-        run(&RetIoTool, json!({"fail": true})).await,
-        ToolResult::error("config.toml not found")
-    );
-    assert_eq!(
-        run(&RetAnyhowTool, json!({})).await,
-        ToolResult::error("reading config: file missing")
-    );
-    assert_eq!(
-        run(&RetErrToolResultTool, json!({})).await,
-        ToolResult::error("passed through").with_metadata("retry", true)
-    );
-    assert_eq!(
-        run(&RetErrBoxedResultTool, json!({})).await,
-        ToolResult::error("boxed")
-    );
-    assert_eq!(
-        run(&RetErrBoxedTool, json!({"suspend": false})).await,
-        ok("fine")
-    );
-    let boxed = run(&RetErrBoxedTool, json!({"suspend": true})).await;
-    assert_eq!(
-        (boxed.output.as_str(), boxed.is_pending()),
-        ("Which one?", true)
-    );
-    let approval = run(&RetErrRequestTool, json!({})).await;
-    assert_eq!(approval.output, "Approve?\nhttps://example.com/ok");
-    assert_eq!(approval.pending().unwrap().kind, "approval");
 }
 
 thread_local! {
@@ -454,6 +238,12 @@ async fn a_toolbox_binds_its_tools_to_one_instance() {
     assert_eq!(calendar.count(), 1);
 }
 
+/// Returns a String.
+#[tool]
+fn ret_string() -> String {
+    "text".to_owned()
+}
+
 #[tokio::test]
 async fn tools_macro_collects_generated_tools() {
     let all = tools![ret_string, get_weather, self::context_first];
@@ -517,83 +307,68 @@ async fn raw_argument_text_reports_syntax_errors_with_their_place() {
     );
 }
 
-/// Deletes a file.
-#[tool(
-    title = "Delete a file",
-    destructive,
-    idempotent = true,
-    open_world = false
-)]
-fn delete_file(path: String) -> Json<Vec<String>> {
-    Json(vec![path])
+thread_local! {
+    static TICKS: Cell<u32> = const { Cell::new(0) };
 }
 
-/// Reads a file.
-#[tool(read_only, destructive = false)]
-async fn read_file(path: String) -> Result<Json<ToolAnnotationsShape>, std::io::Error> {
-    Ok(Json(ToolAnnotationsShape { path }))
-}
-
-#[derive(serde::Serialize, toolnexus::JsonSchema)]
-struct ToolAnnotationsShape {
-    path: String,
-}
-
-/// A toolbox whose tool says how it behaves.
-struct Files;
-
-#[toolbox]
-impl Files {
-    /// Lists files.
-    #[tool(title = "List files", read_only)]
-    fn list(&self) -> Option<Json<u32>> {
-        Some(Json(1))
+/// Counts its calls on this thread; panics on `0`.
+#[tool]
+fn tick(by: u32) -> u32 {
+    if by == 0 {
+        panic!("no tick of zero");
     }
+    TICKS.with(|ticks| ticks.replace(ticks.get() + by) + by)
+}
+
+fn poll_once<F: Future>(future: F) -> Poll<F::Output> {
+    pin!(future).poll(&mut Context::from_waker(Waker::noop()))
 }
 
 #[test]
-fn title_annotations_and_output_schema() {
-    use toolnexus::ToolAnnotations;
-    assert_eq!(DeleteFileTool.title(), Some("Delete a file"));
+fn a_sync_tool_runs_at_the_first_poll_and_is_ready_there() {
+    let tk = Toolkit::new().with_all(tools![tick]);
+    let ctx = ToolContext::default();
+    TICKS.with(|ticks| ticks.set(0));
+    // Nothing runs until the call is polled; dropped unpolled, it never runs.
+    drop(tk.execute_json("tick", r#"{"by": 1}"#, &ctx));
+    drop(tk.execute("tick", json!({"by": 1}), &ctx));
+    assert_eq!(TICKS.with(Cell::get), 0);
+    let Poll::Ready(result) = poll_once(tk.execute_json("tick", r#"{"by": 2}"#, &ctx)) else {
+        panic!("a sync tool's call is ready at its first poll");
+    };
+    assert_eq!(result, ToolResult::ok("2"));
     assert_eq!(
-        DeleteFileTool.annotations(),
-        ToolAnnotations {
-            read_only: None,
-            destructive: Some(true),
-            idempotent: Some(true),
-            open_world: Some(false),
-        }
+        poll_once(tk.execute_json("tick", r#"{"by": 0}"#, &ctx)),
+        Poll::Ready(ToolResult::error("tool `tick` panicked: no tick of zero"))
     );
-    let list = Value::Object(DeleteFileTool.output_schema().unwrap().clone());
-    assert_eq!(list["properties"]["result"]["type"], "array");
-
-    assert_eq!(ReadFileTool.title(), None);
+    // A cancelled call never runs the fn, ready or not.
+    let cancelled = ToolContext::default();
+    cancelled.cancel.cancel();
+    let result = common::block_on(tk.execute_json("tick", r#"{"by": 5}"#, &cancelled));
+    assert_eq!(result, ToolResult::error("tool `tick` was cancelled"));
+    assert_eq!(TICKS.with(Cell::get), 2);
+    // `Tool::execute` still hands back a future, ready at its first poll.
     assert_eq!(
-        ReadFileTool.annotations(),
-        ToolAnnotations {
-            read_only: Some(true),
-            destructive: Some(false),
-            ..ToolAnnotations::default()
-        }
+        poll_once(TickTool.execute(json!({"by": 3}), &ctx)),
+        Poll::Ready(ToolResult::ok("5"))
     );
-    // An async fn's return type is its `-> T`; a `Result` of `Json` is structured.
-    let object = ReadFileTool.output_schema().unwrap();
-    assert_eq!(object["required"], json!(["path"]));
-    // Built once, then borrowed.
-    assert!(std::ptr::eq(object, ReadFileTool.output_schema().unwrap()));
+}
 
-    // Tools that say nothing keep the defaults; text results have no output schema.
-    assert_eq!(GetWeatherTool.title(), None);
-    assert!(GetWeatherTool.annotations().is_empty());
-    assert!(GetWeatherTool.output_schema().is_none());
-    assert!(RetUnitTool.output_schema().is_none());
+/// A type whose crate gives it no JSON Schema.
+#[derive(serde::Deserialize)]
+struct Celsius(f64);
 
-    let files = Arc::new(Files).tools();
-    assert_eq!(files[0].title(), Some("List files"));
-    assert_eq!(files[0].annotations().read_only, Some(true));
-    let maybe = Value::Object(files[0].output_schema().unwrap().clone());
-    assert_eq!(
-        maybe["properties"]["result"]["anyOf"][1],
-        json!({"type": "null"})
-    );
+/// Reads a temperature.
+#[tool]
+fn read_temperature(#[schemars(with = "f64")] degrees: Celsius) -> f64 {
+    degrees.0
+}
+
+#[tokio::test]
+async fn a_parameter_described_by_schemars_with_needs_no_json_schema_of_its_own() {
+    // What the `JsonSchema` error's note advises for a type from another crate.
+    let schema = Value::Object(ReadTemperatureTool.input_schema().clone());
+    assert_eq!(schema["properties"]["degrees"], json!({"type": "number"}));
+    let result = run(&ReadTemperatureTool, json!({"degrees": 21.5})).await;
+    assert_eq!(result, ToolResult::ok("21.5"));
 }

@@ -3,7 +3,8 @@
 //! The expansion defines, inside `const _: () = { … };`, a private copy of the user's type with
 //! the same generics, fields, variants and schema-relevant attributes (docs, `#[serde]`,
 //! `#[schemars]`, `#[validate]`, `#[garde]`, `#[deprecated]`), derives schemars' `JsonSchema`
-//! on that copy with `#[schemars(crate = "::toolnexus::__private::schemars")]`, and implements
+//! on that copy with `#[schemars(crate = "::toolnexus::__private::schemars")]` (or the path
+//! `#[toolnexus(crate = "…")]` gives), and implements
 //! `JsonSchema` for the user's type by delegating every method to the copy. The copy carries
 //! `#[schemars(rename = "<original name>")]` (unless the user renamed the type), so its schema
 //! name and its schema id (`module_path!()::<name>`, plus the type parameters' ids for a
@@ -11,17 +12,16 @@
 //! same, and two different types never share an id unless schemars' own derive would.
 //!
 //! The user's crate needs no schemars dependency and no schemars path in scope: the generated
-//! code names only `::core`, `::std` and `::toolnexus::__private`.
+//! code names only `::core`, `::std` and `::toolnexus::__private` (or the `crate` given).
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::ext::IdentExt;
 use syn::{Attribute, Data, DeriveInput, Fields, Ident, Meta};
 
-/// The schemars trait, as generated code must name it.
-fn trait_path() -> TokenStream {
-    quote!(::toolnexus::__private::schemars::JsonSchema)
-}
+use crate::crate_path;
+use crate::errors::Errors;
+use crate::idents;
 
 pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
     if let Data::Union(data) = &input.data {
@@ -31,21 +31,24 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         ));
     }
 
+    let mut errors = Errors::default();
+    let krate = crate_path::from_container(&input.attrs, &mut errors);
+    errors.finish()?;
+    let private = crate_path::private(krate.as_ref());
+
     let ident = &input.ident;
-    let copy = format_ident!(
-        "__ToolnexusJsonSchemaOf{}",
-        unraw(ident),
-        span = Span::mixed_site()
-    );
-    let trait_path = trait_path();
+    let copy = idents::schema_copy(&unraw(ident));
+    let trait_path = quote!(#private::schemars::JsonSchema);
     // Local names the user's consts must not capture.
     let original = Ident::new("original", Span::mixed_site());
     let generator = Ident::new("generator", Span::mixed_site());
 
     let container_attrs = forwarded(&input.attrs);
     let user_crate = has_top_level_key(&input.attrs, &["schemars"], "crate");
-    let crate_attr =
-        (!user_crate).then(|| quote!(#[schemars(crate = "::toolnexus::__private::schemars")]));
+    let crate_attr = (!user_crate).then(|| {
+        let schemars = crate_path::private_str(&private, "schemars");
+        quote!(#[schemars(crate = #schemars)])
+    });
     // schemars names the schema after the copy unless told otherwise; a user `rename` (serde or
     // schemars) or a serde `remote` already decides the name, exactly as on the original.
     let user_named = has_top_level_key(&input.attrs, &["serde", "schemars"], "rename")
@@ -115,8 +118,8 @@ pub fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         _ => None,
     };
 
-    let generator_ty = quote!(::toolnexus::__private::schemars::SchemaGenerator);
-    let schema = quote!(::toolnexus::__private::schemars::Schema);
+    let generator_ty = quote!(#private::schemars::SchemaGenerator);
+    let schema = quote!(#private::schemars::Schema);
     let delegate = quote!(<#copy #ty_generics as #trait_path>);
     // schemars' derive overrides its two hidden `_schemars_private_*` methods only for a
     // transparent type (one that is its single field, or `with` another type), so a

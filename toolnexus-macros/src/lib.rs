@@ -9,7 +9,10 @@
 use proc_macro::TokenStream;
 use syn::parse_macro_input;
 
+mod crate_path;
 mod errors;
+mod format;
+mod idents;
 mod json_schema;
 mod output;
 mod tool;
@@ -63,17 +66,16 @@ mod tool;
 ///
 /// - `#[tool(name = "…", description = "…")]`: the name defaults to the fn's; the description
 ///   to its doc comment up to the first `# ` heading (lines trimmed, paragraphs kept).
-/// - `title = "…"`: a human-facing name (`Tool::title`, sent to MCP clients only).
+/// - `title = "…"`: a human-facing name ([`Tool::title`], sent to MCP clients only).
 /// - `read_only`, `destructive`, `idempotent`, `open_world`: MCP behaviour hints
-///   (`Tool::annotations`); each is a flag or `key = true|false` (MCP assumes
+///   ([`Tool::annotations`]); each is a flag or `key = true|false` (MCP assumes
 ///   `destructive` and `open_world` when unsaid, so `open_world = false` is worth writing).
 ///   `read_only` with `destructive` is refused: a read-only tool is not destructive.
 /// - `approval = "…"`: ask a human first (below).
 /// - `crate = "path"`: where toolnexus is, when your `Cargo.toml` renames it
 ///   (`tnx = { package = "toolnexus", … }` ⇒ `#[tool(crate = "tnx")]`); every path the
 ///   expansion names goes through it, and `tools![…]` of such tools reaches toolnexus
-///   through them. (`#[derive(ToolOutput)]` and `#[derive(JsonSchema)]` take no `crate`
-///   key yet: they name `::toolnexus`.)
+///   through them. The derives take the same as `#[toolnexus(crate = "tnx")]`.
 /// - A parameter is described by its own doc comment, else by a rustdoc `# Arguments` bullet
 ///   (`` * `city` - … ``), else by `#[param(description = "…")]`, which wins over both.
 /// - `#[param(rename = "…")]` changes the argument's key; `#[param(default)]` and
@@ -87,8 +89,12 @@ mod tool;
 ///   type, so add `#[schemars(with = "YourType")]` beside it; and it writes a `default`
 ///   through the module's `serialize`, so a `with` module needs one.)
 ///
-/// A fn returning `Json<T>` (also in an `Option` or `Result`) with `T: JsonSchema` gets an
-/// output schema (`Tool::output_schema`); an `async fn`'s return type is its `-> T`.
+/// A fn returning `Json<T>` (also in an `Option` or `Result`) gets an output schema
+/// ([`Tool::output_schema`]), so `T` must be `JsonSchema`: a `T` without one is a compile
+/// error at the return type, not a tool silently without a schema (a compile error, because
+/// the macro sees the type; a run-time `check` issue would come too late). To return JSON
+/// without an output schema, return a `serde_json::Value` (`serde_json::to_value(…)`). An
+/// `async fn`'s return type is its `-> T`.
 ///
 /// # Parameters
 ///
@@ -134,7 +140,7 @@ mod tool;
 /// a UI shows exactly what will run, and no parameter type needs `Serialize`. An `ok` answer
 /// runs the fn; any other answer returns `declined/expired: <prompt>` without running it.
 /// Placeholders name parameters: `{path}` (which must be `Display`), `{path:?}`, any
-/// `std::fmt` spec; `{{`/`}}` are braces. `Toolkit::call` drives the round trip.
+/// `std::fmt` spec; `{{`/`}}` are braces. [`Toolkit::call`] drives the round trip.
 ///
 /// ```
 /// use toolnexus::{Answer, Request, Toolkit, tool, tools};
@@ -168,13 +174,15 @@ mod tool;
 /// ToolContext`, `default` on an `Option` or two defaults, a `# Arguments` bullet naming no
 /// parameter, an approval placeholder naming no parameter (or not `Display`), `read_only`
 /// with `destructive`, a parameter type without `Deserialize` or `JsonSchema` (the message
-/// says which derive to add), and a return type without `IntoToolResult`. A `#[tool]` with
-/// an error still defines its `{Pascal}Tool`, so uses of it add no second error.
+/// names the parameter and the derive to add; a missing `JsonSchema` is one error), a
+/// `Json<T>` return whose `T` has no `JsonSchema`, and a return type without
+/// `IntoToolResult`. A `#[tool]` with an error still defines its `{Pascal}Tool`, so uses of
+/// it add no second error.
 ///
-/// `Tool::title`: ../toolnexus/trait.Tool.html#method.title
-/// `Tool::annotations`: ../toolnexus/trait.Tool.html#method.annotations
-/// `Tool::output_schema`: ../toolnexus/trait.Tool.html#method.output_schema
-/// `Toolkit::call`: ../toolnexus/struct.Toolkit.html#method.call
+/// [`Tool::title`]: ../toolnexus/trait.Tool.html#method.title
+/// [`Tool::annotations`]: ../toolnexus/trait.Tool.html#method.annotations
+/// [`Tool::output_schema`]: ../toolnexus/trait.Tool.html#method.output_schema
+/// [`Toolkit::call`]: ../toolnexus/struct.Toolkit.html#method.call
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     tool::expand::tool(args.into(), input.into()).into()
@@ -313,7 +321,13 @@ pub fn tools(input: TokenStream) -> TokenStream {
 ///
 /// Both combine with every mode. Generic types work: the impl requires of each generic field
 /// only what its use needs (`Display` for `{x}`, `Serialize` for `json`, …).
-#[proc_macro_derive(ToolOutput, attributes(output, part, metadata))]
+///
+/// # Container attribute
+///
+/// `#[toolnexus(crate = "path")]` on the type: where toolnexus is, when your `Cargo.toml`
+/// renames it (`tnx = { package = "toolnexus", … }` ⇒ `#[toolnexus(crate = "tnx")]`), as
+/// `#[tool(crate = "…")]` does.
+#[proc_macro_derive(ToolOutput, attributes(output, part, metadata, toolnexus))]
 pub fn derive_tool_output(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
     output::expand::derive(&input).into()
@@ -339,7 +353,10 @@ pub fn derive_tool_output(input: TokenStream) -> TokenStream {
 /// let schema = toolnexus::schemars::schema_for!(Filter);
 /// assert_eq!(schema.get("description").unwrap(), "A price window.");
 /// ```
-#[proc_macro_derive(JsonSchema, attributes(schemars, serde))]
+///
+/// `#[toolnexus(crate = "path")]` on the type says where toolnexus is when your `Cargo.toml`
+/// renames it, as `#[tool(crate = "…")]` does.
+#[proc_macro_derive(JsonSchema, attributes(schemars, serde, toolnexus))]
 pub fn derive_json_schema(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as syn::DeriveInput);
     json_schema::derive(&input)

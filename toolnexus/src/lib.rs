@@ -255,7 +255,8 @@ pub mod __private {
         Slot, decode_args, decode_args_json, decode_params, decode_params_json, take,
     };
     pub use crate::macro_support::{
-        ParamDeserialize, ParamJsonSchema, assert_deserialize, assert_json_schema,
+        CheckJsonOutput, CheckOtherOutput, Described, OutputCheck, OutputJsonSchema,
+        ParamDeserialize, ParamJsonSchema, ReturnsJson, assert_deserialize,
         assert_unique_tool_names,
     };
     pub use crate::output_support::{

@@ -1,13 +1,15 @@
 //! The input of `#[derive(ToolOutput)]` as a model that borrows the user's tokens: a struct
 //! is one variant, an enum a list of them.
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::ext::IdentExt;
 use syn::{Attribute, Data, DeriveInput, Fields, Generics, Ident, Type};
 
 use super::Errors;
 use super::attr::{self, Output};
-use super::format::Arg;
+use crate::crate_path;
+use crate::format::Arg;
+use crate::idents;
 
 pub struct Input<'a> {
     pub ident: &'a Ident,
@@ -115,6 +117,9 @@ impl<'a> Variant<'a> {
             errors.spanned(extra, "duplicate `#[output]`; a variant takes one");
         }
         check_field_markers(attrs, errors);
+        if parent.is_some() {
+            check_container_only(attrs, "a variant", errors);
+        }
         let style = match fields {
             Fields::Named(_) => Style::Named,
             Fields::Unnamed(_) => Style::Tuple,
@@ -174,6 +179,7 @@ impl<'a> Field<'a> {
                 "`#[output]` goes on a variant or struct, not on a field",
             );
         }
+        check_container_only(&original.attrs, "a field", errors);
         let mut role = Role::Plain;
         for attr in &original.attrs {
             let this = if attr.path().is_ident("part") {
@@ -216,7 +222,7 @@ impl<'a> Field<'a> {
     pub fn binding(&self) -> Ident {
         match &self.original.ident {
             Some(ident) => ident.clone(),
-            None => format_ident!("__field{}", self.index),
+            None => idents::tuple_field(self.index),
         }
     }
 
@@ -239,6 +245,19 @@ impl<'a> Field<'a> {
 
 fn find<'a>(attrs: &'a [Attribute], name: &'static str) -> impl Iterator<Item = &'a Attribute> {
     attrs.iter().filter(move |attr| attr.path().is_ident(name))
+}
+
+/// `#[toolnexus(crate = "…")]` only means something on the type itself.
+fn check_container_only(attrs: &[Attribute], place: &str, errors: &mut Errors) {
+    for attr in attrs
+        .iter()
+        .filter(|attr| crate_path::is_toolnexus_attr(attr))
+    {
+        errors.spanned(
+            attr,
+            format!("`#[toolnexus]` goes on the type, not on {place}"),
+        );
+    }
 }
 
 /// `#[part]` and `#[metadata]` only mean something on a field.

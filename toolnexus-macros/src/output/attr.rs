@@ -6,7 +6,7 @@ use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitStr, Meta, Token};
 
 use super::Errors;
-use super::format::Format;
+use crate::format::Format;
 
 /// A parsed `#[output(...)]`, as written: whether the pieces fit together (a `pending` with
 /// its `kind`, a format string where one is needed) is checked in `valid`.

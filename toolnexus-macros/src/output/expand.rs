@@ -9,22 +9,27 @@ use syn::{DeriveInput, Generics, Ident, Type};
 use super::Errors;
 use super::ast::{Field, Input, Role, Spec, Style, Variant};
 use super::attr::{Mode, Output};
-use super::format::{Arg, Format, Usage};
 use super::valid;
+use crate::crate_path;
+use crate::format::{Arg, Format, Usage};
+use crate::idents;
 
 /// `#[derive(ToolOutput)]`. Mistakes come back as `compile_error!`s beside a stub impl, so
 /// code that relies on the impl does not add errors of its own.
 pub fn derive(input: &DeriveInput) -> TokenStream {
     let mut errors = Errors::default();
+    let krate = crate_path::from_container(&input.attrs, &mut errors);
+    let private = crate_path::private(krate.as_ref());
     let model = Input::from_syn(input, &mut errors);
     if let Some(model) = &model {
         valid::check(model, &mut errors);
     }
     match (model, errors.finish()) {
-        (Some(model), Ok(())) => implement(&model),
+        (Some(model), Ok(())) => implement(&model, &private),
         (_, result) => {
             let error = result.err().map(syn::Error::into_compile_error);
             let stub = wrap(
+                &private,
                 &input.ident,
                 &input.generics,
                 &TokenStream::new(),
@@ -37,14 +42,15 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     }
 }
 
-fn implement(input: &Input) -> TokenStream {
+fn implement(input: &Input, private: &TokenStream) -> TokenStream {
     let mut bounds = Bounds::new(input.generics);
     let arms: Vec<_> = input
         .variants
         .iter()
-        .map(|variant| arm(variant, &mut bounds))
+        .map(|variant| arm(variant, private, &mut bounds))
         .collect();
     wrap(
+        private,
         input.ident,
         input.generics,
         &bounds.predicates(),
@@ -54,6 +60,7 @@ fn implement(input: &Input) -> TokenStream {
 
 /// The impl itself, in an anonymous const so nothing it names leaks into the user's scope.
 fn wrap(
+    private: &TokenStream,
     ident: &Ident,
     generics: &Generics,
     bounds: &TokenStream,
@@ -71,8 +78,8 @@ fn wrap(
     quote! {
         const _: () = {
             #[automatically_derived]
-            impl #impl_generics ::toolnexus::__private::IntoToolResult for #ident #ty_generics #where_clause {
-                fn into_tool_result(self) -> ::toolnexus::__private::ToolResult {
+            impl #impl_generics #private::IntoToolResult for #ident #ty_generics #where_clause {
+                fn into_tool_result(self) -> #private::ToolResult {
                     #body
                 }
             }
@@ -82,26 +89,27 @@ fn wrap(
 
 /// One `match` arm: bind the fields the variant uses, build the base result from its mode,
 /// then add `#[metadata]` and `#[part]` fields.
-fn arm(variant: &Variant, bounds: &mut Bounds) -> TokenStream {
+fn arm(variant: &Variant, private: &TokenStream, bounds: &mut Bounds) -> TokenStream {
     let mut used = BTreeSet::new();
     let base = match &variant.output {
-        Spec::Given(output) => base(variant, output, bounds, &mut used),
+        Spec::Given(output) => base(variant, output, private, bounds, &mut used),
         Spec::Absent | Spec::Broken => {
             let field =
                 valid::delegate(variant).expect("checked: a variant without `#[output]` delegates");
-            delegate(field, bounds, &mut used)
+            delegate(field, private, bounds, &mut used)
         }
     };
     let mut extras = TokenStream::new();
+    let lowering = idents::lowering();
     // Metadata first: it borrows fields that the parts below may move.
     for field in &variant.fields {
         if let Role::Metadata(_) = field.role {
             used.insert(field.index);
             let key = field.name();
             let binding = field.binding();
-            let value = checked(field.ty(), quote!(::toolnexus::__private::serialize));
-            bounds.add(field.ty(), quote!(::toolnexus::__private::serde::Serialize));
-            extras.extend(quote!(__toolnexus_lowering.metadata(#key, #value(&#binding));));
+            let value = checked(field.ty(), quote!(#private::serialize));
+            bounds.add(field.ty(), quote!(#private::serde::Serialize));
+            extras.extend(quote!(#lowering.metadata(#key, #value(&#binding));));
         }
     }
     for field in &variant.fields {
@@ -109,10 +117,9 @@ fn arm(variant: &Variant, bounds: &mut Bounds) -> TokenStream {
             used.insert(field.index);
             let binding = field.binding();
             let ty = field.ty();
-            let append =
-                quote_spanned!(ty.span()=> <#ty as ::toolnexus::__private::OutputPart>::append_to);
-            bounds.add(ty, quote!(::toolnexus::__private::OutputPart));
-            extras.extend(quote!(#append(#binding, __toolnexus_lowering.parts());));
+            let append = quote_spanned!(ty.span()=> <#ty as #private::OutputPart>::append_to);
+            bounds.add(ty, quote!(#private::OutputPart));
+            extras.extend(quote!(#append(#binding, #lowering.parts());));
         }
     }
     let pattern = pattern(variant, &used);
@@ -121,9 +128,9 @@ fn arm(variant: &Variant, bounds: &mut Bounds) -> TokenStream {
     }
     quote! {
         #pattern => {
-            let mut __toolnexus_lowering = ::toolnexus::__private::Lowering::new(#base);
+            let mut #lowering = #private::Lowering::new(#base);
             #extras
-            __toolnexus_lowering.finish()
+            #lowering.finish()
         }
     }
 }
@@ -131,6 +138,7 @@ fn arm(variant: &Variant, bounds: &mut Bounds) -> TokenStream {
 fn base(
     variant: &Variant,
     output: &Output,
+    private: &TokenStream,
     bounds: &mut Bounds,
     used: &mut BTreeSet<usize>,
 ) -> TokenStream {
@@ -143,7 +151,7 @@ fn base(
                     .as_ref()
                     .expect("checked: ok has a format string"),
             );
-            quote!(::toolnexus::__private::ToolResult::ok(#text))
+            quote!(#private::ToolResult::ok(#text))
         }
         Mode::Error(_) => {
             let text = text(
@@ -152,7 +160,7 @@ fn base(
                     .as_ref()
                     .expect("checked: error has a format string"),
             );
-            quote!(::toolnexus::__private::ToolResult::error(#text))
+            quote!(#private::ToolResult::error(#text))
         }
         Mode::Pending(_) => {
             let [kind, prompt] = [&output.kind, &output.prompt].map(|keyed| {
@@ -167,15 +175,15 @@ fn base(
                 let url = text(&url.format);
                 quote!(.with_url(#url))
             });
-            quote!(::toolnexus::__private::pending(::toolnexus::__private::Request::new(#kind, #prompt) #url))
+            quote!(#private::pending(#private::Request::new(#kind, #prompt) #url))
         }
-        Mode::Json(_) => json(variant, bounds, used),
+        Mode::Json(_) => json(variant, private, bounds, used),
         Mode::Transparent(_) => {
             let field = variant
                 .plain_fields()
                 .next()
                 .expect("checked: transparent has one field");
-            delegate(field, bounds, used)
+            delegate(field, private, bounds, used)
         }
     }
 }
@@ -219,21 +227,26 @@ fn format_call(
 
 /// `#[output(json)]`: one field serializes as itself; several as an object of named fields
 /// or an array of tuple fields.
-fn json(variant: &Variant, bounds: &mut Bounds, used: &mut BTreeSet<usize>) -> TokenStream {
+fn json(
+    variant: &Variant,
+    private: &TokenStream,
+    bounds: &mut Bounds,
+    used: &mut BTreeSet<usize>,
+) -> TokenStream {
     let fields: Vec<_> = variant.plain_fields().collect();
     for field in &fields {
         used.insert(field.index);
-        bounds.add(field.ty(), quote!(::toolnexus::__private::serde::Serialize));
+        bounds.add(field.ty(), quote!(#private::serde::Serialize));
     }
     let value = |field: &Field| {
         let binding = field.binding();
-        let serialize = checked(field.ty(), quote!(::toolnexus::__private::serialize));
+        let serialize = checked(field.ty(), quote!(#private::serialize));
         quote!(#serialize(&#binding))
     };
     match fields.as_slice() {
         [field] => {
             let binding = field.binding();
-            let text = checked(field.ty(), quote!(::toolnexus::__private::json_text));
+            let text = checked(field.ty(), quote!(#private::json_text));
             quote!(#text(&#binding))
         }
         _ if variant.style == Style::Named => {
@@ -242,22 +255,27 @@ fn json(variant: &Variant, bounds: &mut Bounds, used: &mut BTreeSet<usize>) -> T
                 let value = value(field);
                 quote!((#key, #value))
             });
-            quote!(::toolnexus::__private::json_object([#(#entries),*]))
+            quote!(#private::json_object([#(#entries),*]))
         }
         _ => {
             let items = fields.iter().map(|field| value(field));
-            quote!(::toolnexus::__private::json_array([#(#items),*]))
+            quote!(#private::json_array([#(#items),*]))
         }
     }
 }
 
 /// A field lowered by its own `IntoToolResult` (`transparent`, or no `#[output]`).
-fn delegate(field: &Field, bounds: &mut Bounds, used: &mut BTreeSet<usize>) -> TokenStream {
+fn delegate(
+    field: &Field,
+    private: &TokenStream,
+    bounds: &mut Bounds,
+    used: &mut BTreeSet<usize>,
+) -> TokenStream {
     used.insert(field.index);
     let ty = field.ty();
     let binding = field.binding();
-    bounds.add(ty, quote!(::toolnexus::__private::IntoToolResult));
-    let lower = quote_spanned!(ty.span()=> <#ty as ::toolnexus::__private::IntoToolResult>::into_tool_result);
+    bounds.add(ty, quote!(#private::IntoToolResult));
+    let lower = quote_spanned!(ty.span()=> <#ty as #private::IntoToolResult>::into_tool_result);
     quote!(#lower(#binding))
 }
 

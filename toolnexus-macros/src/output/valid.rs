@@ -2,7 +2,7 @@
 use super::Errors;
 use super::ast::{Field, Input, Role, Spec, Style, Variant};
 use super::attr::{Keyed, Mode, Output};
-use super::format::Format;
+use crate::format::Format;
 
 pub fn check(input: &Input, errors: &mut Errors) {
     for variant in &input.variants {

@@ -11,7 +11,8 @@ use syn::{
     Signature, Type,
 };
 
-use super::attr::{self, ArgumentBullet, DocLine, ParamAttr, ToolArgs};
+use super::attr::{self, Forwarded, ParamAttr, ToolArgs};
+use super::docs::{self, ArgumentBullet, DocLine};
 use crate::errors::Errors;
 
 pub struct ToolFn<'a> {
@@ -32,7 +33,7 @@ pub struct Param<'a> {
     pub attr: ParamAttr,
     pub docs: Vec<DocLine<'a>>,
     /// `#[serde(…)]` and `#[schemars(…)]`, minus a `#[serde(default)]` (read into `attr`).
-    pub forwarded: Vec<Attribute>,
+    pub forwarded: Forwarded,
 }
 
 pub enum ParamKind {
@@ -91,8 +92,8 @@ impl<'a> ToolFn<'a> {
         attrs: &'a [Attribute],
         errors: &mut Errors,
     ) -> Self {
-        let docs = attr::doc_lines(attrs);
-        let bullets = attr::argument_bullets(&docs);
+        let docs = docs::doc_lines(attrs);
+        let bullets = docs::argument_bullets(&docs);
         let mut receiver = None;
         let mut params = Vec::new();
         for input in &sig.inputs {
@@ -128,7 +129,7 @@ impl<'a> Param<'a> {
             ty: &arg.ty,
             kind: classify(&arg.ty),
             attr,
-            docs: attr::doc_lines(&arg.attrs),
+            docs: docs::doc_lines(&arg.attrs),
             forwarded,
         }
     }

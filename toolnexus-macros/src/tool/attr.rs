@@ -1,10 +1,14 @@
-//! Parses `#[tool(…)]` arguments, `#[param(…)]` attributes and doc comments.
+//! Parses `#[tool(…)]` arguments, `#[param(…)]` attributes and the forwarded `#[serde]` and
+//! `#[schemars]` ones (doc comments are read in `docs`).
 
 use proc_macro2::TokenStream;
+use quote::{ToTokens, quote};
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
-use syn::{Attribute, Expr, Ident, LitStr};
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Expr, Ident, LitStr, Meta, Token};
 
+use crate::crate_path::{self, CratePath};
 use crate::errors::Errors;
 
 /// `#[tool(name = "…", description = "…", title = "…", read_only, destructive, idempotent,
@@ -32,11 +36,6 @@ pub struct Annotations {
 pub struct Flag {
     pub key: Ident,
     pub value: bool,
-}
-
-/// `crate = "path"`: where toolnexus is, for a renamed dependency.
-pub struct CratePath {
-    pub path: syn::Path,
 }
 
 const TOOL_KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, `open_world`, `approval` or `crate`";
@@ -68,7 +67,7 @@ pub fn parse_tool_args(args: TokenStream, errors: &mut Errors) -> ToolArgs {
         } else if meta.path.is_ident("approval") {
             set_once(&meta, &mut parsed.approval, "approval")
         } else if meta.path.is_ident("crate") {
-            set_crate(&meta, &mut parsed.krate, "tool")
+            crate_path::set(&meta, &mut parsed.krate, "tool")
         } else {
             Err(meta.error(format_args!(
                 "unknown `#[tool]` key `{}`; expected {TOOL_KEYS}",
@@ -87,7 +86,7 @@ pub fn parse_toolbox_args(args: TokenStream, errors: &mut Errors) -> Option<Crat
     let mut krate = None;
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("crate") {
-            set_crate(&meta, &mut krate, "toolbox")
+            crate_path::set(&meta, &mut krate, "toolbox")
         } else {
             Err(meta.error(format_args!(
                 "unknown `#[toolbox]` key `{}`; expected `crate`",
@@ -113,23 +112,6 @@ fn set_flag(meta: &ParseNestedMeta, slot: &mut Option<Flag>) -> syn::Result<()> 
         return Err(meta.error(format_args!("duplicate key `{key}`")));
     }
     *slot = Some(Flag { key, value });
-    Ok(())
-}
-
-fn set_crate(meta: &ParseNestedMeta, slot: &mut Option<CratePath>, attr: &str) -> syn::Result<()> {
-    let lit: LitStr = meta.value()?.parse()?;
-    let path = lit.parse_with(syn::Path::parse_mod_style).map_err(|_| {
-        syn::Error::new(
-            lit.span(),
-            format_args!(
-                "`#[{attr}(crate = \"…\")]` needs a path to the toolnexus crate, e.g. `crate = \"::my_toolnexus\"`"
-            ),
-        )
-    })?;
-    if slot.is_some() {
-        return Err(meta.error("duplicate key `crate`"));
-    }
-    *slot = Some(CratePath { path });
     Ok(())
 }
 
@@ -163,82 +145,177 @@ pub fn is_param_attr(attr: &Attribute) -> bool {
     attr.path().is_ident("param")
 }
 
+/// A parameter's `#[serde]` and `#[schemars]` attributes, read once: what the generated
+/// argument fields get, and what expansion needs to know of them.
+#[derive(Default)]
+pub struct Forwarded {
+    /// Every one, in the order written, for the schema struct; a `#[serde(default)]` is taken
+    /// out (into [`ParamAttr::default`]).
+    pub attrs: Vec<Attribute>,
+    /// The `#[serde]` ones, for the arguments struct serde derives.
+    pub serde: Vec<SerdeAttr>,
+    /// The user's own deserializer: `deserialize_with = "path"` ⇒ `path`, `with = "module"` ⇒
+    /// `module::deserialize`, spanned at the user's string; the last one written.
+    pub decoder: Option<TokenStream>,
+    /// `#[serde(flatten)]`: the parameter's fields are spread over the arguments.
+    pub flatten: bool,
+    /// `#[schemars(with = …)]`, `#[schemars(schema_with = …)]` or `#[serde(with = …)]`
+    /// (which schemars reads as a type): the schema is not the parameter type's own.
+    pub described_otherwise: bool,
+}
+
+/// One forwarded `#[serde(…)]`.
+pub struct SerdeAttr {
+    pub attr: Attribute,
+    /// Its metas, whole, so a nested list (`rename(deserialize = "…")`) is read past rather
+    /// than ending the scan; `None` if it does not parse (serde reports that).
+    pub metas: Option<Metas>,
+}
+
+pub type Metas = Punctuated<Meta, Token![,]>;
+
+impl SerdeAttr {
+    /// The attribute minus `with` and `deserialize_with`, for a parameter whose decoder the
+    /// expansion wraps.
+    pub fn without_decoder(&self) -> TokenStream {
+        match &self.metas {
+            Some(metas) => {
+                let rest = metas.iter().filter(|meta| {
+                    !(meta.path().is_ident("with") || meta.path().is_ident("deserialize_with"))
+                });
+                quote!(#[serde(#(#rest),*)])
+            }
+            None => self.attr.to_token_stream(),
+        }
+    }
+}
+
 /// Attributes forwarded to the generated argument field.
 pub fn is_forwarded_attr(attr: &Attribute) -> bool {
     attr.path().is_ident("serde") || attr.path().is_ident("schemars")
 }
 
-/// The `#[serde]` and `#[schemars]` attributes to forward, with a `#[serde(default)]` or
-/// `#[serde(default = "path")]` taken out into `param.default`: a defaulted parameter is
+/// Reads the `#[serde]` and `#[schemars]` attributes to forward, with a `#[serde(default)]`
+/// or `#[serde(default = "path")]` taken out into `param.default`: a defaulted parameter is
 /// decoded as an `Option` (so `null` means absent, like a missing key) and unwrapped with the
 /// default at the call, which a forwarded serde `default` would defeat.
 pub fn forwarded_attrs(
     attrs: &[Attribute],
     param: &mut ParamAttr,
     errors: &mut Errors,
-) -> Vec<Attribute> {
-    let mut forwarded = Vec::new();
+) -> Forwarded {
+    let mut forwarded = Forwarded::default();
     for attr in attrs.iter().filter(|attr| is_forwarded_attr(attr)) {
         if !attr.path().is_ident("serde") {
-            forwarded.push(attr.clone());
+            // An unreadable `#[schemars]` is schemars' to report; the schema is left to it.
+            forwarded.described_otherwise |=
+                attr.parse_args_with(Metas::parse_terminated)
+                    .map_or(true, |metas| {
+                        metas.iter().any(|meta| {
+                            meta.path().is_ident("with") || meta.path().is_ident("schema_with")
+                        })
+                    });
+            forwarded.attrs.push(attr.clone());
             continue;
         }
-        let Ok(metas) = attr.parse_args_with(
-            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
-        ) else {
+        let Ok(metas) = attr.parse_args_with(Metas::parse_terminated) else {
             // Not ours to judge: serde reports its own syntax errors.
-            forwarded.push(attr.clone());
+            forwarded.described_otherwise = true;
+            forwarded.attrs.push(attr.clone());
+            forwarded.serde.push(SerdeAttr {
+                attr: attr.clone(),
+                metas: None,
+            });
             continue;
         };
-        let mut kept = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::new();
+        let mut kept = Metas::new();
         for meta in metas {
-            if !meta.path().is_ident("default") {
-                kept.push(meta);
-                continue;
-            }
-            let Some(key) = meta.path().get_ident().cloned() else {
-                continue;
-            };
-            let default = match &meta {
-                syn::Meta::Path(_) => Some(ParamDefault::Trait(key.clone())),
-                syn::Meta::NameValue(syn::MetaNameValue {
-                    value:
-                        Expr::Lit(syn::ExprLit {
-                            lit: syn::Lit::Str(lit),
-                            ..
-                        }),
-                    ..
-                }) => match lit.parse::<syn::ExprPath>() {
-                    Ok(path) => Some(ParamDefault::Path(key.clone(), Box::new(path))),
-                    Err(error) => {
-                        errors.push(error);
-                        None
-                    }
-                },
-                _ => {
-                    errors.spanned(
-                        &meta,
-                        "expected `#[serde(default)]` or `#[serde(default = \"path\")]`",
-                    );
-                    None
-                }
-            };
-            if param.default.is_some() {
-                errors.spanned(
-                    &key,
-                    "`#[serde(default)]` and `#[param(default)]` both give this parameter a default; keep one",
-                );
+            if meta.path().is_ident("default") {
+                take_default(&meta, param, errors);
             } else {
-                param.default = default;
+                read_serde_meta(&meta, &mut forwarded);
+                kept.push(meta);
             }
         }
         if !kept.is_empty() {
             let mut attr = attr.clone();
             attr.meta = syn::parse_quote!(serde(#kept));
-            forwarded.push(attr);
+            forwarded.attrs.push(attr.clone());
+            forwarded.serde.push(SerdeAttr {
+                attr,
+                metas: Some(kept),
+            });
         }
     }
     forwarded
+}
+
+/// What a kept serde meta tells expansion: a decoder of the user's, or `flatten`.
+fn read_serde_meta(meta: &Meta, forwarded: &mut Forwarded) {
+    if meta.path().is_ident("flatten") {
+        forwarded.flatten = true;
+    }
+    if meta.path().is_ident("with") {
+        forwarded.described_otherwise = true;
+    }
+    let Meta::NameValue(pair) = meta else {
+        return;
+    };
+    let Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(path),
+        ..
+    }) = &pair.value
+    else {
+        return;
+    };
+    // serde itself reports a path that does not parse; decoding is left to it then.
+    let Ok(path) = path.parse::<syn::Path>() else {
+        return;
+    };
+    if pair.path.is_ident("deserialize_with") {
+        forwarded.decoder = Some(quote!(#path));
+    } else if pair.path.is_ident("with") {
+        forwarded.decoder = Some(quote!(#path::deserialize));
+    }
+}
+
+/// A `#[serde(default)]` or `#[serde(default = "path")]`, read into `param.default`.
+fn take_default(meta: &Meta, param: &mut ParamAttr, errors: &mut Errors) {
+    let Some(key) = meta.path().get_ident().cloned() else {
+        return;
+    };
+    let default = match meta {
+        Meta::Path(_) => Some(ParamDefault::Trait(key.clone())),
+        Meta::NameValue(syn::MetaNameValue {
+            value:
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(lit),
+                    ..
+                }),
+            ..
+        }) => match lit.parse::<syn::ExprPath>() {
+            Ok(path) => Some(ParamDefault::Path(key.clone(), Box::new(path))),
+            Err(error) => {
+                errors.push(error);
+                None
+            }
+        },
+        Meta::List(_) | Meta::NameValue(_) => {
+            errors.spanned(
+                meta,
+                "expected `#[serde(default)]` or `#[serde(default = \"path\")]`",
+            );
+            None
+        }
+    };
+    if param.default.is_some() {
+        errors.spanned(
+            &key,
+            "`#[serde(default)]` and `#[param(default)]` both give this parameter a default; keep one",
+        );
+    } else {
+        param.default = default;
+    }
 }
 
 pub fn parse_param_attrs(attrs: &[Attribute], errors: &mut Errors) -> ParamAttr {
@@ -284,178 +361,5 @@ fn set_once(meta: &ParseNestedMeta, slot: &mut Option<LitStr>, key: &str) -> syn
 }
 
 fn path_text(meta: &ParseNestedMeta) -> String {
-    let segments: Vec<String> = meta
-        .path
-        .segments
-        .iter()
-        .map(|segment| segment.ident.to_string())
-        .collect();
-    segments.join("::")
-}
-
-/// One line of a doc comment, with the attribute it came from (for error spans).
-pub struct DocLine<'a> {
-    pub text: String,
-    pub attr: &'a Attribute,
-}
-
-pub fn doc_lines(attrs: &[Attribute]) -> Vec<DocLine<'_>> {
-    let mut lines = Vec::new();
-    for attr in attrs.iter().filter(|attr| attr.path().is_ident("doc")) {
-        let syn::Meta::NameValue(meta) = &attr.meta else {
-            continue;
-        };
-        let Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(text),
-            ..
-        }) = &meta.value
-        else {
-            continue;
-        };
-        for line in text.value().split('\n') {
-            lines.push(DocLine {
-                text: line.trim().to_owned(),
-                attr,
-            });
-        }
-    }
-    lines
-}
-
-/// A doc comment's text up to its first `# ` heading: lines trimmed, paragraphs kept.
-pub fn doc_description(lines: &[DocLine]) -> String {
-    let mut text = String::new();
-    let mut blank_run = false;
-    for line in lines.iter().take_while(|line| !is_heading(&line.text)) {
-        if line.text.is_empty() {
-            blank_run = !text.is_empty();
-            continue;
-        }
-        if blank_run {
-            text.push_str("\n\n");
-        } else if !text.is_empty() {
-            text.push('\n');
-        }
-        blank_run = false;
-        text.push_str(&line.text);
-    }
-    text
-}
-
-fn is_heading(line: &str) -> bool {
-    line.starts_with("# ")
-}
-
-/// A bullet of a rustdoc `# Arguments` section: `` * `city` - text `` or `* city - text`.
-pub struct ArgumentBullet<'a> {
-    pub name: String,
-    pub text: String,
-    pub attr: &'a Attribute,
-}
-
-pub fn argument_bullets<'a>(lines: &[DocLine<'a>]) -> Vec<ArgumentBullet<'a>> {
-    let mut bullets: Vec<ArgumentBullet<'a>> = Vec::new();
-    let mut in_section = false;
-    for line in lines {
-        if is_heading(&line.text) {
-            in_section = line.text[2..].trim().eq_ignore_ascii_case("arguments");
-            continue;
-        }
-        if !in_section || line.text.is_empty() {
-            continue;
-        }
-        if let Some(item) = line
-            .text
-            .strip_prefix("* ")
-            .or(line.text.strip_prefix("- "))
-        {
-            let (name, text) = split_bullet(item);
-            bullets.push(ArgumentBullet {
-                name,
-                text,
-                attr: line.attr,
-            });
-        } else if let Some(last) = bullets.last_mut() {
-            // A wrapped continuation line of the previous bullet.
-            if !last.text.is_empty() {
-                last.text.push(' ');
-            }
-            last.text.push_str(&line.text);
-        }
-    }
-    bullets
-}
-
-fn split_bullet(item: &str) -> (String, String) {
-    let item = item.trim();
-    let (name, rest) = match item.strip_prefix('`') {
-        Some(quoted) => quoted.split_once('`').unwrap_or((quoted, "")),
-        None => item
-            .split_once(char::is_whitespace)
-            .map_or((item, ""), |(name, rest)| {
-                (name.trim_end_matches(':'), rest)
-            }),
-    };
-    let text = rest.trim_start().trim_start_matches(['-', ':', '—']).trim();
-    (name.to_owned(), text.to_owned())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use syn::parse_quote;
-
-    fn lines_of(item: &syn::ItemFn) -> Vec<DocLine<'_>> {
-        doc_lines(&item.attrs)
-    }
-
-    #[test]
-    fn description_stops_at_the_first_heading_and_keeps_paragraphs() {
-        let item: syn::ItemFn = parse_quote! {
-            ///   Current weather for a city.
-            /// Second line.
-            ///
-            ///
-            /// Use it before suggesting clothes.
-            ///
-            /// # Arguments
-            /// * `city` - City name
-            fn f() {}
-        };
-        assert_eq!(
-            doc_description(&lines_of(&item)),
-            "Current weather for a city.\nSecond line.\n\nUse it before suggesting clothes."
-        );
-    }
-
-    #[test]
-    fn argument_bullets_accept_both_rustdoc_forms_and_continuations() {
-        let item: syn::ItemFn = parse_quote! {
-            /// Adds.
-            ///
-            /// # Arguments
-            ///
-            /// * `a` - The first
-            ///   number
-            /// * b - The second
-            /// - `c`: The third
-            ///
-            /// # Examples
-            /// * `d` - not an argument
-            fn f() {}
-        };
-        let bullets = argument_bullets(&lines_of(&item));
-        let pairs: Vec<_> = bullets
-            .iter()
-            .map(|b| (b.name.as_str(), b.text.as_str()))
-            .collect();
-        assert_eq!(
-            pairs,
-            [
-                ("a", "The first number"),
-                ("b", "The second"),
-                ("c", "The third")
-            ]
-        );
-    }
+    crate_path::path_text(&meta.path)
 }

@@ -3,14 +3,15 @@
 use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
-use quote::quote;
 use syn::ext::IdentExt;
+use syn::spanned::Spanned;
 use syn::{GenericParam, Ident, WherePredicate};
 
 use super::ast::{Param, ParamKind, Shape, ToolFn};
-use super::attr::CratePath;
+use crate::crate_path::{self, CratePath};
 use crate::errors::Errors;
-use crate::output::format::{Arg, Format};
+use crate::format::{Arg, Format};
+use crate::idents;
 
 /// Tool names every provider accepts: `^[a-zA-Z0-9_-]{1,64}$`.
 const MAX_NAME_LEN: usize = 64;
@@ -20,6 +21,8 @@ pub struct Plan<'a> {
     pub name: String,
     pub description: String,
     pub fields: Vec<Field<'a>>,
+    /// What the fn is called with, in its parameters' order.
+    pub call: Vec<CallArg>,
     /// The approval prompt, its placeholders checked against the parameters.
     pub approval: Option<Format>,
     /// `#[tool(crate = …)]`, else `#[toolbox(crate = …)]`, else `::toolnexus`; then
@@ -29,34 +32,61 @@ pub struct Plan<'a> {
 
 /// One schema property: a non-context parameter.
 pub struct Field<'a> {
+    /// Its place among the fields, which names what the expansion generates for it.
+    pub index: usize,
     pub param: &'a Param<'a>,
     pub ident: &'a Ident,
     pub shape: &'a Shape,
     pub description: Option<String>,
 }
 
-impl Plan<'_> {
-    /// `"<crate>::__private::serde"` and the like, for `#[serde(crate = …)]` strings.
-    pub fn private_str(&self, module: &str) -> String {
-        let path: String = self
-            .private
-            .to_string()
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect();
-        format!("{path}::{module}")
+/// One argument of the call to the fn.
+pub enum CallArg {
+    /// The context, by reference or cloned.
+    Context { by_ref: bool },
+    /// The value of field `index`.
+    Field(usize),
+}
+
+impl Field<'_> {
+    /// The alias of its owned type (see [`idents::param_type`]).
+    pub fn param_type(&self) -> Ident {
+        idents::param_type(self.index, self.param.ty.span())
+    }
+
+    /// The local holding its value.
+    pub fn binding(&self) -> Ident {
+        idents::param(self.index, self.ident.span())
+    }
+
+    /// Its key in the arguments object.
+    pub fn key(&self) -> String {
+        self.param.wire_name().unwrap_or_default()
+    }
+
+    pub fn has_default(&self) -> bool {
+        self.param.attr.default.is_some()
     }
 }
 
-/// `<crate>::__private`, the only path generated code names besides `::core` and `::std`.
-pub fn private_path(own: Option<&CratePath>, outer: Option<&CratePath>) -> TokenStream {
-    match own.or(outer) {
-        Some(krate) => {
-            let path = &krate.path;
-            quote!(#path::__private)
-        }
-        None => quote!(::toolnexus::__private),
+impl Plan<'_> {
+    /// Whether a parameter is `#[serde(flatten)]`: then the runtime closes the schema and
+    /// refuses unknown keys, since serde cannot beside a flattened enum.
+    pub fn flattened(&self) -> bool {
+        self.fields
+            .iter()
+            .any(|field| field.param.forwarded.flatten)
     }
+
+    /// `"<crate>::__private::serde"` and the like, for `#[serde(crate = …)]` strings.
+    pub fn private_str(&self, module: &str) -> String {
+        crate_path::private_str(&self.private, module)
+    }
+}
+
+/// `<crate>::__private` from the tool's own `crate`, else its toolbox's.
+pub fn private_path(own: Option<&CratePath>, outer: Option<&CratePath>) -> TokenStream {
+    crate_path::private(own.or(outer))
 }
 
 /// Where the fn stands: a free fn, or a method inside `#[toolbox]`.
@@ -78,7 +108,7 @@ pub fn validate<'a>(
     let name = resolve_name(tool, errors);
     let description = match &tool.args.description {
         Some(text) => text.value().trim().to_owned(),
-        None => super::attr::doc_description(&tool.docs),
+        None => super::docs::doc_description(&tool.docs),
     };
     if description.is_empty() {
         let at: &dyn quote::ToTokens = match &tool.args.description {
@@ -93,7 +123,7 @@ pub fn validate<'a>(
             ),
         );
     }
-    let fields = resolve_fields(tool, errors);
+    let (fields, call) = resolve_fields(tool, errors);
     check_bullets(tool, errors);
     let approval = tool
         .args
@@ -104,6 +134,7 @@ pub fn validate<'a>(
         name,
         description,
         fields,
+        call,
         approval,
         private: private_path(tool.args.krate.as_ref(), outer_crate),
     }
@@ -235,8 +266,9 @@ fn resolve_name(tool: &ToolFn, errors: &mut Errors) -> String {
     name
 }
 
-fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> Vec<Field<'a>> {
+fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> (Vec<Field<'a>>, Vec<CallArg>) {
     let mut fields = Vec::new();
+    let mut call = Vec::new();
     let mut seen_context = false;
     let mut wire_names = BTreeSet::new();
     for param in &tool.params {
@@ -263,11 +295,12 @@ fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> Vec<Field<'a
                     "the `ToolContext` parameter is injected, not read from the arguments: remove this attribute",
                 );
             }
-            if let ParamKind::MutContext = param.kind {
-                errors.spanned(
+            match param.kind {
+                ParamKind::Context { by_ref } => call.push(CallArg::Context { by_ref }),
+                _ => errors.spanned(
                     param.ty,
                     "a tool takes the context as `&ToolContext` (it is shared with the caller), not `&mut ToolContext`",
-                );
+                ),
             }
             continue;
         }
@@ -298,21 +331,23 @@ fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> Vec<Field<'a
                 ),
             );
         }
+        call.push(CallArg::Field(fields.len()));
         fields.push(Field {
+            index: fields.len(),
             param,
             ident,
             shape,
             description: describe_param(tool, param, ident),
         });
     }
-    fields
+    (fields, call)
 }
 
 fn describe_param(tool: &ToolFn, param: &Param, ident: &Ident) -> Option<String> {
     if let Some(text) = &param.attr.description {
         return Some(text.value().trim().to_owned());
     }
-    let docs = super::attr::doc_description(&param.docs);
+    let docs = super::docs::doc_description(&param.docs);
     if !docs.is_empty() {
         return Some(docs);
     }

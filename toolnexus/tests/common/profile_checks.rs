@@ -1,6 +1,7 @@
 //! What each provider documents for its schemas, as assertions: OpenAI strict mode, Gemini's
-//! OpenAPI 3.0 subset and its JSON Schema field, and Anthropic's strict tool use. Used on hand-written schemas (`adapters.rs`) and on the ones
-//! `#[tool]` emits (`macro_tools.rs`).
+//! OpenAPI 3.0 subset and its JSON Schema field, and Anthropic's strict tool use. Used on
+//! hand-written schemas (`adapters.rs`) and on the ones `#[tool]` emits
+//! (`toolkit_of_macro_tools.rs`).
 
 use serde_json::{Map, Value, json};
 

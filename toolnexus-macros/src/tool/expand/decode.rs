@@ -9,11 +9,12 @@
 //! keeps a derived arguments struct and lets serde read the attributes.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
-use syn::{Ident, Index, LitStr};
+use quote::{ToTokens, quote};
+use syn::{Index, LitStr};
 
+use super::super::attr::SerdeAttr;
 use super::super::valid::{Field, Plan};
-use super::tool_impl::{alias_ident, local, param_local};
+use crate::idents;
 
 /// The decoding part of one tool's expansion.
 pub struct Decode {
@@ -33,14 +34,11 @@ pub struct Decode {
 }
 
 pub fn expand(plan: &Plan) -> Decode {
-    let lean = plan.fields.iter().all(|field| {
-        !field
-            .param
-            .forwarded
-            .iter()
-            .any(|attr| attr.path().is_ident("serde"))
-    });
-    if lean {
+    if plan
+        .fields
+        .iter()
+        .all(|field| field.param.forwarded.serde.is_empty())
+    {
         by_parameter(plan)
     } else {
         derived(plan)
@@ -49,9 +47,9 @@ pub fn expand(plan: &Plan) -> Decode {
 
 /// The type a parameter is decoded into: a defaulted one is an `Option` first, so `null`
 /// means absent too, and gets its default in `__toolnexus_run`.
-pub fn decoded_type(index: usize, field: &Field) -> TokenStream {
-    let alias = alias_ident(index, field);
-    if field.param.attr.default.is_some() {
+pub fn decoded_type(field: &Field) -> TokenStream {
+    let alias = field.param_type();
+    if field.has_default() {
         quote!(::core::option::Option<#alias>)
     } else {
         quote!(#alias)
@@ -60,41 +58,33 @@ pub fn decoded_type(index: usize, field: &Field) -> TokenStream {
 
 fn by_parameter(plan: &Plan) -> Decode {
     let private = &plan.private;
-    let args = local("__args");
-    let slots = local("__slots");
-    let keys: Vec<LitStr> = plan
+    let args = idents::args();
+    let slots = idents::slots();
+    let schema_fn = idents::schema_fn();
+    let keys_const = idents::keys();
+    let slots_struct = idents::slots_struct();
+    let keys = plan
         .fields
         .iter()
-        .map(|field| {
-            let key = match &field.param.attr.rename {
-                Some(rename) => rename.value(),
-                None => syn::ext::IdentExt::unraw(field.ident).to_string(),
-            };
-            LitStr::new(&key, Span::call_site())
-        })
-        .collect();
-    let types = plan
-        .fields
-        .iter()
-        .enumerate()
-        .map(|(index, field)| decoded_type(index, field));
+        .map(|field| LitStr::new(&field.key(), Span::call_site()));
+    let types = plan.fields.iter().map(decoded_type);
     let indices: Vec<Index> = (0..plan.fields.len()).map(Index::from).collect();
     let nones = indices.iter().map(|_| quote!(::core::option::Option::None));
     let slot_list = quote!(&mut [#(&mut #slots.#indices),*]);
     Decode {
         items: quote! {
             /// The keys of the arguments object, in parameter order.
-            const __TOOLNEXUS_KEYS: &[&str] = &[#(#keys),*];
+            const #keys_const: &[&str] = &[#(#keys),*];
             /// Each parameter's value, once decoded.
-            struct __ToolnexusSlots(#(::core::option::Option<#types>),*);
+            struct #slots_struct(#(::core::option::Option<#types>),*);
         },
-        setup: quote!(let mut #slots = __ToolnexusSlots(#(#nones),*);),
+        setup: quote!(let mut #slots = #slots_struct(#(#nones),*);),
         from_value: quote! {
             #private::decode_params(
                 Self::NAME,
                 #args,
-                __toolnexus_schema(),
-                __TOOLNEXUS_KEYS,
+                #schema_fn(),
+                #keys_const,
                 #slot_list,
             )
         },
@@ -102,8 +92,8 @@ fn by_parameter(plan: &Plan) -> Decode {
             #private::decode_params_json(
                 Self::NAME,
                 #args,
-                __toolnexus_schema(),
-                __TOOLNEXUS_KEYS,
+                #schema_fn(),
+                #keys_const,
                 #slot_list,
             )
         },
@@ -119,93 +109,89 @@ fn by_parameter(plan: &Plan) -> Decode {
 fn derived(plan: &Plan) -> Decode {
     let private = &plan.private;
     let serde_crate = plan.private_str("serde");
-    let args = local("__args");
-    let decoded = local("__decoded");
-    let fields = plan
-        .fields
-        .iter()
-        .enumerate()
-        .map(|(index, field)| args_field(index, field));
+    let args = idents::args();
+    let decoded = idents::decoded();
+    let schema_fn = idents::schema_fn();
+    let args_struct = idents::args_struct();
+    let fields = plan.fields.iter().map(args_field);
     let null_as_absent = plan
         .fields
         .iter()
-        .enumerate()
-        .filter_map(|(index, field)| null_as_absent(plan, index, field));
-    let bindings = plan.fields.iter().enumerate().map(|(index, field)| {
+        .filter_map(|field| null_as_absent(plan, field));
+    let bindings = plan.fields.iter().map(|field| {
         let ident = field.ident;
-        let binding = param_local(index, field.ident.span());
+        let binding = field.binding();
         quote!(#ident: #binding)
     });
     // serde cannot deny unknown fields beside a flattened enum (it refuses the enum's own);
     // the runtime closes the schema and refuses unknown keys instead (`tool_schema_of`).
-    let deny_unknown = (!plan.fields.iter().any(flattens)).then(|| quote!(, deny_unknown_fields));
+    let deny_unknown = (!plan.flattened()).then(|| quote!(, deny_unknown_fields));
     Decode {
         items: quote! {
             #(#null_as_absent)*
             #[derive(#private::serde::Deserialize)]
             #[serde(crate = #serde_crate #deny_unknown)]
-            struct __ToolnexusArgs {
+            struct #args_struct {
                 #(#fields),*
             }
         },
         setup: TokenStream::new(),
         from_value: quote! {
-            #private::decode_args::<__ToolnexusArgs>(Self::NAME, #args, __toolnexus_schema())
+            #private::decode_args::<#args_struct>(Self::NAME, #args, #schema_fn())
         },
         from_text: quote! {
-            #private::decode_args_json::<__ToolnexusArgs>(
+            #private::decode_args_json::<#args_struct>(
                 Self::NAME,
                 #args,
-                __toolnexus_schema(),
+                #schema_fn(),
             )
         },
         ok: quote!(#decoded),
-        unpack: quote!(let __ToolnexusArgs { #(#bindings),* } = #decoded;),
+        unpack: quote!(let #args_struct { #(#bindings),* } = #decoded;),
         values: plan
             .fields
             .iter()
-            .enumerate()
-            .map(|(index, field)| {
-                let binding = param_local(index, field.ident.span());
-                quote!(#binding)
-            })
+            .map(|field| field.binding().into_token_stream())
             .collect(),
     }
+}
+
+/// Whether `null` must reach the user's own deserializer only through [`null_as_absent`]:
+/// an optional or defaulted parameter with `with`/`deserialize_with`.
+fn wraps_decoder<'a>(field: &Field<'a>) -> Option<&'a TokenStream> {
+    let optional = field.has_default() || field.shape.optional;
+    field.param.forwarded.decoder.as_ref().filter(|_| optional)
 }
 
 /// The field serde decodes: `Option` fields default to `None`; a defaulted parameter is an
 /// `Option` too (see [`decoded_type`]). The user's own deserializer is reached through
 /// [`null_as_absent`] where `null` means absent.
-fn args_field(index: usize, field: &Field) -> TokenStream {
+fn args_field(field: &Field) -> TokenStream {
     let ident = field.ident;
-    let ty = decoded_type(index, field);
+    let ty = decoded_type(field);
     let param = field.param;
     let rename = param
         .attr
         .rename
         .as_ref()
         .map(|rename| quote!(#[serde(rename = #rename)]));
-    let optional = param.attr.default.is_some() || field.shape.optional;
-    let serde_attrs = param
-        .forwarded
-        .iter()
-        .filter(|attr| attr.path().is_ident("serde"));
-    let serde_attrs: Vec<TokenStream> = match user_decoder(field) {
-        Some(_) if optional => {
-            let wrapper = LitStr::new(&null_as_absent_ident(index).to_string(), Span::call_site());
-            serde_attrs
-                .map(|attr| match serde_metas(attr) {
-                    Some(metas) => {
-                        let rest = metas.into_iter().filter(|meta| !replaces_decoder(meta));
-                        quote!(#[serde(#(#rest),*)])
-                    }
-                    None => quote!(#attr),
-                })
+    let serde = &param.forwarded.serde;
+    let serde_attrs: Vec<TokenStream> = match wraps_decoder(field) {
+        Some(_) => {
+            let wrapper = idents::null_as_absent_fn(field.index).to_string();
+            let wrapper = LitStr::new(&wrapper, Span::call_site());
+            serde
+                .iter()
+                .map(SerdeAttr::without_decoder)
                 .chain([quote!(#[serde(deserialize_with = #wrapper)])])
                 .collect()
         }
-        _ => serde_attrs.map(|attr| quote!(#attr)).collect(),
+        None => serde
+            .iter()
+            .map(|serde| serde.attr.to_token_stream())
+            .collect(),
     };
+    let optional = field.has_default() || field.shape.optional;
     let default = optional.then(|| quote!(#[serde(default)]));
     quote! {
         #rename
@@ -218,16 +204,13 @@ fn args_field(index: usize, field: &Field) -> TokenStream {
 /// For an optional or defaulted parameter the user decodes (`with`, `deserialize_with`):
 /// `null` means absent, as for every other parameter and as the schemas say, so the user's
 /// deserializer sees only the values that are there.
-fn null_as_absent(plan: &Plan, index: usize, field: &Field) -> Option<TokenStream> {
-    if field.param.attr.default.is_none() && !field.shape.optional {
-        return None;
-    }
-    let decoder = user_decoder(field)?;
+fn null_as_absent(plan: &Plan, field: &Field) -> Option<TokenStream> {
+    let decoder = wraps_decoder(field)?;
     let private = &plan.private;
-    let alias = alias_ident(index, field);
-    let ty = decoded_type(index, field);
-    let wrapper = format_ident!("__ToolnexusUserDecoded{index}");
-    let name = null_as_absent_ident(index);
+    let alias = field.param_type();
+    let ty = decoded_type(field);
+    let wrapper = idents::user_decoded(field.index);
+    let name = idents::null_as_absent_fn(field.index);
     // An `Option` parameter's own decoder yields the `Option`; a defaulted one's, the value.
     let unwrap = if field.shape.optional {
         quote!(::core::option::Option::and_then)
@@ -252,68 +235,4 @@ fn null_as_absent(plan: &Plan, index: usize, field: &Field) -> Option<TokenStrea
             ::core::result::Result::Ok(#unwrap(__decoded, |__user| __user.0))
         }
     })
-}
-
-fn null_as_absent_ident(index: usize) -> Ident {
-    format_ident!("__toolnexus_null_as_absent_{index}")
-}
-
-/// The path of the user's own deserializer, from `deserialize_with = "path"` or
-/// `with = "module"` (`module::deserialize`), spanned at the user's string.
-fn user_decoder(field: &Field) -> Option<TokenStream> {
-    let metas = field
-        .param
-        .forwarded
-        .iter()
-        .filter(|attr| attr.path().is_ident("serde"))
-        .filter_map(serde_metas)
-        .flatten();
-    let mut decoder = None;
-    for meta in metas {
-        let syn::Meta::NameValue(pair) = &meta else {
-            continue;
-        };
-        let syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(path),
-            ..
-        }) = &pair.value
-        else {
-            continue;
-        };
-        // serde itself reports a path that does not parse; decoding is left to it then.
-        let Ok(path) = path.parse::<syn::Path>() else {
-            continue;
-        };
-        if pair.path.is_ident("deserialize_with") {
-            decoder = Some(quote!(#path));
-        } else if pair.path.is_ident("with") {
-            decoder = Some(quote!(#path::deserialize));
-        }
-    }
-    decoder
-}
-
-/// Whether a forwarded `#[serde(flatten)]` spreads the parameter's fields over the arguments.
-pub fn flattens(field: &Field) -> bool {
-    field
-        .param
-        .forwarded
-        .iter()
-        .filter(|attr| attr.path().is_ident("serde"))
-        .filter_map(serde_metas)
-        .flatten()
-        .any(|meta| meta.path().is_ident("flatten"))
-}
-
-fn replaces_decoder(meta: &syn::Meta) -> bool {
-    meta.path().is_ident("with") || meta.path().is_ident("deserialize_with")
-}
-
-/// The metas of one `#[serde(…)]`, whole, so a nested list (`rename(deserialize = "…")`) is
-/// read past rather than ending the scan; `None` if it does not parse (serde reports that).
-fn serde_metas(
-    attr: &syn::Attribute,
-) -> Option<syn::punctuated::Punctuated<syn::Meta, syn::Token![,]>> {
-    attr.parse_args_with(syn::punctuated::Punctuated::parse_terminated)
-        .ok()
 }

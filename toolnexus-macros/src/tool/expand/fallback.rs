@@ -13,7 +13,7 @@ pub fn expand(plan: &Plan, struct_ident: &Ident) -> TokenStream {
     let map = quote!(#private::serde_json::Map<::std::string::String, #private::serde_json::Value>);
     let message = format!("tool `{}` did not compile", plan.name);
     // Only a free fn's `#[tool]` falls back to this stand-in; a `#[toolbox]` keeps `tools()`.
-    let inherent = super::inherent_items(plan, struct_ident, true);
+    let inherent = super::inherent::items(plan, struct_ident, true);
     quote! {
         #inherent
 

@@ -1,13 +1,16 @@
 //! Emits the tool struct and `impl Tool` for `#[tool]`, `#[toolbox]` and `tools![]`: the
-//! entry points here, one tool's expansion in `tool_impl`, what a failed one still emits in
-//! `fallback`.
+//! entry points here, one tool's expansion in `tool_impl` (its decoding in `decode`, what it
+//! describes in `schema`), the struct's own items in `inherent`, what a failed one still
+//! emits in `fallback`.
 
 mod decode;
 mod fallback;
+mod inherent;
+mod schema;
 mod tool_impl;
 
 use proc_macro2::TokenStream;
-use quote::{ToTokens, format_ident, quote};
+use quote::{ToTokens, quote};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Ident, ImplItem, ItemFn, ItemImpl, Path, Signature, Token};
@@ -16,6 +19,7 @@ use super::ast::ToolFn;
 use super::attr::{is_forwarded_attr, is_param_attr};
 use super::valid::{self, Place, Plan};
 use crate::errors::Errors;
+use crate::idents;
 use tool_impl::CallTarget;
 
 /// `#[tool]` on a free fn.
@@ -138,7 +142,7 @@ pub fn toolbox(args: TokenStream, input: TokenStream) -> TokenStream {
             let mut tool_impls = Vec::new();
             let mut constructors = Vec::new();
             for (index, (model, plan)) in models.iter().zip(&plans).enumerate() {
-                let struct_ident = format_ident!("__ToolnexusTool{index}");
+                let struct_ident = idents::toolbox_tool(index);
                 let target = CallTarget::Method(&model.sig.ident, self_ty);
                 let tool_impl = tool_impl::expand(model, plan, &struct_ident, &target);
                 let private = &plan.private;
@@ -210,46 +214,15 @@ pub fn tools(input: TokenStream) -> syn::Result<TokenStream> {
             }
         });
     };
+    let assert_unique_fn = idents::assert_unique_fn();
+    let shared_fn = idents::shared_fn();
     Ok(quote! {
         {
             #error
-            const _: () = #first::__toolnexus_assert_unique(&[#(#structs::NAME),*]);
-            ::std::vec![#(#structs::__toolnexus_shared()),*]
+            const _: () = #first::#assert_unique_fn(&[#(#structs::NAME),*]);
+            ::std::vec![#(#structs::#shared_fn()),*]
         }
     })
-}
-
-/// The tool struct's own items: `NAME`, `DESCRIPTION`, and for a free fn's unit struct the
-/// two hidden fns `tools![]` calls, so the list reaches toolnexus through the path the tool
-/// was given (`#[tool(crate = "…")]`) rather than naming `::toolnexus` itself.
-fn inherent_items(plan: &Plan, struct_ident: &Ident, listable: bool) -> TokenStream {
-    let private = &plan.private;
-    let name = &plan.name;
-    let description = &plan.description;
-    let for_tools = listable.then(|| {
-        quote! {
-            #[doc(hidden)]
-            pub fn __toolnexus_shared() -> ::std::sync::Arc<dyn #private::Tool> {
-                ::std::sync::Arc::new(Self)
-            }
-
-            #[doc(hidden)]
-            pub const fn __toolnexus_assert_unique(names: &[&str]) {
-                #private::assert_unique_tool_names(names)
-            }
-        }
-    });
-    quote! {
-        #[automatically_derived]
-        impl #struct_ident {
-            /// The tool's name, as the model calls it.
-            pub const NAME: &'static str = #name;
-            /// The tool's description, as the model reads it.
-            pub const DESCRIPTION: &'static str = #description;
-
-            #for_tools
-        }
-    }
 }
 
 /// `a :: b` ⇒ `a::b`, as the user wrote it.

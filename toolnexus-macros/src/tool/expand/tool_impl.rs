@@ -1,40 +1,29 @@
-//! One tool's expansion: what decodes its arguments (see `decode`), the schema struct
-//! schemars describes, and `impl Tool`, all inside one `const _: () = { … };`.
+//! One tool's expansion: what decodes its arguments (see `decode`), what it describes (see
+//! `schema`), the fn both `execute`s end in, and `impl Tool`, all inside one
+//! `const _: () = { … };`.
 //!
 //! Hygiene: every local the expansion binds is `Span::mixed_site()`, so no parameter name
 //! (the fn's own, `args`, `ctx`, `__value`, …) can shadow or be shadowed by one; items carry
-//! `__Toolnexus`/`__toolnexus_` names in a block nothing else can name; every path is
-//! absolute (`::core`, `::std`, the toolnexus path), so the expansion compiles under
+//! `__Toolnexus`/`__toolnexus_` names in a block nothing else can name (see `idents`); every
+//! path is absolute (`::core`, `::std`, the toolnexus path), so the expansion compiles under
 //! `#![no_implicit_prelude]` and beside local items named `Result`, `Some`, `String`, ….
 
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::visit_mut::VisitMut;
-use syn::{Ident, LitStr, ReturnType, Signature, Type};
+use syn::{Ident, ReturnType, Signature, Type};
 
-use super::super::ast::{Lend, ParamKind, ToolFn};
-use super::super::attr::{Flag, ParamDefault};
-use super::super::valid::{Field, Plan};
-use super::decode;
+use super::super::ast::{Lend, ToolFn};
+use super::super::attr::Flag;
+use super::super::valid::{CallArg, Plan};
+use super::{decode, inherent, schema};
+use crate::format::Format;
+use crate::idents;
 
 pub enum CallTarget<'a> {
     Free(&'a Ident),
     /// A `#[toolbox]` method, and the type of the `impl` block it stands in.
     Method(&'a Ident, &'a Type),
-}
-
-/// A local of the expansion, unreachable from the user's tokens.
-pub fn local(name: &str) -> Ident {
-    Ident::new(name, Span::mixed_site())
-}
-
-/// A local holding one parameter's value, located at the parameter (for error spans).
-pub fn param_local(index: usize, at: Span) -> Ident {
-    Ident::new(
-        &format!("__param{index}"),
-        Span::mixed_site().located_at(at),
-    )
 }
 
 pub fn expand(
@@ -44,159 +33,51 @@ pub fn expand(
     target: &CallTarget,
 ) -> TokenStream {
     let private = &plan.private;
-    let schemars_crate = plan.private_str("schemars");
     let map = quote!(#private::serde_json::Map<::std::string::String, #private::serde_json::Value>);
+    let described = schema::input(plan);
 
-    let aliases = plan.fields.iter().enumerate().map(|(index, field)| {
-        let alias = alias_ident(index, field);
-        let owned = &field.shape.owned;
-        quote!(type #alias = #owned;)
-    });
-    let assertions = plan.fields.iter().enumerate().map(|(index, field)| {
-        let alias = alias_ident(index, field);
-        let span = field.param.ty.span();
-        quote_spanned! {span=>
-            #private::assert_deserialize::<#alias>();
-            #private::assert_json_schema::<#alias>();
-        }
-    });
-    let defaults = plan
-        .fields
-        .iter()
-        .enumerate()
-        .filter_map(|(index, field)| default_fn(index, field));
-    let schema_fields = plan
-        .fields
-        .iter()
-        .enumerate()
-        .map(|(index, field)| schema_field(index, field));
+    let tool = idents::tool();
+    let ctx = idents::ctx();
+    let args = idents::args();
+    let invalid = idents::invalid();
+    let raw = idents::raw();
+    let schema_fn = idents::schema_fn();
+    let run_fn = idents::run_fn();
 
-    // With a flattened parameter the runtime closes the schema (see `decode::derived`).
-    let flattened = plan.fields.iter().any(decode::flattens);
-    let deny_unknown = (!flattened).then(|| quote!(#[serde(deny_unknown_fields)]));
-
-    let tool = local("__tool");
-    let ctx = local("__ctx");
-    let args = local("__args");
-    let invalid = local("__invalid");
-    let raw = local("__raw");
-    let stop = local("__stop");
-    let value = local("__value");
-
-    let params = plan.fields.iter().enumerate().map(|(index, field)| {
-        let binding = param_local(index, field.ident.span());
-        let ty = decode::decoded_type(index, field);
+    let params = plan.fields.iter().map(|field| {
+        let binding = field.binding();
+        let ty = decode::decoded_type(field);
         quote!(#binding: #ty)
     });
-    let unwrap_defaults = plan.fields.iter().enumerate().map(|(index, field)| {
-        field.param.attr.default.as_ref()?;
-        let binding = param_local(index, field.ident.span());
-        let default = default_ident(index);
-        Some(quote! {
-            // `null` and a missing key both mean "use the default".
-            let #binding = ::core::option::Option::unwrap_or_else(#binding, #default);
-        })
-    });
-    let mut field_index = 0;
-    let call_args: Vec<TokenStream> = model
-        .params
+    let unwrap_defaults = plan
+        .fields
         .iter()
-        .filter_map(|param| match &param.kind {
-            ParamKind::Context { by_ref: true } => Some(quote!(#ctx)),
-            ParamKind::Context { by_ref: false } => Some(quote!(::core::clone::Clone::clone(#ctx))),
-            ParamKind::Value(shape) => {
-                let at = param.ident.map_or_else(|| param.ty.span(), Ident::span);
-                let binding = param_local(field_index, at);
-                field_index += 1;
-                Some(match shape.lend {
-                    Lend::Move => quote!(#binding),
-                    Lend::Borrow => quote!(&#binding),
-                    Lend::AsDeref => quote!(::core::option::Option::as_deref(&#binding)),
-                    Lend::AsRef => quote!(::core::option::Option::as_ref(&#binding)),
-                })
-            }
-            ParamKind::MutContext | ParamKind::Unsupported(..) => None,
-        })
-        .collect();
-    let sig = model.sig;
-    let call = match target {
-        CallTarget::Free(ident) => quote!(#ident(#(#call_args),*)),
-        CallTarget::Method(ident, _) => quote!(#tool.0.#ident(#(#call_args),*)),
-    };
-    let call = match sig.asyncness {
-        Some(_) => quote!(#call.await),
-        None => call,
-    };
-    // Every token at the return type, so a type that cannot be lowered is reported there.
-    let at_return = Span::mixed_site().located_at(return_span(sig));
-    let lower_path = respan(
-        quote!(#private::IntoToolResult::into_tool_result),
-        at_return,
-    );
-    let lowered = Ident::new("__value", at_return);
-    let lower = quote_spanned!(at_return=> #lower_path(#lowered));
-    // A sync fn runs now and its result needs no future on the heap; an async tool's future
-    // is boxed, and must be `Send` (reported at the fn, not inside the macro).
-    let run_body = match sig.asyncness {
-        Some(_) => {
-            let boxed = quote_spanned!(sig.ident.span()=> ::std::boxed::Box::pin);
+        .filter(|field| field.has_default())
+        .map(|field| {
+            let binding = field.binding();
+            let default = idents::default_fn(field.index);
             quote! {
-                #private::ToolFuture::boxed(#boxed(async move {
-                    let #value = #call;
-                    #lower
-                }))
+                // `null` and a missing key both mean "use the default".
+                let #binding = ::core::option::Option::unwrap_or_else(#binding, #default);
             }
-        }
-        None => quote! {
-            let #value = #call;
-            #private::ToolFuture::ready(#lower)
-        },
-    };
-    let ready = |result: &Ident| quote!(#private::ToolFuture::ready(#result));
-    let ready_stop = ready(&stop);
-
-    let (gate, raw_param, raw_from_value, raw_from_text, raw_arg) = match &plan.approval {
-        Some(format) => {
-            let names: Vec<TokenStream> = plan
-                .fields
-                .iter()
-                .enumerate()
-                .map(|(index, field)| {
-                    let name = format_ident!("{}", syn::ext::IdentExt::unraw(field.ident));
-                    let binding = param_local(index, field.ident.span());
-                    quote!(#name = #binding)
-                })
-                .collect();
-            let used: Vec<&TokenStream> = plan
-                .fields
-                .iter()
-                .zip(&names)
-                .filter(|(field, _)| {
-                    let ident = syn::ext::IdentExt::unraw(field.ident).to_string();
-                    format.args().any(|(arg, _)| arg.to_string() == ident)
-                })
-                .map(|(_, name)| name)
-                .collect();
-            let rendered = format.render(ToString::to_string);
-            (
-                quote! {
-                    if let ::core::option::Option::Some(#stop) = #private::approve(
-                        &__toolnexus_schema().input,
-                        #ctx,
-                        #raw,
-                        || ::std::format!(#rendered #(, #used)*),
-                    ) {
-                        return #ready_stop;
-                    }
-                },
-                quote!(, #raw: ::core::option::Option<#private::serde_json::Value>),
-                quote!(let #raw = #private::approval_arguments(#ctx, &#args);),
-                quote!(let #raw = #private::approval_arguments_json(#ctx, #args);),
-                quote!(, #raw),
-            )
-        }
-        None => Default::default(),
-    };
+        });
+    let sig = model.sig;
+    let run_body = run_body(plan, sig, target);
+    let gate = plan
+        .approval
+        .as_ref()
+        .map(|format| approval_gate(plan, format));
+    let approval = gate.as_ref();
+    let raw_param = approval
+        .is_some()
+        .then(|| quote!(, #raw: ::core::option::Option<#private::serde_json::Value>));
+    let raw_from_value = approval
+        .is_some()
+        .then(|| quote!(let #raw = #private::approval_arguments(#ctx, &#args);));
+    let raw_from_text = approval
+        .is_some()
+        .then(|| quote!(let #raw = #private::approval_arguments_json(#ctx, #args);));
+    let raw_arg = approval.is_some().then(|| quote!(, #raw));
 
     let title = model.args.title.as_ref().map(|title| {
         quote! {
@@ -206,20 +87,11 @@ pub fn expand(
         }
     });
     let annotations = annotations_fn(plan, model);
-    let ret = return_type(sig, target);
-    let output_schema = ret.map(|ret| {
-        quote! {
-            fn output_schema(&self) -> ::core::option::Option<&#map> {
-                static OUTPUT_SCHEMA: #private::Built<::core::option::Option<#map>> =
-                    #private::Built::new();
-                ::core::option::Option::as_ref(OUTPUT_SCHEMA.get(|| {
-                    #[allow(unused_imports)]
-                    use #private::{ProbeStructured as _, ProbeUnstructured as _};
-                    (&#private::OutputSchemaProbe::<#ret>::new()).output_schema()
-                }))
-            }
-        }
-    });
+    let self_ty = match target {
+        CallTarget::Method(_, self_ty) => Some(*self_ty),
+        CallTarget::Free(_) => None,
+    };
+    let output_schema = schema::output(plan, sig, self_ty);
     let decode::Decode {
         items: decode_items,
         setup,
@@ -229,51 +101,21 @@ pub fn expand(
         unpack,
         values,
     } = decode::expand(plan);
-    let run = quote!(__toolnexus_run(self, #ctx #raw_arg #(, #values)*));
+    let run = quote!(#run_fn(self, #ctx #raw_arg #(, #values)*));
 
-    let inherent = super::inherent_items(plan, struct_ident, matches!(target, CallTarget::Free(_)));
+    let inherent = inherent::items(plan, struct_ident, matches!(target, CallTarget::Free(_)));
     quote! {
         #inherent
 
         const _: () = {
-            #(#aliases)*
-
-            // Missing `Deserialize`/`JsonSchema` on a parameter type, reported first and with
-            // the fix (the traits' `on_unimplemented`), at the parameter's type.
-            const _: () = { #(#assertions)* };
-
-            #(#defaults)*
+            #described
 
             #decode_items
-
-            /// The input schema and what decoding needs to know of it, built once.
-            fn __toolnexus_schema() -> &'static #private::ToolSchema {
-                static SCHEMA: #private::Built<#private::ToolSchema> = #private::Built::new();
-                SCHEMA.get(|| {
-                    // schemars' derive names prelude items (`None`, `Into`, …); this block
-                    // gives them back under `#![no_implicit_prelude]`. The parameter types
-                    // are the aliases above, resolved outside it.
-                    #[allow(unused_imports)]
-                    use ::std::prelude::rust_2021::*;
-                    // Only ever described, never built.
-                    #[allow(dead_code)]
-                    #[derive(#private::schemars::JsonSchema)]
-                    #[schemars(crate = #schemars_crate)]
-                    #deny_unknown
-                    struct __ToolnexusSchema {
-                        #(#schema_fields),*
-                    }
-                    #private::tool_schema_of(
-                        <__ToolnexusSchema as #private::schemars::JsonSchema>::json_schema,
-                        #flattened,
-                    )
-                })
-            }
 
             /// Calls the fn with decoded arguments; both `execute` entry points end here.
             // It takes what the fn takes, and the tool and context besides.
             #[allow(clippy::too_many_arguments)]
-            fn __toolnexus_run<'a>(
+            fn #run_fn<'a>(
                 #tool: &'a #struct_ident,
                 #ctx: &'a #private::ToolContext
                 #raw_param
@@ -299,7 +141,7 @@ pub fn expand(
                 #annotations
 
                 fn input_schema(&self) -> &#map {
-                    &__toolnexus_schema().input
+                    &#schema_fn().input
                 }
 
                 #output_schema
@@ -342,70 +184,88 @@ pub fn expand(
     }
 }
 
-/// The alias naming parameter `index`'s owned type, located at the user's type so errors
-/// from the derives land there.
-pub fn alias_ident(index: usize, field: &Field) -> Ident {
-    Ident::new(&format!("__ToolnexusParam{index}"), field.param.ty.span())
-}
-
-pub fn default_ident(index: usize) -> Ident {
-    format_ident!("__toolnexus_default_{index}")
-}
-
-/// `fn __toolnexus_default_N() -> T` for a defaulted parameter: it fills the value in at the
-/// call and gives the schema its `"default"`.
-fn default_fn(index: usize, field: &Field) -> Option<TokenStream> {
-    let default = field.param.attr.default.as_ref()?;
-    let alias = alias_ident(index, field);
-    let value = match default {
-        ParamDefault::Trait(key) => {
-            quote_spanned!(key.span()=> ::core::default::Default::default())
+/// Calls the fn with the decoded values and lowers what it returns. A sync fn runs now and
+/// its result needs no future on the heap; an async tool's future is boxed, and must be `Send`
+/// (reported at the fn, not inside the macro).
+fn run_body(plan: &Plan, sig: &Signature, target: &CallTarget) -> TokenStream {
+    let private = &plan.private;
+    let ctx = idents::ctx();
+    let args = plan.call.iter().map(|arg| match arg {
+        CallArg::Context { by_ref: true } => quote!(#ctx),
+        CallArg::Context { by_ref: false } => quote!(::core::clone::Clone::clone(#ctx)),
+        CallArg::Field(index) => {
+            let field = &plan.fields[*index];
+            let binding = field.binding();
+            match field.shape.lend {
+                Lend::Move => quote!(#binding),
+                Lend::Borrow => quote!(&#binding),
+                Lend::AsDeref => quote!(::core::option::Option::as_deref(&#binding)),
+                Lend::AsRef => quote!(::core::option::Option::as_ref(&#binding)),
+            }
         }
-        // A string literal default converts (`&str` ⇒ `String`); others are used as written.
-        ParamDefault::Expr(_, expr) if is_str_literal(expr) => {
-            quote_spanned!(expr.span()=> ::core::convert::Into::into(#expr))
+    });
+    let call = match target {
+        CallTarget::Free(ident) => quote!(#ident(#(#args),*)),
+        CallTarget::Method(ident, _) => {
+            let tool = idents::tool();
+            quote!(#tool.0.#ident(#(#args),*))
         }
-        ParamDefault::Expr(_, expr) => quote!(#expr),
-        ParamDefault::Path(_, path) => quote!(#path()),
     };
-    let name = default_ident(index);
-    Some(quote!(fn #name() -> #alias { #value }))
+    let call = match sig.asyncness {
+        Some(_) => quote!(#call.await),
+        None => call,
+    };
+    // Every token at the return type, so a type that cannot be lowered is reported there.
+    let at_return = return_span(sig);
+    let lower_path = respan(
+        quote!(#private::IntoToolResult::into_tool_result),
+        Span::mixed_site().located_at(at_return),
+    );
+    let value = idents::value(Span::mixed_site());
+    let lowered = idents::value(at_return);
+    let lower = quote_spanned!(Span::mixed_site().located_at(at_return)=> #lower_path(#lowered));
+    match sig.asyncness {
+        Some(_) => {
+            let boxed = quote_spanned!(sig.ident.span()=> ::std::boxed::Box::pin);
+            quote! {
+                #private::ToolFuture::boxed(#boxed(async move {
+                    let #value = #call;
+                    #lower
+                }))
+            }
+        }
+        None => quote! {
+            let #value = #call;
+            #private::ToolFuture::ready(#lower)
+        },
+    }
 }
 
-/// The field schemars describes: the parameter's own type, its description, its default.
-fn schema_field(index: usize, field: &Field) -> TokenStream {
-    let ident = field.ident;
-    let alias = alias_ident(index, field);
-    let param = field.param;
-    let describe = field
-        .description
-        .as_ref()
-        .map(|text| quote!(#[schemars(description = #text)]));
-    let rename = param
-        .attr
-        .rename
-        .as_ref()
-        .map(|rename| quote!(#[serde(rename = #rename)]));
-    let forwarded = &param.forwarded;
-    let optional = if param.attr.default.is_some() {
-        let path = LitStr::new(&default_ident(index).to_string(), Span::call_site());
-        quote!(#[serde(default = #path)])
-    } else if field.shape.optional {
-        // `required` makes schemars describe `T`, not `T | null`; `default` and
-        // `skip_serializing_if` keep it out of `required` without a `"default": null`.
-        quote! {
-            #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
-            #[schemars(required)]
-        }
-    } else {
-        TokenStream::new()
-    };
+/// `#[tool(approval = "…")]`: the gate in `__toolnexus_run` that asks before the fn runs.
+fn approval_gate(plan: &Plan, format: &Format) -> TokenStream {
+    let private = &plan.private;
+    let ctx = idents::ctx();
+    let raw = idents::raw();
+    let stop = idents::stop();
+    let schema_fn = idents::schema_fn();
+    // Only the parameters the prompt names are passed to `format!`, each by its name.
+    let used = plan.fields.iter().filter_map(|field| {
+        let ident = syn::ext::IdentExt::unraw(field.ident);
+        let named = format.args().any(|(arg, _)| ident == arg.to_string());
+        let name = format_ident!("{}", ident);
+        let binding = field.binding();
+        named.then(|| quote!(#name = #binding))
+    });
+    let rendered = format.render(ToString::to_string);
     quote! {
-        #describe
-        #rename
-        #(#forwarded)*
-        #optional
-        #ident: #alias
+        if let ::core::option::Option::Some(#stop) = #private::approve(
+            &#schema_fn().input,
+            #ctx,
+            #raw,
+            || ::std::format!(#rendered #(, #used)*),
+        ) {
+            return #private::ToolFuture::ready(#stop);
+        }
     }
 }
 
@@ -441,53 +301,6 @@ fn annotations_fn(plan: &Plan, model: &ToolFn) -> Option<TokenStream> {
     })
 }
 
-/// The return type as the output-schema probe names it outside the fn: named lifetimes
-/// inferred (`'_`), `Self` spelled out in a toolbox. `None` when it cannot be named there
-/// (`impl Trait`), which only means the tool has no output schema.
-fn return_type(sig: &Signature, target: &CallTarget) -> Option<Type> {
-    let mut ty = match &sig.output {
-        ReturnType::Type(_, ty) => (**ty).clone(),
-        ReturnType::Default => syn::parse_quote!(()),
-    };
-    let self_ty = match target {
-        CallTarget::Method(_, self_ty) => Some(*self_ty),
-        CallTarget::Free(_) => None,
-    };
-    let mut nameable = Nameable {
-        self_ty,
-        impl_trait: false,
-    };
-    nameable.visit_type_mut(&mut ty);
-    (!nameable.impl_trait).then_some(ty)
-}
-
-struct Nameable<'a> {
-    self_ty: Option<&'a Type>,
-    impl_trait: bool,
-}
-
-impl VisitMut for Nameable<'_> {
-    fn visit_lifetime_mut(&mut self, lifetime: &mut syn::Lifetime) {
-        if lifetime.ident != "static" {
-            lifetime.ident = Ident::new("_", lifetime.ident.span());
-        }
-    }
-
-    fn visit_type_impl_trait_mut(&mut self, _: &mut syn::TypeImplTrait) {
-        self.impl_trait = true;
-    }
-
-    fn visit_type_mut(&mut self, ty: &mut Type) {
-        if let (Type::Path(path), Some(self_ty)) = (&*ty, self.self_ty) {
-            if path.qself.is_none() && path.path.is_ident("Self") {
-                *ty = self_ty.clone();
-                return;
-            }
-        }
-        syn::visit_mut::visit_type_mut(self, ty);
-    }
-}
-
 /// `tokens`, every one of them at `span`.
 fn respan(tokens: TokenStream, span: Span) -> TokenStream {
     tokens
@@ -509,14 +322,4 @@ fn return_span(sig: &Signature) -> Span {
         ReturnType::Type(_, ty) => ty.span(),
         ReturnType::Default => sig.ident.span(),
     }
-}
-
-fn is_str_literal(expr: &syn::Expr) -> bool {
-    matches!(
-        expr,
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(_),
-            ..
-        })
-    )
 }

@@ -1,19 +1,15 @@
-//! `#[tool]` tools through the toolkit: the schemas the macro really emits pass the same
-//! provider profile checks as the hand-written ones in `adapters.rs`, and the tools run.
-//!
-//! Runtime tests otherwise build their tools with `define_tool`; these reuse the profile
-//! checkers in `common/`, which the root package's tests cannot reach.
+//! A toolkit of `#[tool]` tools: the schemas the macro really emits pass the same provider
+//! profile checks as the hand-written ones in `adapters.rs`, and the tools run through it.
+//! The macro's own behaviour is tested in the root package (`tests/tool_macro.rs` and
+//! beside it); this file stays here for the profile checkers in `common/`, which the root
+//! package's tests cannot reach. Runtime tests otherwise build their tools with
+//! `define_tool`.
 
 mod common;
 
-use std::cell::Cell;
-use std::future::Future;
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
-
 use serde::Deserialize;
 use serde_json::json;
-use toolnexus::{JsonSchema, Tool, ToolContext, ToolResult, Toolkit, tool, tools};
+use toolnexus::{JsonSchema, ToolContext, Toolkit, tool, tools};
 
 use common::block_on;
 use common::profile_checks::{check_gemini, check_strict, depth};
@@ -147,51 +143,4 @@ fn macro_tools_run_through_the_toolkit() {
         assert_eq!(result.output, "tool `explode` panicked: exploded after 1");
         assert!(result.is_error);
     });
-}
-
-thread_local! {
-    static TICKS: Cell<u32> = const { Cell::new(0) };
-}
-
-/// Counts its calls on this thread; panics on `0`.
-#[tool]
-fn tick(by: u32) -> u32 {
-    if by == 0 {
-        panic!("no tick of zero");
-    }
-    TICKS.with(|ticks| ticks.replace(ticks.get() + by) + by)
-}
-
-fn poll_once<F: Future>(future: F) -> Poll<F::Output> {
-    pin!(future).poll(&mut Context::from_waker(Waker::noop()))
-}
-
-#[test]
-fn a_sync_tool_runs_at_the_first_poll_and_is_ready_there() {
-    let tk = Toolkit::new().with_all(tools![tick]);
-    let ctx = ToolContext::default();
-    TICKS.with(|ticks| ticks.set(0));
-    // Nothing runs until the call is polled; dropped unpolled, it never runs.
-    drop(tk.execute_json("tick", r#"{"by": 1}"#, &ctx));
-    drop(tk.execute("tick", json!({"by": 1}), &ctx));
-    assert_eq!(TICKS.with(Cell::get), 0);
-    let Poll::Ready(result) = poll_once(tk.execute_json("tick", r#"{"by": 2}"#, &ctx)) else {
-        panic!("a sync tool's call is ready at its first poll");
-    };
-    assert_eq!(result, ToolResult::ok("2"));
-    assert_eq!(
-        poll_once(tk.execute_json("tick", r#"{"by": 0}"#, &ctx)),
-        Poll::Ready(ToolResult::error("tool `tick` panicked: no tick of zero"))
-    );
-    // A cancelled call never runs the fn, ready or not.
-    let cancelled = ToolContext::default();
-    cancelled.cancel.cancel();
-    let result = block_on(tk.execute_json("tick", r#"{"by": 5}"#, &cancelled));
-    assert_eq!(result, ToolResult::error("tool `tick` was cancelled"));
-    assert_eq!(TICKS.with(Cell::get), 2);
-    // `Tool::execute` still hands back a future, ready at its first poll.
-    assert_eq!(
-        poll_once(TickTool.execute(json!({"by": 3}), &ctx)),
-        Poll::Ready(ToolResult::ok("5"))
-    );
 }

@@ -1,13 +1,14 @@
-//! Format strings of `#[output]`: `std::fmt` syntax whose arguments are the variant's fields.
+//! Format strings the macros take: `#[output("…")]` over a variant's fields and
+//! `#[tool(approval = "…")]` over a tool's parameters, both `std::fmt` syntax.
 //!
-//! The string is scanned here so each placeholder can be checked against the fields at
-//! expansion time (rustc alone would only say "cannot find value") and so positional
-//! placeholders (`{0}`), which `format!` cannot capture, can be renamed to the bindings of
-//! the tuple fields.
+//! The string is scanned here so each placeholder can be checked against the fields or
+//! parameters at expansion time (rustc alone would only say "cannot find value") and so
+//! positional placeholders (`{0}`), which `format!` cannot capture, can be renamed to the
+//! bindings of the tuple fields.
 use proc_macro2::Span;
 use syn::LitStr;
 
-use super::Errors;
+use crate::errors::Errors;
 
 /// A parsed format string, still tied to its literal for spans.
 pub struct Format {
