@@ -162,9 +162,9 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         mut request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let args = incoming::Arguments::take(&mut request);
+        let args = incoming::Arguments::take(&mut request, &mut context.meta);
         let ctx = ToolContext::default();
         let result = until_done(
             args.execute(&self.toolkit, &request.name, &ctx),

@@ -192,13 +192,18 @@ pub(crate) enum Arguments {
 }
 
 impl Arguments {
-    /// Takes the arguments out of a `tools/call`: the text [`screen`] put in `_meta`, if it
-    /// is there, otherwise the object rmcp read.
-    pub(crate) fn take(request: &mut rmcp::model::CallToolRequestParams) -> Self {
+    /// Takes the arguments out of a `tools/call`: the text [`screen`] put in `_meta` (which
+    /// rmcp hands over as the request's context, `meta`), if it is there, otherwise the
+    /// object rmcp read.
+    pub(crate) fn take(
+        request: &mut rmcp::model::CallToolRequestParams,
+        meta: &mut rmcp::model::RequestMetaObject,
+    ) -> Self {
         let text = request
             .meta
             .as_mut()
-            .and_then(|meta| meta.0.0.remove(ARGUMENT_TEXT));
+            .and_then(|meta| meta.0.0.remove(ARGUMENT_TEXT))
+            .or_else(|| meta.0.0.remove(ARGUMENT_TEXT));
         match text {
             Some(Value::String(text)) => Self::Text(text),
             _ => Self::Object(Value::Object(request.arguments.take().unwrap_or_default())),
@@ -315,7 +320,7 @@ mod tests {
                 serde_json::from_slice::<Value>(&rewritten).unwrap()["params"].clone(),
             )
             .unwrap();
-            match Arguments::take(&mut request) {
+            match Arguments::take(&mut request, &mut Default::default()) {
                 Arguments::Text(sent) => assert_eq!(sent, arguments),
                 Arguments::Object(read) => panic!("{arguments} read as {read}"),
             }
