@@ -13,7 +13,7 @@ use crate::decode::MAX_ARGUMENT_BYTES;
 ///
 /// | setting | default | past it |
 /// |---|---|---|
-/// | [`max_sessions`](Self::max_sessions) | 1,000 | `503` with `Retry-After` to a new `initialize` |
+/// | [`max_sessions`](Self::max_sessions) | 500 | `503` with `Retry-After` to a new `initialize` |
 /// | [`session_idle_timeout`](Self::session_idle_timeout) | 5 min | the session ends; its id gets `404` |
 /// | [`max_connections`](Self::max_connections) | 512 | new connections wait in the listen queue |
 /// | [`body_read_timeout`](Self::body_read_timeout) | 30 s | `408`, connection closed |
@@ -54,9 +54,9 @@ impl Default for HttpOptions {
             bearer_token: None,
             stateless: false,
             shutdown_grace: Duration::from_secs(10),
-            // ~30 KB each when idle (measured by tests/mcp_flood.rs): a flood of `initialize`s
-            // stops at ~30 MB.
-            max_sessions: 1000,
+            // ~60 KB each (measured by tests/mcp_flood.rs): a flood of `initialize`s stops
+            // at ~30 MB.
+            max_sessions: 500,
             session_idle_timeout: Duration::from_secs(300),
             max_connections: 512,
             body_read_timeout: Duration::from_secs(30),
@@ -131,7 +131,7 @@ impl HttpOptions {
         self
     }
 
-    /// The most sessions open at once (default 1,000; stateful mode only). Past it, an
+    /// The most sessions open at once (default 500, ~60 KB each; stateful mode only). Past it, an
     /// `initialize` gets `503 Service Unavailable` with `Retry-After` (the idle timeout, in
     /// seconds) until a session ends: its client deletes it, or it stays idle for
     /// [`session_idle_timeout`](Self::session_idle_timeout).
