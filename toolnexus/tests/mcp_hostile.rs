@@ -437,3 +437,35 @@ async fn keep_alive_session_calls_are_within_a_small_factor_of_stateless_ones() 
         "median per call: session {session:?}, stateless {stateless:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn past_the_connection_limit_a_connection_waits_until_one_closes() {
+    let running = start(
+        toolkit(),
+        HttpOptions::new().max_connections(1).stateless(true),
+    )
+    .await;
+    let addr = running.addr;
+    let mut holder = TcpStream::connect(addr).await.unwrap();
+    holder
+        .write_all(format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n").as_bytes())
+        .await
+        .unwrap();
+    // Let the server accept the holder before the waiter arrives.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut waiter = TcpStream::connect(addr).await.unwrap();
+    let request = request_head(addr, "POST", "", INITIALIZE.len()) + INITIALIZE;
+    waiter.write_all(request.as_bytes()).await.unwrap();
+    let mut first = [0; 1];
+    let early = tokio::time::timeout(Duration::from_millis(500), waiter.read(&mut first)).await;
+    assert!(early.is_err(), "answered while the only slot was taken");
+    drop(holder);
+    let mut response = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), waiter.read_to_end(&mut response))
+        .await
+        .expect("served once the slot is free")
+        .unwrap();
+    let response = String::from_utf8_lossy(&response);
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    running.shut_down().await;
+}

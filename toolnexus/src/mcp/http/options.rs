@@ -204,3 +204,20 @@ impl fmt::Debug for HttpOptions {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_the_documented_ones() {
+        let options = HttpOptions::new();
+        assert_eq!(options.max_sessions, 500);
+        assert_eq!(options.session_idle_timeout, Duration::from_secs(300));
+        assert_eq!(options.max_connections, 512);
+        assert_eq!(options.body_read_timeout, Duration::from_secs(30));
+        assert_eq!(options.max_body_bytes, 16 * 1024 * 1024 + 64 * 1024);
+        assert_eq!(options.shutdown_grace, Duration::from_secs(10));
+        assert_eq!(HttpOptions::new().max_connections(0).max_connections, 1);
+    }
+}
