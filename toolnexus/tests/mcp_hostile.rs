@@ -8,6 +8,7 @@
 #[path = "common/mcp_raw.rs"]
 mod mcp_raw;
 #[path = "common/mcp_tools.rs"]
+#[allow(dead_code, reason = "the schema check is for tests/mcp_http.rs")]
 mod mcp_tools;
 
 use std::net::SocketAddr;
@@ -22,7 +23,7 @@ use tokio::net::TcpStream;
 use toolnexus::mcp::HttpOptions;
 use toolnexus::{ToolContext, Toolkit, tool, tools};
 
-use mcp_raw::{Client, INITIALIZE, Running, start};
+use mcp_raw::{Client, INITIALIZE, start};
 use mcp_tools::{McpTools, mcp_tools};
 
 /// Adds two integers.

@@ -150,8 +150,8 @@ pub fn message_in(text: &str) -> Value {
         return message;
     }
     text.lines()
+        .rev()
         .filter_map(|line| line.strip_prefix("data:"))
-        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-        .last()
+        .find_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
         .unwrap_or(Value::Null)
 }
