@@ -132,6 +132,12 @@ async fn malformed_bodies_get_json_rpc_errors_with_400() {
                 -32600,
                 Value::Null,
             ),
+            (
+                r#"{"jsonrpc":"2.0","id":8,"method":"tools/list","params":5}"#,
+                -32600,
+                json!(8),
+            ),
+            (r#"{"jsonrpc":"2.0","id":8}"#, -32600, json!(8)),
         ] {
             let reply = client.post(body).await;
             let shown = &body[..body.len().min(40)];

@@ -398,10 +398,11 @@ async fn authorized(
         .and_then(|id| id.to_str().ok())
         .map(Arc::<str>::from);
     let request = Request::from_parts(parts, Full::new(body));
+    let id = head.id.clone();
     let Some(sessions) = &shared.sessions else {
-        return shared.endpoint.handle(request).await;
+        return readable(shared.endpoint.handle(request).await, id).await;
     };
-    match (session, head.method.as_deref(), head.id) {
+    let response = match (session, head.method.as_deref(), head.id) {
         (None, Some("initialize"), _) => {
             let _opening = sessions.opening.lock().await;
             if sessions.manager.sessions.read().await.len() >= sessions.max {
@@ -425,6 +426,28 @@ async fn authorized(
             shared.endpoint.handle(request).await
         }
         _ => shared.endpoint.handle(request).await,
+    };
+    readable(response, id).await
+}
+
+/// rmcp's answer, except that a message it could not read as one of its own (which it
+/// answers `415`, as if the content type were wrong) gets the JSON-RPC `-32600` it is.
+async fn readable(response: Response<ResponseBody>, id: Option<Value>) -> Response<ResponseBody> {
+    if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let Ok(body) = body.collect().await.map(|body| body.to_bytes());
+    match body.strip_prefix(b"fail to deserialize request body ") {
+        Some(why) => json_rpc_error(&incoming::error(
+            id,
+            incoming::INVALID_REQUEST,
+            format_args!(
+                "Invalid Request: {}",
+                incoming::quoted(&String::from_utf8_lossy(why))
+            ),
+        )),
+        None => Response::from_parts(parts, Full::new(body).boxed_unsync()),
     }
 }
 

@@ -10,6 +10,8 @@
 //! a key given twice, too deep) are handed to the server as their text, so the call's result
 //! is the `isError` result `execute_json` gives for that text — the same message.
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -142,10 +144,10 @@ pub(crate) fn screen(bytes: &[u8]) -> Screened {
             format_args!("Invalid params: {detail}"),
         ))
     };
-    let Some(params) = envelope.params else {
+    let Some(params_text) = envelope.params.map(RawValue::get) else {
         return invalid_params(head, "tools/call needs params with the tool's `name`");
     };
-    let params: CallParams<'_> = match serde_json::from_str(params.get()) {
+    let params: CallParams<'_> = match serde_json::from_str(params_text) {
         Ok(params) => params,
         Err(invalid) => return invalid_params(head, &quoted(&invalid.to_string())),
     };
@@ -162,25 +164,43 @@ pub(crate) fn screen(bytes: &[u8]) -> Screened {
     if arguments.starts_with('{') && parse_args_strictly(&name, arguments).is_ok() {
         return Screened::Pass(head);
     }
-    match with_argument_text(text, arguments) {
+    match with_argument_text(&head, params_text, arguments) {
         Some(rewritten) => Screened::Rewritten(head, rewritten),
         None => invalid_params(head, "`_meta` must be an object"),
     }
 }
 
-/// `text` with `params.arguments` moved to `params._meta` as `arguments` (their text).
-fn with_argument_text(text: &str, arguments: &str) -> Option<Vec<u8>> {
-    let mut message: Value = serde_json::from_str(text).ok()?;
-    let params = message.get_mut("params")?.as_object_mut()?;
+/// The `tools/call` with `params.arguments` moved to `params._meta` as their text. Only the
+/// envelope is parsed again: arguments too deep for a `Value` travel as they are.
+fn with_argument_text(head: &Head, params: &str, arguments: &str) -> Option<Vec<u8>> {
+    #[derive(serde::Serialize)]
+    struct Call<'a> {
+        jsonrpc: &'a str,
+        id: &'a Value,
+        method: &'a str,
+        params: BTreeMap<String, Box<RawValue>>,
+    }
+    let mut params: BTreeMap<String, Box<RawValue>> = serde_json::from_str(params).ok()?;
     params.remove("arguments");
-    let meta = params
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(Map::new()));
-    meta.as_object_mut()?.insert(
+    let mut meta: Map<String, Value> = match params.get("_meta") {
+        Some(meta) => serde_json::from_str(meta.get()).ok()?,
+        None => Map::new(),
+    };
+    meta.insert(
         ARGUMENT_TEXT.to_owned(),
         Value::String(arguments.to_owned()),
     );
-    serde_json::to_vec(&message).ok()
+    params.insert(
+        "_meta".to_owned(),
+        serde_json::value::to_raw_value(&meta).ok()?,
+    );
+    let call = Call {
+        jsonrpc: "2.0",
+        id: head.id.as_ref()?,
+        method: "tools/call",
+        params,
+    };
+    serde_json::to_vec(&call).ok()
 }
 
 /// A `tools/call`'s arguments as [`screen`] handed them on.
@@ -327,6 +347,28 @@ mod tests {
         }
         let fine = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1}}}"#;
         assert!(matches!(screen(fine.as_bytes()), Screened::Pass(_)));
+    }
+
+    #[test]
+    fn arguments_nested_past_the_limit_are_refused_as_too_deep() {
+        let deep = format!("{}1{}", r#"{"a":"#.repeat(200), "}".repeat(200));
+        let text = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{deep}}}}}"#
+        );
+        let Screened::Rewritten(_, rewritten) = screen(text.as_bytes()) else {
+            panic!("{text}");
+        };
+        let rewritten = String::from_utf8(rewritten).unwrap();
+        assert!(
+            rewritten.contains(&serde_json::to_string(&deep).unwrap()),
+            "{rewritten}"
+        );
+        let too_deep = parse_args_strictly("t", &deep).unwrap_err();
+        assert!(
+            too_deep.output.contains("nested more than"),
+            "{}",
+            too_deep.output
+        );
     }
 
     #[test]
