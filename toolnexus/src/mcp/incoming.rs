@@ -73,6 +73,8 @@ struct CallParams<'a> {
     name: Option<Value>,
     #[serde(borrow)]
     arguments: Option<&'a RawValue>,
+    #[serde(borrow, rename = "_meta")]
+    meta: Option<&'a RawValue>,
 }
 
 /// Reads one JSON-RPC message (a request, a notification or a reply).
@@ -151,6 +153,14 @@ pub(crate) fn screen(bytes: &[u8]) -> Screened {
         Ok(params) => params,
         Err(invalid) => return invalid_params(head, &quoted(&invalid.to_string())),
     };
+    // The key is the server's own: sent by a client, it would make the server read other
+    // arguments than the ones a proxy in front of it checked.
+    if params.meta.is_some_and(|meta| {
+        serde_json::from_str::<BTreeMap<String, &RawValue>>(meta.get())
+            .is_ok_and(|meta| meta.contains_key(ARGUMENT_TEXT))
+    }) {
+        return invalid_params(head, &format!("`_meta` key `{ARGUMENT_TEXT}` is reserved"));
+    }
     let Some(Value::String(name)) = params.name else {
         return invalid_params(
             head,
@@ -316,6 +326,11 @@ mod tests {
             ),
             (
                 r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":3}}"#,
+                INVALID_PARAMS,
+                json!(1),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1},"_meta":{"io.toolnexus\/arguments":"{\"a\":100}"}}}"#,
                 INVALID_PARAMS,
                 json!(1),
             ),
