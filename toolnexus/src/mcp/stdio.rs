@@ -9,7 +9,7 @@ use rmcp::RoleServer;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
 use super::incoming::{self, INVALID_REQUEST, Screened};
@@ -49,7 +49,18 @@ pub const MAX_LINE_BYTES: usize = MAX_ARGUMENT_BYTES + 64 * 1024;
 pub struct LineTransport<R, W> {
     reader: BufReader<R>,
     writer: Arc<Mutex<W>>,
+    /// The line being read, kept here so a `receive` dropped mid-line (rmcp selects over it)
+    /// loses nothing.
     line: Vec<u8>,
+    /// The line being read is past [`MAX_LINE_BYTES`]: skipped to its end.
+    too_long: bool,
+    /// The line in `line` was handed out; the next read starts a new one.
+    complete: bool,
+    /// The error reply for the last unreadable line, not yet handed to a writer.
+    pending: Option<Vec<u8>>,
+    /// The writer of the last error reply: one at a time, so a client that sends garbage
+    /// without reading cannot pile replies up.
+    replying: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl<R, W> fmt::Debug for LineTransport<R, W> {
@@ -65,6 +76,10 @@ impl<R: tokio::io::AsyncRead + Unpin, W> LineTransport<R, W> {
             reader: BufReader::new(reader),
             writer: Arc::new(Mutex::new(writer)),
             line: Vec::new(),
+            too_long: false,
+            complete: false,
+            pending: None,
+            replying: None,
         }
     }
 }
@@ -87,9 +102,25 @@ where
         }
     }
 
+    // Cancel-safe, as rmcp needs: every await (the previous reply's writer, the reader's
+    // buffer) can be dropped and polled again with nothing lost.
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
-            let error = match read_line(&mut self.reader, &mut self.line).await {
+            if self.pending.is_some() {
+                if let Some(replying) = self.replying.as_mut() {
+                    let _ = replying.await;
+                    self.replying = None;
+                }
+                if let Some(reply) = self.pending.take() {
+                    let writer = Arc::clone(&self.writer);
+                    // A client that stopped reading cannot be told; the next line is still
+                    // served.
+                    self.replying = Some(tokio::spawn(async move {
+                        let _ = write_line(&writer, reply).await;
+                    }));
+                }
+            }
+            let error = match self.read_line().await {
                 Err(_) | Ok(Line::End) => return None,
                 Ok(Line::TooLong) => incoming::error(
                     None,
@@ -102,8 +133,7 @@ where
                     Err(error) => error,
                 },
             };
-            // A client that stopped reading cannot be told; the next line is still served.
-            let _ = write_line(&self.writer, error.to_string().into_bytes()).await;
+            self.pending = Some(error.to_string().into_bytes());
         }
     }
 
@@ -144,37 +174,45 @@ enum Line {
     End,
 }
 
-/// Reads up to the next `\n` into `line` (without it); a line over [`MAX_LINE_BYTES`] is
-/// skipped to its end without being kept. The last line may lack its `\n`.
-async fn read_line<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
-    line: &mut Vec<u8>,
-) -> io::Result<Line> {
-    line.clear();
-    let mut too_long = false;
-    loop {
-        let buffer = reader.fill_buf().await?;
-        if buffer.is_empty() {
-            return Ok(match (too_long, line.is_empty()) {
-                (true, _) => Line::TooLong,
-                (false, true) => Line::End,
-                (false, false) => Line::Read,
-            });
+impl<R: tokio::io::AsyncRead + Unpin, W> LineTransport<R, W> {
+    /// Reads up to the next `\n` into `line` (without it); a line over [`MAX_LINE_BYTES`] is
+    /// skipped to its end without being kept. The last line may lack its `\n`.
+    async fn read_line(&mut self) -> io::Result<Line> {
+        if self.complete {
+            self.line.clear();
+            self.too_long = false;
+            self.complete = false;
         }
-        let (chunk, done) = match buffer.iter().position(|&byte| byte == b'\n') {
-            Some(end) => (&buffer[..end], Some(end + 1)),
-            None => (buffer, None),
-        };
-        if !too_long && line.len() + chunk.len() <= MAX_LINE_BYTES {
-            line.extend_from_slice(chunk);
-        } else {
-            too_long = true;
-            line.clear();
-        }
-        let used = done.unwrap_or(buffer.len());
-        reader.consume(used);
-        if done.is_some() {
-            return Ok(if too_long { Line::TooLong } else { Line::Read });
+        loop {
+            let buffer = self.reader.fill_buf().await?;
+            if buffer.is_empty() {
+                self.complete = true;
+                return Ok(match (self.too_long, self.line.is_empty()) {
+                    (true, _) => Line::TooLong,
+                    (false, true) => Line::End,
+                    (false, false) => Line::Read,
+                });
+            }
+            let (chunk, done) = match buffer.iter().position(|&byte| byte == b'\n') {
+                Some(end) => (&buffer[..end], Some(end + 1)),
+                None => (buffer, None),
+            };
+            if !self.too_long && self.line.len() + chunk.len() <= MAX_LINE_BYTES {
+                self.line.extend_from_slice(chunk);
+            } else {
+                self.too_long = true;
+                self.line.clear();
+            }
+            let used = done.unwrap_or(buffer.len());
+            self.reader.consume(used);
+            if done.is_some() {
+                self.complete = true;
+                return Ok(if self.too_long {
+                    Line::TooLong
+                } else {
+                    Line::Read
+                });
+            }
         }
     }
 }
