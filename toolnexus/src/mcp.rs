@@ -75,8 +75,11 @@ use crate::toolkit::Toolkit;
 
 #[cfg(feature = "mcp-http")]
 mod http;
+mod incoming;
+mod stdio;
 #[cfg(feature = "mcp-http")]
 pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};
+pub use stdio::{LineTransport, MAX_LINE_BYTES};
 
 /// An rmcp [`ServerHandler`] that serves a [`Toolkit`]'s tools.
 ///
@@ -158,13 +161,13 @@ impl ServerHandler for McpServer {
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        mut request: CallToolRequestParams,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let args = Value::Object(request.arguments.unwrap_or_default());
+        let args = incoming::Arguments::take(&mut request, &mut context.meta);
         let ctx = ToolContext::default();
         let result = until_done(
-            self.toolkit.execute(&request.name, args, &ctx),
+            args.execute(&self.toolkit, &request.name, &ctx),
             context.ct.cancelled(),
             || ctx.cancel.cancel(),
         )
@@ -188,9 +191,8 @@ impl ServerHandler for McpServer {
 pub async fn serve_stdio(
     toolkit: impl Into<Arc<Toolkit>>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let running = McpServer::new(toolkit)
-        .serve(rmcp::transport::stdio())
-        .await?;
+    let transport = LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
+    let running = McpServer::new(toolkit).serve(transport).await?;
     running.waiting().await?;
     Ok(())
 }

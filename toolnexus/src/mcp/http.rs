@@ -1,144 +1,56 @@
 //! MCP over streamable HTTP (feature `mcp-http`): rmcp's server transport behind a small
-//! hyper HTTP/1.1 server that adds what a served endpoint needs — an `Origin` allow-list, an
-//! optional bearer token, graceful shutdown and a stateless mode.
+//! hyper HTTP/1.1 server that adds what a served endpoint needs — an `Origin` allow-list and
+//! CORS, an optional bearer token, bounded sessions, connections and bodies, JSON-RPC errors
+//! for what rmcp cannot read, graceful shutdown and a stateless mode.
 
 use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
-use std::pin::{Pin, pin};
+use std::pin::pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use http_body_util::combinators::{BoxBody, UnsyncBoxBody};
+use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full};
-use hyper::body::{Body, Bytes, Frame, Incoming};
-use hyper::header::{AUTHORIZATION, HeaderValue, ORIGIN, WWW_AUTHENTICATE};
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{AUTHORIZATION, HOST, HeaderValue, ORIGIN, RETRY_AFTER, WWW_AUTHENTICATE};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::Value;
 use tokio::net::{TcpListener, ToSocketAddrs};
-use tokio::sync::watch;
+use tokio::sync::{Mutex, Semaphore, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
+use super::incoming::{self, Screened};
 use crate::toolkit::Toolkit;
 
+mod auth;
+mod body;
+mod cors;
+mod options;
 mod origin;
 
+use auth::bearer_matches;
+use body::{Answer, CancelInSession, Extras, InFlight};
+pub use options::HttpOptions;
 use origin::AllowedOrigins;
 
 /// The one path the server answers on; anything else is 404.
 pub const MCP_PATH: &str = "/mcp";
 
-/// How long [`HttpServer::run`] lets requests in flight finish after a shutdown signal,
-/// unless [`HttpOptions::shutdown_grace`] says otherwise.
-const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
-
 /// Pause after a failed `accept` (e.g. out of file descriptors) before trying again, so the
 /// loop does not spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 
-/// How [`HttpServer`] serves: who may call it and how it keeps state.
-///
-/// ```
-/// use toolnexus::mcp::HttpOptions;
-///
-/// let options = HttpOptions::new()
-///     .allow_origins(["https://app.example.com"])
-///     .bearer_token("s3cret")
-///     .stateless(true);
-/// assert!(format!("{options:?}").contains("bearer_token: Some(\"<redacted>\")"));
-/// ```
-#[derive(Clone, Default)]
-pub struct HttpOptions {
-    origins: Option<Vec<String>>,
-    hosts: Option<Vec<String>>,
-    bearer_token: Option<String>,
-    stateless: bool,
-    shutdown_grace: Option<Duration>,
-}
-
-impl HttpOptions {
-    /// The defaults: stateful, no token, the origin and host policy described on
-    /// [`allow_origins`](Self::allow_origins) and [`allow_hosts`](Self::allow_hosts).
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The browser origins allowed to call the server; a request whose `Origin` header is
-    /// anything else gets `403 Forbidden` (DNS-rebinding protection, as the MCP transport
-    /// requires). Requests without `Origin` — every non-browser client — are allowed.
-    ///
-    /// Each entry is `scheme://host[:port]`, `scheme://host:*` for any port, or `null`. An
-    /// entry without a port means the scheme's default port (80, 443). Without this call a
-    /// server bound to a loopback address allows `http` and `https` origins on `localhost`,
-    /// `127.0.0.1` and `[::1]` at any port, and a server bound anywhere else allows none.
-    /// The list replaces that default; an empty list refuses every request with an `Origin`.
-    #[must_use]
-    pub fn allow_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.origins = Some(origins.into_iter().map(Into::into).collect());
-        self
-    }
-
-    /// The `Host` header values accepted (`name` or `name:port`); others get `403
-    /// Forbidden`. Without this call a server bound to a loopback address accepts only
-    /// `localhost`, `127.0.0.1` and `::1` (so a DNS-rebound name cannot reach it), and a server
-    /// bound anywhere else accepts any host, because behind a load balancer it is reached by
-    /// names it cannot know.
-    #[must_use]
-    pub fn allow_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.hosts = Some(hosts.into_iter().map(Into::into).collect());
-        self
-    }
-
-    /// Requires `Authorization: Bearer <token>` on every request; without it, or with another
-    /// token, the answer is `401 Unauthorized`. Compared in constant time.
-    #[must_use]
-    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.bearer_token = Some(token.into());
-        self
-    }
-
-    /// Serves without sessions: every request stands alone and gets a plain JSON answer, no
-    /// `Mcp-Session-Id`, no server-sent-event stream to resume. Several replicas can then sit
-    /// behind an ordinary load balancer without session affinity. The price: the server
-    /// cannot send notifications between requests, and a client cancels a call by closing
-    /// its request rather than with `notifications/cancelled`.
-    #[must_use]
-    pub fn stateless(mut self, stateless: bool) -> Self {
-        self.stateless = stateless;
-        self
-    }
-
-    /// How long requests in flight may still finish after a shutdown signal (default 10 s);
-    /// whatever still runs then is dropped.
-    #[must_use]
-    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
-        self.shutdown_grace = Some(grace);
-        self
-    }
-}
-
-impl fmt::Debug for HttpOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HttpOptions")
-            .field("origins", &self.origins)
-            .field("hosts", &self.hosts)
-            .field(
-                "bearer_token",
-                &self.bearer_token.as_ref().map(|_| "<redacted>"),
-            )
-            .field("stateless", &self.stateless)
-            .field("shutdown_grace", &self.shutdown_grace)
-            .finish()
-    }
-}
+/// The header that names a request's session.
+const SESSION_ID: &str = "mcp-session-id";
 
 /// An MCP server bound to a TCP address, serving streamable HTTP at [`MCP_PATH`] (`/mcp`).
 ///
@@ -168,6 +80,7 @@ pub struct HttpServer {
     /// Tells the standalone event streams to end, so they do not hold a shutdown open.
     end_streams: watch::Sender<bool>,
     grace: Duration,
+    connections: Arc<Semaphore>,
 }
 
 impl fmt::Debug for HttpServer {
@@ -184,6 +97,18 @@ struct Shared {
     origins: AllowedOrigins,
     bearer_token: Option<Vec<u8>>,
     streams_end: watch::Receiver<bool>,
+    max_body_bytes: usize,
+    body_read_timeout: Duration,
+    /// Stateful mode's sessions, counted against their cap.
+    sessions: Option<Sessions>,
+}
+
+struct Sessions {
+    manager: Arc<LocalSessionManager>,
+    max: usize,
+    /// Held while an `initialize` opens its session, so the count checked is the count kept.
+    opening: Mutex<()>,
+    retry_after: HeaderValue,
 }
 
 /// rmcp's transport, with sessions or without.
@@ -193,11 +118,12 @@ enum Endpoint {
 }
 
 impl Endpoint {
-    async fn handle(&self, request: Request<Incoming>) -> Response<BoxBody<Bytes, Infallible>> {
+    async fn handle(&self, request: Request<Full<Bytes>>) -> Response<ResponseBody> {
         match self {
             Self::Stateful(service) => service.handle(request).await,
             Self::Stateless(service) => service.handle(request).await,
         }
+        .map(BodyExt::boxed_unsync)
     }
 }
 
@@ -238,20 +164,33 @@ impl HttpServer {
             (None, true) => config,
             (None, false) => config.disable_allowed_hosts(),
         };
-        let sessions = config.cancellation_token.clone();
+        let config = config.with_max_request_body_bytes(options.max_body_bytes);
+        let cancel_sessions = config.cancellation_token.clone();
         let factory = move || Ok(server.clone());
-        let endpoint = if options.stateless {
-            Endpoint::Stateless(StreamableHttpService::new(
+        let (endpoint, sessions) = if options.stateless {
+            let endpoint = Endpoint::Stateless(StreamableHttpService::new(
                 factory,
                 Arc::new(NeverSessionManager::default()),
                 config,
-            ))
+            ));
+            (endpoint, None)
         } else {
-            Endpoint::Stateful(StreamableHttpService::new(
+            let mut manager = LocalSessionManager::default();
+            manager.session_config.keep_alive = Some(options.session_idle_timeout);
+            let manager = Arc::new(manager);
+            let endpoint = Endpoint::Stateful(StreamableHttpService::new(
                 factory,
-                Arc::new(LocalSessionManager::default()),
+                Arc::clone(&manager),
                 config,
-            ))
+            ));
+            let retry_after = options.session_idle_timeout.as_secs().max(1);
+            let sessions = Sessions {
+                manager,
+                max: options.max_sessions,
+                opening: Mutex::new(()),
+                retry_after: HeaderValue::from(retry_after),
+            };
+            (endpoint, Some(sessions))
         };
         let (end_streams, streams_end) = watch::channel(false);
         Ok(Self {
@@ -262,10 +201,14 @@ impl HttpServer {
                 origins,
                 bearer_token: options.bearer_token.map(String::into_bytes),
                 streams_end,
+                max_body_bytes: options.max_body_bytes,
+                body_read_timeout: options.body_read_timeout,
+                sessions,
             }),
-            sessions,
+            sessions: cancel_sessions,
             end_streams,
-            grace: options.shutdown_grace.unwrap_or(DEFAULT_SHUTDOWN_GRACE),
+            grace: options.shutdown_grace,
+            connections: Arc::new(Semaphore::new(options.max_connections)),
         })
     }
 
@@ -287,6 +230,13 @@ impl HttpServer {
         let graceful = GracefulShutdown::new();
         let mut shutdown = pin!(shutdown);
         loop {
+            // At the connection limit, wait for a connection to close before accepting: the
+            // newcomers wait in the listen queue instead of taking file descriptors.
+            let permit = tokio::select! {
+                () = &mut shutdown => break,
+                permit = Arc::clone(&self.connections).acquire_owned() => permit,
+            };
+            let Ok(permit) = permit else { break };
             let accepted = tokio::select! {
                 () = &mut shutdown => break,
                 accepted = self.listener.accept() => accepted,
@@ -295,10 +245,20 @@ impl HttpServer {
                 tokio::time::sleep(ACCEPT_BACKOFF).await;
                 continue;
             };
+            // An event stream's answer goes out in small writes; without this, Nagle's
+            // algorithm and the client's delayed ACK hold each call for ~40 ms.
+            let _ = stream.set_nodelay(true);
+            let in_flight = InFlight::default();
             let shared = Arc::clone(&self.shared);
+            let counted = in_flight.clone();
             let service = hyper::service::service_fn(move |request| {
                 let shared = Arc::clone(&shared);
-                async move { Ok::<_, Infallible>(route(&shared, request).await) }
+                let serving = counted.start();
+                async move {
+                    let mut extras = Extras::default();
+                    let response = route(&shared, request, &mut extras).await;
+                    Ok::<_, Infallible>(response.map(|body| Answer::new(body, extras, serving)))
+                }
             });
             let connection = hyper::server::conn::http1::Builder::new()
                 // Needed for hyper's header-read timeout, which stops a client that never
@@ -306,9 +266,21 @@ impl HttpServer {
                 .timer(TokioTimer::new())
                 .serve_connection(TokioIo::new(stream), service);
             let connection = graceful.watch(connection);
+            let mut shutting_down = self.shared.streams_end.clone();
             tokio::spawn(async move {
-                // A connection error concerns that client only.
-                let _ = connection.await;
+                let _permit = permit;
+                tokio::select! {
+                    // A connection error concerns that client only.
+                    _ = connection => {}
+                    // A connection serving no request (idle, or still sending headers) has
+                    // nothing to finish: it is closed at once rather than waited for.
+                    () = async {
+                        let _ = shutting_down.wait_for(|ended| *ended).await;
+                        if !in_flight.idle() {
+                            std::future::pending::<()>().await;
+                        }
+                    } => {}
+                }
             });
         }
         drop(self.listener);
@@ -345,11 +317,23 @@ pub async fn serve_http(
 
 type ResponseBody = UnsyncBoxBody<Bytes, Infallible>;
 
-/// One request: the path, then the origin (403 comes before 401, as the MCP transport
-/// requires for a bad `Origin`), then the token, then rmcp.
-async fn route(shared: &Shared, request: Request<Incoming>) -> Response<ResponseBody> {
+/// One request: the path, the `Host` count, then the origin (403 comes before 401, as the
+/// MCP transport requires for a bad `Origin`), a CORS preflight, the token, the body, then
+/// rmcp. Every answer to an allowed origin carries CORS headers.
+async fn route(
+    shared: &Shared,
+    request: Request<Incoming>,
+    extras: &mut Extras,
+) -> Response<ResponseBody> {
     if request.uri().path() != MCP_PATH {
         return plain(StatusCode::NOT_FOUND, "Not Found: the MCP endpoint is /mcp");
+    }
+    if request.headers().get_all(HOST).iter().nth(1).is_some() {
+        // Which one a proxy or rmcp would read cannot be told; neither is trusted.
+        return plain(
+            StatusCode::BAD_REQUEST,
+            "Bad Request: more than one Host header",
+        );
     }
     let origins_allowed = request
         .headers()
@@ -359,6 +343,23 @@ async fn route(shared: &Shared, request: Request<Incoming>) -> Response<Response
     if !origins_allowed {
         return plain(StatusCode::FORBIDDEN, "Forbidden: Origin not allowed");
     }
+    let origin = request.headers().get(ORIGIN).cloned();
+    let mut response = match (&origin, request.method()) {
+        // A preflight carries no credentials, so it is answered before the token is asked.
+        (Some(origin), &Method::OPTIONS) => cors::preflight(origin),
+        _ => authorized(shared, request, extras).await,
+    };
+    if let Some(origin) = &origin {
+        cors::allow(response.headers_mut(), origin);
+    }
+    response
+}
+
+async fn authorized(
+    shared: &Shared,
+    request: Request<Incoming>,
+    extras: &mut Extras,
+) -> Response<ResponseBody> {
     if let Some(token) = &shared.bearer_token {
         if !bearer_matches(request.headers().get(AUTHORIZATION), token) {
             let mut response = plain(
@@ -371,19 +372,96 @@ async fn route(shared: &Shared, request: Request<Incoming>) -> Response<Response
             return response;
         }
     }
-    let standalone_stream = request.method() == Method::GET;
-    let response = shared.endpoint.handle(request).await;
-    if standalone_stream {
+    let (parts, body) = request.into_parts();
+    if parts.method == Method::GET {
         // A GET is the session's event stream, open until the client leaves; on shutdown it
         // ends, so it does not hold the server up for the whole grace period.
         let mut streams_end = shared.streams_end.clone();
-        let ended = Box::pin(async move {
+        extras.ends = Some(Box::pin(async move {
             let _ = streams_end.wait_for(|ended| *ended).await;
-        });
-        response.map(|body| UntilShutdown { body, ended }.boxed_unsync())
-    } else {
-        response.map(BodyExt::boxed_unsync)
+        }));
     }
+    if parts.method != Method::POST {
+        let request = Request::from_parts(parts, Full::new(Bytes::new()));
+        return shared.endpoint.handle(request).await;
+    }
+    let body = match body::read(body, shared.max_body_bytes, shared.body_read_timeout).await {
+        Ok(body) => body,
+        Err(response) => return response,
+    };
+    let (head, body) = match incoming::screen(&body) {
+        Screened::Refused(error) => return json_rpc_error(&error),
+        Screened::Pass(head) => (head, body),
+        Screened::Rewritten(head, text) => (head, Bytes::from(text)),
+    };
+    let session = parts
+        .headers
+        .get(SESSION_ID)
+        .and_then(|id| id.to_str().ok())
+        .map(Arc::<str>::from);
+    let request = Request::from_parts(parts, Full::new(body));
+    let id = head.id.clone();
+    let Some(sessions) = &shared.sessions else {
+        return readable(shared.endpoint.handle(request).await, id).await;
+    };
+    let response = match (session, head.method.as_deref(), head.id) {
+        (None, Some("initialize"), _) => {
+            let _opening = sessions.opening.lock().await;
+            if sessions.manager.sessions.read().await.len() >= sessions.max {
+                let mut response = plain(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "Service Unavailable: the server has as many sessions as it keeps; try again later",
+                );
+                response
+                    .headers_mut()
+                    .insert(RETRY_AFTER, sessions.retry_after.clone());
+                return response;
+            }
+            shared.endpoint.handle(request).await
+        }
+        (Some(session), Some("tools/call"), Some(id)) => {
+            extras.cancel = Some(CancelInSession {
+                sessions: Arc::clone(&sessions.manager),
+                session,
+                request: id,
+            });
+            shared.endpoint.handle(request).await
+        }
+        _ => shared.endpoint.handle(request).await,
+    };
+    readable(response, id).await
+}
+
+/// rmcp's answer, except that a message it could not read as one of its own (which it
+/// answers `415`, as if the content type were wrong) gets the JSON-RPC `-32600` it is.
+async fn readable(response: Response<ResponseBody>, id: Option<Value>) -> Response<ResponseBody> {
+    if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let Ok(body) = body.collect().await.map(|body| body.to_bytes());
+    match body.strip_prefix(b"fail to deserialize request body ") {
+        Some(why) => json_rpc_error(&incoming::error(
+            id,
+            incoming::INVALID_REQUEST,
+            format_args!(
+                "Invalid Request: {}",
+                incoming::quoted(&String::from_utf8_lossy(why))
+            ),
+        )),
+        None => Response::from_parts(parts, Full::new(body).boxed_unsync()),
+    }
+}
+
+/// A JSON-RPC error answered by the server itself: `400` with the error as its body.
+fn json_rpc_error(error: &Value) -> Response<ResponseBody> {
+    let mut response = Response::new(Full::new(Bytes::from(error.to_string())).boxed_unsync());
+    *response.status_mut() = StatusCode::BAD_REQUEST;
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
@@ -394,53 +472,6 @@ fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
     response
-}
-
-/// Whether `header` is `Bearer <token>` (scheme case-insensitive), compared in constant time
-/// so the answer's timing does not reveal how much of a guess was right.
-fn bearer_matches(header: Option<&HeaderValue>, token: &[u8]) -> bool {
-    let Some((scheme, given)) = header.and_then(|value| {
-        let value = value.as_bytes();
-        let space = value.iter().position(|&byte| byte == b' ')?;
-        Some((&value[..space], &value[space + 1..]))
-    }) else {
-        return false;
-    };
-    scheme.eq_ignore_ascii_case(b"bearer") && constant_time_eq(given.trim_ascii_start(), token)
-}
-
-/// Compares every byte whatever the first difference; only the length can leave early, and
-/// the length of a token is no secret worth keeping.
-fn constant_time_eq(given: &[u8], expected: &[u8]) -> bool {
-    if given.len() != expected.len() {
-        return false;
-    }
-    let difference = given
-        .iter()
-        .zip(expected)
-        .fold(0_u8, |difference, (a, b)| difference | (a ^ b));
-    std::hint::black_box(difference) == 0
-}
-
-/// A response body that ends when the server shuts down.
-struct UntilShutdown {
-    body: BoxBody<Bytes, Infallible>,
-    ended: Pin<Box<dyn Future<Output = ()> + Send>>,
-}
-
-impl Body for UntilShutdown {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        if self.ended.as_mut().poll(cx).is_ready() {
-            return Poll::Ready(None);
-        }
-        Pin::new(&mut self.body).poll_frame(cx)
-    }
 }
 
 /// Ctrl-C, or on Unix SIGTERM (what container runtimes send); a signal that cannot be
@@ -466,23 +497,5 @@ async fn shutdown_signal() {
     tokio::select! {
         () = ctrl_c => {}
         () = terminate => {}
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_the_exact_bearer_token_matches() {
-        let token = b"s3cret";
-        let header = |text: &'static str| HeaderValue::from_static(text);
-        assert!(bearer_matches(Some(&header("Bearer s3cret")), token));
-        assert!(bearer_matches(Some(&header("bearer s3cret")), token));
-        assert!(!bearer_matches(Some(&header("Bearer s3cre")), token));
-        assert!(!bearer_matches(Some(&header("Bearer s3cretx")), token));
-        assert!(!bearer_matches(Some(&header("Basic s3cret")), token));
-        assert!(!bearer_matches(Some(&header("s3cret")), token));
-        assert!(!bearer_matches(None, token));
     }
 }

@@ -1,0 +1,218 @@
+//! The line transport [`serve_stdio`](super::serve_stdio) runs on: one JSON-RPC message a
+//! line, and an error reply for every line that cannot be read.
+
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+
+use rmcp::RoleServer;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::Transport;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::Mutex;
+
+use super::incoming::{self, INVALID_REQUEST, Screened};
+use crate::decode::MAX_ARGUMENT_BYTES;
+
+/// The longest line read: the argument cap plus room for the message around the arguments.
+/// A longer line is skipped (never held whole) and answered with an error.
+pub const MAX_LINE_BYTES: usize = MAX_ARGUMENT_BYTES + 64 * 1024;
+
+/// An MCP transport over a byte stream with one JSON-RPC message a line — stdio's framing —
+/// for any reader and writer: stdin and stdout, a socket, an in-process pipe.
+///
+/// Unlike rmcp's own, it answers every line it cannot read instead of dropping it, so a
+/// client never waits on an answer that will not come: text that is not JSON gets `-32700`,
+/// JSON that is not a JSON-RPC message `-32600` (with the message's `id` when one can be
+/// read, `null` otherwise), and so does a line over [`MAX_LINE_BYTES`]. A `tools/call`'s
+/// `arguments` are read as the text sent, so a key given twice or arguments that are not an
+/// object come back as the `isError` result
+/// [`Toolkit::execute_json`](crate::Toolkit::execute_json) gives for them.
+///
+/// ```
+/// use toolnexus::{Toolkit, mcp::{LineTransport, McpServer}};
+/// use toolnexus::mcp::rmcp::ServiceExt;
+/// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let (client, server) = tokio::io::duplex(4096);
+/// let (server_read, server_write) = tokio::io::split(server);
+/// tokio::spawn(McpServer::new(Toolkit::new()).serve(LineTransport::new(server_read, server_write)));
+/// let (client_read, mut client_write) = tokio::io::split(client);
+/// client_write.write_all(b"not json\n").await.unwrap();
+/// let mut reply = String::new();
+/// BufReader::new(client_read).read_line(&mut reply).await.unwrap();
+/// assert!(reply.contains(r#""id":null"#) && reply.contains("-32700"), "{reply}");
+/// # });
+/// ```
+pub struct LineTransport<R, W> {
+    reader: BufReader<R>,
+    writer: Arc<Mutex<W>>,
+    /// The line being read, kept here so a `receive` dropped mid-line (rmcp selects over it)
+    /// loses nothing.
+    line: Vec<u8>,
+    /// The line being read is past [`MAX_LINE_BYTES`]: skipped to its end.
+    too_long: bool,
+    /// The line in `line` was handed out; the next read starts a new one.
+    complete: bool,
+    /// The error reply for the last unreadable line, not yet handed to a writer.
+    pending: Option<Vec<u8>>,
+    /// The writer of the last error reply: one at a time, so a client that sends garbage
+    /// without reading cannot pile replies up.
+    replying: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl<R, W> fmt::Debug for LineTransport<R, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LineTransport").finish_non_exhaustive()
+    }
+}
+
+impl<R: tokio::io::AsyncRead + Unpin, W> LineTransport<R, W> {
+    /// Reads messages from `reader`, writes them to `writer`.
+    pub fn new(reader: R, writer: W) -> Self {
+        Self {
+            reader: BufReader::new(reader),
+            writer: Arc::new(Mutex::new(writer)),
+            line: Vec::new(),
+            too_long: false,
+            complete: false,
+            pending: None,
+            replying: None,
+        }
+    }
+}
+
+impl<R, W> Transport<RoleServer> for LineTransport<R, W>
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
+        let writer = Arc::clone(&self.writer);
+        async move {
+            let line = serde_json::to_vec(&item).map_err(io::Error::other)?;
+            write_line(&writer, line).await
+        }
+    }
+
+    // Cancel-safe, as rmcp needs: every await (the previous reply's writer, the reader's
+    // buffer) can be dropped and polled again with nothing lost.
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            if self.pending.is_some() {
+                if let Some(replying) = self.replying.as_mut() {
+                    let _ = replying.await;
+                    self.replying = None;
+                }
+                if let Some(reply) = self.pending.take() {
+                    let writer = Arc::clone(&self.writer);
+                    // A client that stopped reading cannot be told; the next line is still
+                    // served.
+                    self.replying = Some(tokio::spawn(async move {
+                        let _ = write_line(&writer, reply).await;
+                    }));
+                }
+            }
+            let error = match self.read_line().await {
+                Err(_) | Ok(Line::End) => return None,
+                Ok(Line::TooLong) => incoming::error(
+                    None,
+                    INVALID_REQUEST,
+                    format_args!("Invalid Request: the line is longer than {MAX_LINE_BYTES} bytes"),
+                ),
+                Ok(Line::Read) if self.line.trim_ascii().is_empty() => continue,
+                Ok(Line::Read) => match read_message(&self.line) {
+                    Ok(message) => return Some(message),
+                    Err(error) => error,
+                },
+            };
+            self.pending = Some(error.to_string().into_bytes());
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), io::Error> {
+        self.writer.lock().await.flush().await
+    }
+}
+
+/// One line as rmcp's message, or the JSON-RPC error that answers it.
+fn read_message(line: &[u8]) -> Result<ClientJsonRpcMessage, Value> {
+    let (head, text) = match incoming::screen(line) {
+        Screened::Refused(error) => return Err(error),
+        Screened::Pass(head) => (head, None),
+        Screened::Rewritten(head, text) => (head, Some(text)),
+    };
+    serde_json::from_slice(text.as_deref().unwrap_or(line)).map_err(|error| {
+        incoming::error(
+            head.id,
+            INVALID_REQUEST,
+            format_args!(
+                "Invalid Request: {}",
+                incoming::quoted(&crate::decode::without_position(&error))
+            ),
+        )
+    })
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(writer: &Mutex<W>, mut line: Vec<u8>) -> io::Result<()> {
+    line.push(b'\n');
+    let mut writer = writer.lock().await;
+    writer.write_all(&line).await?;
+    writer.flush().await
+}
+
+enum Line {
+    Read,
+    TooLong,
+    End,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin, W> LineTransport<R, W> {
+    /// Reads up to the next `\n` into `line` (without it); a line over [`MAX_LINE_BYTES`] is
+    /// skipped to its end without being kept. The last line may lack its `\n`.
+    async fn read_line(&mut self) -> io::Result<Line> {
+        if self.complete {
+            self.line.clear();
+            self.too_long = false;
+            self.complete = false;
+        }
+        loop {
+            let buffer = self.reader.fill_buf().await?;
+            if buffer.is_empty() {
+                self.complete = true;
+                return Ok(match (self.too_long, self.line.is_empty()) {
+                    (true, _) => Line::TooLong,
+                    (false, true) => Line::End,
+                    (false, false) => Line::Read,
+                });
+            }
+            let (chunk, done) = match buffer.iter().position(|&byte| byte == b'\n') {
+                Some(end) => (&buffer[..end], Some(end + 1)),
+                None => (buffer, None),
+            };
+            if !self.too_long && self.line.len() + chunk.len() <= MAX_LINE_BYTES {
+                self.line.extend_from_slice(chunk);
+            } else {
+                self.too_long = true;
+                self.line.clear();
+            }
+            let used = done.unwrap_or(buffer.len());
+            self.reader.consume(used);
+            if done.is_some() {
+                self.complete = true;
+                return Ok(if self.too_long {
+                    Line::TooLong
+                } else {
+                    Line::Read
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! A served Toolkit on 127.0.0.1 (port 0) and a plain HTTP client that speaks MCP's
+//! streamable HTTP by hand, for the tests that send what rmcp's own client never would.
+#![allow(dead_code, reason = "each test file uses its own part")]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use reqwest::header::HeaderMap;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+use toolnexus::Toolkit;
+use toolnexus::mcp::{HttpOptions, HttpServer, McpServer};
+
+/// A running server and the switch that shuts it down.
+pub struct Running {
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    finished: tokio::task::JoinHandle<()>,
+}
+
+impl Running {
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    /// Asks the server to shut down.
+    pub fn stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+
+    /// Shuts the server down and waits (at most `within`) until it has; whether it had.
+    pub async fn shut_down_within(mut self, within: Duration) -> bool {
+        self.stop();
+        tokio::time::timeout(within, &mut self.finished)
+            .await
+            .is_ok()
+    }
+
+    /// Shuts the server down and waits (boundedly) until it has.
+    pub async fn shut_down(self) {
+        assert!(
+            self.shut_down_within(Duration::from_secs(30)).await,
+            "the server shuts down"
+        );
+    }
+}
+
+pub async fn start(toolkit: Toolkit, options: HttpOptions) -> Running {
+    let http = HttpServer::bind("127.0.0.1:0", McpServer::new(toolkit), options)
+        .await
+        .expect("binds a loopback port");
+    let addr = http.local_addr();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let finished = tokio::spawn(http.run_until(async {
+        let _ = stopped.await;
+    }));
+    Running {
+        addr,
+        stop: Some(stop),
+        finished,
+    }
+}
+
+/// An answer: its status, its headers, and the JSON-RPC message it carries (from a JSON
+/// body or the `data:` of an event stream), `Null` when it carries none.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub message: Value,
+    pub text: String,
+}
+
+/// A hand-driven MCP client: one HTTP client (keep-alive), and the session once it has one.
+pub struct Client {
+    pub http: reqwest::Client,
+    pub url: String,
+    pub session: Option<String>,
+}
+
+pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+
+impl Client {
+    pub fn new(running: &Running) -> Self {
+        Self {
+            http: reqwest::Client::new(),
+            url: running.url(),
+            session: None,
+        }
+    }
+
+    /// POSTs `body` (with the session, if any) and reads the answer whole.
+    pub async fn post(&self, body: impl Into<String>) -> Reply {
+        let mut request = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.into());
+        if let Some(session) = &self.session {
+            request = request.header("mcp-session-id", session);
+        }
+        let response = tokio::time::timeout(Duration::from_secs(30), request.send())
+            .await
+            .expect("the server answers")
+            .expect("the request goes through");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let text = tokio::time::timeout(Duration::from_secs(30), response.text())
+            .await
+            .expect("the answer ends")
+            .unwrap_or_default();
+        let message = message_in(&text);
+        Reply {
+            status,
+            headers,
+            message,
+            text,
+        }
+    }
+
+    /// Opens a session (stateful servers) and says `initialized`; the `initialize` answer.
+    pub async fn initialize(&mut self) -> Reply {
+        let reply = self.post(INITIALIZE).await;
+        if let Some(session) = reply.headers.get("mcp-session-id") {
+            self.session = Some(session.to_str().unwrap().to_owned());
+            let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            let done = self.post(initialized.to_string()).await;
+            assert_eq!(done.status, StatusCode::ACCEPTED, "{}", done.text);
+        }
+        reply
+    }
+
+    /// `tools/call` of `name` with `arguments` (any JSON text), as request `id`.
+    pub async fn call(&self, id: u64, name: &str, arguments: &str) -> Reply {
+        self.post(format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{arguments}}}}}"#
+        ))
+        .await
+    }
+}
+
+/// The JSON-RPC message in an answer's body: the body itself, or the last `data:` line of an
+/// event stream that holds one.
+pub fn message_in(text: &str) -> Value {
+    if let Ok(message) = serde_json::from_str(text) {
+        return message;
+    }
+    text.lines()
+        .rev()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .find_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .unwrap_or(Value::Null)
+}
