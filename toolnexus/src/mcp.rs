@@ -208,17 +208,28 @@ fn mcp_tool(tool: &dyn Tool) -> McpTool {
     })
 }
 
-/// A result's MCP wire form (`wire`, from [`ToolResult::to_mcp_for`]) as rmcp's type.
-fn call_tool_result(wire: Value, result: &ToolResult) -> CallToolResult {
-    serde_json::from_value(wire).unwrap_or_else(|error| {
+/// A result's MCP wire form (`wire`, from [`ToolResult::to_mcp_for`]) as rmcp's type, built
+/// with rmcp's constructors so that the fields a revision requires and our wire form does not
+/// carry (`resultType` on 2026-07-28) are set; rmcp drops them again for older peers.
+fn call_tool_result(mut wire: Value, result: &ToolResult) -> CallToolResult {
+    let content = serde_json::from_value::<Vec<ContentBlock>>(wire["content"].take());
+    let mut converted = match content {
+        Ok(content) if wire["isError"] == Value::Bool(true) => CallToolResult::error(content),
+        Ok(content) => CallToolResult::success(content),
         // Unreachable with the block types `to_mcp` emits; kept as a result, never a panic.
-        CallToolResult::error(vec![
-            ContentBlock::text(result.output.clone()),
-            ContentBlock::text(format!(
-                "toolnexus: result not representable in MCP: {error}"
-            )),
-        ])
-    })
+        Err(error) => {
+            return CallToolResult::error(vec![
+                ContentBlock::text(result.output.clone()),
+                ContentBlock::text(format!(
+                    "toolnexus: result not representable in MCP: {error}"
+                )),
+            ]);
+        }
+    };
+    if let Some(structured) = wire.get_mut("structuredContent") {
+        converted.structured_content = Some(structured.take());
+    }
+    converted
 }
 
 /// Drives `work` to completion, calling `on_cancel` once if `cancelled` finishes first. Here

@@ -1,6 +1,10 @@
 //! Tools with the MCP-only parts of a definition — title, hints, an output schema — and one
 //! that never finishes, served by the MCP tests over a pipe (`mcp_parity.rs`) and over HTTP
 //! (`mcp_http.rs`).
+#![allow(
+    dead_code,
+    reason = "each test binary compiles this module on its own and uses only part of it"
+)]
 
 use std::future::pending;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -164,4 +168,31 @@ impl Drop for NoticeDrop {
 pub fn check_against(schema: &Value, value: &Value) -> Result<(), String> {
     let validator = jsonschema::validator_for(schema).map_err(|error| error.to_string())?;
     validator.validate(value).map_err(|error| error.to_string())
+}
+
+/// Results of every shape the server sends: an image, a named file, a url part, and a
+/// login suspension (`deploy`).
+pub fn shaped_tools() -> Toolkit {
+    let chart = define_tool("chart", "Draw a chart", no_params())
+        .unwrap()
+        .sync(|_: Value, _: &ToolContext| {
+            ToolResult::ok("chart").with_part(toolnexus::from_bytes(b"\x89PNG", "image/png"))
+        });
+    let report = define_tool("report", "Write a report", no_params())
+        .unwrap()
+        .sync(|_: Value, _: &ToolContext| {
+            let mut pdf = toolnexus::from_bytes(b"%PDF-1.7", "application/pdf");
+            if let toolnexus::ContentPart::File(media) = &mut pdf {
+                media.name = Some("q3 report.pdf".to_owned());
+            }
+            ToolResult::ok("report")
+                .with_part(pdf)
+                .with_part(toolnexus::from_bytes(b"RIFF", "audio/wav"))
+        });
+    let deploy = define_tool("deploy", "Deploy to production", no_params())
+        .unwrap()
+        .sync(|_: Value, _: &ToolContext| {
+            toolnexus::auth_required("https://auth.example.com/login")
+        });
+    Toolkit::new().with(chart).with(report).with(deploy)
 }
