@@ -155,6 +155,7 @@ mod params;
 mod part;
 mod provider;
 mod result;
+mod runtime_tool;
 mod schema;
 mod suspend;
 mod tool;
@@ -181,13 +182,11 @@ pub use provider::openai::openai_tool_messages;
 pub use provider::openai_strict::openai_strict_schema;
 pub use provider::{Style, encode_part, unsupported_placeholder};
 pub use result::ToolResult;
+pub use runtime_tool::{DefineToolError, FnTool, ToolDef, define_tool};
 pub use suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
 };
-pub use tool::{
-    DefineToolError, FnTool, Tool, ToolAnnotations, ToolContext, ToolDef, ToolSource, define_tool,
-    sanitize,
-};
+pub use tool::{Tool, ToolAnnotations, ToolContext, ToolSource, sanitize};
 pub use toolkit::Toolkit;
 pub use toolnexus_macros::*;
 

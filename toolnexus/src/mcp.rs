@@ -68,7 +68,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use crate::provider::mcp::definition;
+use crate::provider::mcp_result::definition;
 use crate::result::ToolResult;
 use crate::tool::{Tool, ToolContext};
 use crate::toolkit::Toolkit;

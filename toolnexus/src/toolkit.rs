@@ -16,7 +16,7 @@ use crate::cancel::CancelSignal;
 use crate::check::{Profile, SchemaIssue, check};
 use crate::deadline::{Limits, Stop};
 use crate::future::{BoxFuture, ToolFuture};
-use crate::provider::{anthropic, gemini, mcp, openai};
+use crate::provider::{anthropic, gemini, mcp_result, openai};
 use crate::result::ToolResult;
 use crate::suspend::{Answer, Request};
 use crate::tool::{Tool, ToolContext};
@@ -406,7 +406,7 @@ impl Toolkit {
     /// Results of tools with an output schema go out with
     /// [`ToolResult::to_mcp_for`], which adds their `structuredContent`.
     pub fn to_mcp(&self) -> Value {
-        mcp::definitions(&self.tools)
+        mcp_result::definitions(&self.tools)
     }
 }
 

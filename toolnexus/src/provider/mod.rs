@@ -14,7 +14,7 @@
 pub(crate) mod anthropic;
 pub(crate) mod gemini;
 mod gemini_keywords;
-pub(crate) mod mcp;
+pub(crate) mod mcp_result;
 pub(crate) mod openai;
 pub(crate) mod openai_strict;
 
