@@ -153,6 +153,7 @@ mod macro_support;
 mod output_support;
 mod params;
 mod part;
+mod progress;
 mod provider;
 mod result;
 mod runtime_tool;
@@ -176,6 +177,7 @@ pub use lower::{IntoToolError, IntoToolResult, Json};
 pub use part::{
     ContentPart, ContentPartError, Media, Source, base64_bytes, describe_part, part_bytes,
 };
+pub use progress::Progress;
 pub use provider::anthropic::anthropic_tool_results;
 pub use provider::gemini::{GEMINI_MAX_INLINED, GEMINI_RECURSION_DEPTH, gemini_schema};
 pub use provider::openai::openai_tool_messages;

@@ -58,6 +58,7 @@
 use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 pub use rmcp;
 use rmcp::model::{
@@ -75,6 +76,7 @@ use crate::toolkit::Toolkit;
 
 #[cfg(feature = "mcp-http")]
 mod http;
+mod progress;
 #[cfg(feature = "mcp-http")]
 pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};
 
@@ -98,6 +100,7 @@ pub struct McpServer {
     /// The `tools/list` entries, converted once from the cached schemas.
     tools: Arc<[McpTool]>,
     info: ServerConfig,
+    call_timeout: Option<Duration>,
 }
 
 impl McpServer {
@@ -115,6 +118,7 @@ impl McpServer {
             toolkit,
             tools,
             info,
+            call_timeout: None,
         }
     }
 
@@ -131,6 +135,29 @@ impl McpServer {
     pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.info = self.info.with_instructions(instructions);
         self
+    }
+
+    /// Gives every `tools/call` a deadline: each execution gets `timeout` as its
+    /// [`ToolContext::timeout`](crate::ToolContext::timeout), which the toolkit enforces — at
+    /// the deadline the call answers the `isError` result ``tool `NAME` timed out after
+    /// <duration>`` and the tool's future is dropped. Without it calls have no deadline.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolnexus::{Toolkit, mcp::McpServer};
+    ///
+    /// let server = McpServer::new(Toolkit::new()).with_call_timeout(Duration::from_secs(30));
+    /// assert_eq!(server.call_timeout(), Some(Duration::from_secs(30)));
+    /// ```
+    #[must_use]
+    pub fn with_call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = Some(timeout);
+        self
+    }
+
+    /// The per-call deadline set with [`with_call_timeout`](Self::with_call_timeout).
+    pub fn call_timeout(&self) -> Option<Duration> {
+        self.call_timeout
     }
 
     /// The toolkit being served.
@@ -162,12 +189,24 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let ctx = ToolContext::default();
-        let result = until_done(
-            self.toolkit.execute(&request.name, args, &ctx),
-            context.ct.cancelled(),
-            || ctx.cancel.cancel(),
-        )
+        let token = context.meta.get_progress_token();
+        let name = &request.name;
+        let ct = &context.ct;
+        let result = progress::reporting(&context.peer, token, |progress| {
+            let ctx = ToolContext {
+                timeout: self.call_timeout,
+                progress,
+                ..ToolContext::default()
+            };
+            async move {
+                until_done(
+                    self.toolkit.execute(name, args, &ctx),
+                    ct.cancelled(),
+                    || ctx.cancel.cancel(),
+                )
+                .await
+            }
+        })
         .await;
         let wire = match self.toolkit.get(&request.name) {
             Some(tool) => result.to_mcp_for(tool.as_ref()),

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use crate::cancel::CancelSignal;
 use crate::decode::parse_args;
 use crate::future::{BoxFuture, ToolFuture};
+use crate::progress::Progress;
 use crate::result::ToolResult;
 use crate::suspend::Answer;
 
@@ -98,6 +99,54 @@ pub struct ToolContext {
     /// Fired when the caller gives up. A call through a [`Toolkit`](crate::Toolkit) resolves
     /// at once as an error and drops the tool's future; a tool may also watch it itself.
     pub cancel: CancelSignal,
+    /// Where [`report_progress`](Self::report_progress) sends its values: nowhere unless set
+    /// with [`on_progress`](Self::on_progress) (the MCP server sets it for a request that
+    /// carries a `progressToken`).
+    pub progress: Progress,
+}
+
+impl ToolContext {
+    /// Reports how far the tool has got (SPEC §8C): `progress` so far, of `total` when known,
+    /// with an optional message for a human.
+    ///
+    /// Over MCP it becomes a `notifications/progress` for the request's `progressToken` (no
+    /// token ⇒ nothing is sent); elsewhere the callback set with
+    /// [`on_progress`](Self::on_progress) receives it. A value that is not greater than the
+    /// last one passed on (or NaN) is dropped, so listeners only ever see progress increase.
+    /// With nobody listening it costs a branch; with a listener, a lock and the listener's own
+    /// work — cheap enough to call on every step of a loop.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use toolnexus::ToolContext;
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let record = Arc::clone(&seen);
+    /// let ctx = ToolContext::default().on_progress(move |done, total, _message| {
+    ///     record.lock().unwrap().push((done, total));
+    /// });
+    /// for step in [0.0, 50.0, 50.0, 100.0] {
+    ///     ctx.report_progress(step, Some(100.0), None);
+    /// }
+    /// // The repeated 50 did not increase, so it was dropped.
+    /// assert_eq!(*seen.lock().unwrap(), [(0.0, Some(100.0)), (50.0, Some(100.0)), (100.0, Some(100.0))]);
+    /// ```
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        self.progress.report(progress, total, message);
+    }
+
+    /// Sends this context's progress reports to `callback` (`progress, total, message`), e.g.
+    /// to draw a progress bar in an agent loop. It runs inside the tool's call — under a
+    /// [`Toolkit`](crate::Toolkit)'s deadline and panic guard — so it should be quick, and
+    /// must not report progress itself.
+    #[must_use]
+    pub fn on_progress(
+        mut self,
+        callback: impl Fn(f64, Option<f64>, Option<&str>) + Send + Sync + 'static,
+    ) -> Self {
+        self.progress = Progress::new(callback);
+        self
+    }
 }
 
 /// A tool a model can call. Object safe: toolkits hold `Arc<dyn Tool>`.

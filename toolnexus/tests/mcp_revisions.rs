@@ -8,14 +8,16 @@ mod mcp_client;
 #[path = "common/mcp_tools.rs"]
 mod mcp_tools;
 
+use std::time::Duration;
+
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
 use toolnexus::Toolkit;
 use toolnexus::mcp::McpServer;
 
-use mcp_client::{Modes, REVISIONS, TestClient, check_log, connect_pipe};
-use mcp_tools::{mcp_tools, shaped_tools};
+use mcp_client::{Dir, Modes, REVISIONS, TestClient, check_log, connect_pipe};
+use mcp_tools::{mcp_tools, progress_tool, shaped_tools};
 
 /// The shared MCP tools (but `stuck`) and the results of every shape.
 fn toolkit() -> Toolkit {
@@ -90,4 +92,77 @@ async fn a_2026_07_28_result_says_its_result_type() {
     for result in results {
         assert_eq!(result["resultType"], "complete", "{result}");
     }
+}
+
+#[tokio::test]
+async fn progress_reaches_the_client_before_the_result() {
+    for revision in REVISIONS {
+        let client = TestClient::new(revision.clone(), Modes::None);
+        let seen = client.clone();
+        let server = McpServer::new(Toolkit::new().with(progress_tool()));
+        let (running, log) = connect_pipe(server, client).await;
+        let done = running
+            .call_tool(CallToolRequestParams::new("progress"))
+            .await
+            .unwrap();
+        assert_eq!(done.content[0].as_text().unwrap().text, "done");
+        running.cancel().await.unwrap();
+        check_log(&revision, &log);
+
+        // On the wire: three notifications for the call's token, then its result.
+        let log = log.lock().unwrap().clone();
+        let call = log
+            .iter()
+            .find(|(_, message)| message["method"] == "tools/call")
+            .map(|(_, message)| message.clone())
+            .unwrap();
+        let token = &call["params"]["_meta"]["progressToken"];
+        let from_server: Vec<&Value> = log
+            .iter()
+            .filter(|(dir, _)| *dir == Dir::FromServer)
+            .map(|(_, message)| message)
+            .filter(|message| {
+                message["method"] == "notifications/progress" || message["id"] == call["id"]
+            })
+            .collect();
+        let expected = [
+            json!({"progressToken": token, "progress": 0.0, "total": 100.0, "message": "starting"}),
+            json!({"progressToken": token, "progress": 50.0, "total": 100.0}),
+            json!({"progressToken": token, "progress": 100.0, "total": 100.0, "message": "done"}),
+        ];
+        assert_eq!(from_server.len(), 4, "{revision}: {from_server:#?}");
+        for (message, expected) in from_server.iter().zip(&expected) {
+            assert_eq!(message["params"], *expected, "{revision}");
+        }
+        assert_eq!(from_server[3]["result"]["content"][0]["text"], "done");
+        wait_until(|| seen.progress().len() == 3).await;
+    }
+}
+
+#[tokio::test]
+async fn a_call_timeout_bounds_every_call() {
+    let server = McpServer::new(mcp_tools().toolkit).with_call_timeout(Duration::from_millis(50));
+    let client = TestClient::new(REVISIONS[2].clone(), Modes::None);
+    let (running, _) = connect_pipe(server, client).await;
+    let stuck = running
+        .call_tool(CallToolRequestParams::new("stuck"))
+        .await
+        .unwrap();
+    assert_eq!(stuck.is_error, Some(true));
+    assert_eq!(
+        stuck.content[0].as_text().unwrap().text,
+        "tool `stuck` timed out after 50ms"
+    );
+    running.cancel().await.unwrap();
+}
+
+/// Waits (boundedly) until `done` holds.
+async fn wait_until(done: impl Fn() -> bool) {
+    for _ in 0..500 {
+        if done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("gave up waiting");
 }

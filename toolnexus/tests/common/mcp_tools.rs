@@ -196,3 +196,18 @@ pub fn shaped_tools() -> Toolkit {
         });
     Toolkit::new().with(chart).with(report).with(deploy)
 }
+
+/// `progress`: reports 0, 50 (again, dropped), then 100 of 100, and answers `done`.
+pub fn progress_tool() -> toolnexus::FnTool {
+    define_tool("progress", "Counts to 100", no_params())
+        .unwrap()
+        .run(|_: Value, ctx: ToolContext| async move {
+            ctx.report_progress(0.0, Some(100.0), Some("starting"));
+            tokio::task::yield_now().await;
+            ctx.report_progress(50.0, Some(100.0), None);
+            ctx.report_progress(50.0, Some(100.0), Some("not again"));
+            tokio::task::yield_now().await;
+            ctx.report_progress(100.0, Some(100.0), Some("done"));
+            "done"
+        })
+}
