@@ -55,30 +55,33 @@
 //!
 //! It needs a Tokio runtime; the stdio server's other guarantees hold unchanged.
 
-use std::future::{Future, poll_fn};
-use std::pin::pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 pub use rmcp;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use crate::provider::mcp_result::definition;
-use crate::result::ToolResult;
-use crate::tool::{Tool, ToolContext};
+use crate::tool::Tool;
 use crate::toolkit::Toolkit;
 
+mod call;
 #[cfg(feature = "mcp-http")]
 mod http;
 mod progress;
+mod suspend;
+
 #[cfg(feature = "mcp-http")]
 pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};
+pub use suspend::StateKeyError;
+
+use suspend::StateSeal;
 
 /// An rmcp [`ServerHandler`] that serves a [`Toolkit`]'s tools.
 ///
@@ -101,6 +104,8 @@ pub struct McpServer {
     tools: Arc<[McpTool]>,
     info: ServerConfig,
     call_timeout: Option<Duration>,
+    /// Seals the `requestState` of a suspended 2026-07-28 call.
+    seal: StateSeal,
 }
 
 impl McpServer {
@@ -119,6 +124,7 @@ impl McpServer {
             tools,
             info,
             call_timeout: None,
+            seal: StateSeal::random(),
         }
     }
 
@@ -160,6 +166,39 @@ impl McpServer {
         self.call_timeout
     }
 
+    /// Seals the `requestState` of suspended 2026-07-28 calls under `key` instead of a
+    /// random per-process key, so that replicas given the same key (stateless HTTP behind a
+    /// load balancer) each complete a call another one suspended. `key` is a secret of at
+    /// least 32 bytes; a shorter one is refused.
+    ///
+    /// ```
+    /// use toolnexus::{Toolkit, mcp::McpServer};
+    ///
+    /// let key = std::env::var("MCP_STATE_KEY").unwrap_or_else(|_| "x".repeat(32));
+    /// let server = McpServer::new(Toolkit::new()).with_state_key(key)?;
+    /// let short = McpServer::new(Toolkit::new()).with_state_key("hunter2");
+    /// assert_eq!(
+    ///     short.unwrap_err().to_string(),
+    ///     "the requestState key must be at least 32 bytes of secret, got 7"
+    /// );
+    /// # Ok::<(), toolnexus::mcp::StateKeyError>(())
+    /// ```
+    pub fn with_state_key(mut self, key: impl Into<Vec<u8>>) -> Result<Self, StateKeyError> {
+        let expiry = self.seal.expiry;
+        self.seal = StateSeal::with_key(key.into())?;
+        self.seal.expiry = expiry;
+        Ok(self)
+    }
+
+    /// How long a suspended 2026-07-28 call stays answerable (default 10 minutes): a retry
+    /// after that gets an `isError` result saying its state expired, and the tool does not
+    /// run.
+    #[must_use]
+    pub fn with_state_expiry(mut self, expiry: Duration) -> Self {
+        self.seal.expiry = expiry;
+        self
+    }
+
     /// The toolkit being served.
     pub fn toolkit(&self) -> &Arc<Toolkit> {
         &self.toolkit
@@ -188,31 +227,7 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let args = Value::Object(request.arguments.unwrap_or_default());
-        let token = context.meta.get_progress_token();
-        let name = &request.name;
-        let ct = &context.ct;
-        let result = progress::reporting(&context.peer, token, |progress| {
-            let ctx = ToolContext {
-                timeout: self.call_timeout,
-                progress,
-                ..ToolContext::default()
-            };
-            async move {
-                until_done(
-                    self.toolkit.execute(name, args, &ctx),
-                    ct.cancelled(),
-                    || ctx.cancel.cancel(),
-                )
-                .await
-            }
-        })
-        .await;
-        let wire = match self.toolkit.get(&request.name) {
-            Some(tool) => result.to_mcp_for(tool.as_ref()),
-            None => result.to_mcp(),
-        };
-        Ok(call_tool_result(wire, &result).into())
+        Ok(self.call(request, context).await)
     }
 }
 
@@ -245,87 +260,4 @@ fn mcp_tool(tool: &dyn Tool) -> McpTool {
             Arc::new(tool.input_schema().clone()),
         )
     })
-}
-
-/// A result's MCP wire form (`wire`, from [`ToolResult::to_mcp_for`]) as rmcp's type, built
-/// with rmcp's constructors so that the fields a revision requires and our wire form does not
-/// carry (`resultType` on 2026-07-28) are set; rmcp drops them again for older peers.
-fn call_tool_result(mut wire: Value, result: &ToolResult) -> CallToolResult {
-    let content = serde_json::from_value::<Vec<ContentBlock>>(wire["content"].take());
-    let mut converted = match content {
-        Ok(content) if wire["isError"] == Value::Bool(true) => CallToolResult::error(content),
-        Ok(content) => CallToolResult::success(content),
-        // Unreachable with the block types `to_mcp` emits; kept as a result, never a panic.
-        Err(error) => {
-            return CallToolResult::error(vec![
-                ContentBlock::text(result.output.clone()),
-                ContentBlock::text(format!(
-                    "toolnexus: result not representable in MCP: {error}"
-                )),
-            ]);
-        }
-    };
-    if let Some(structured) = wire.get_mut("structuredContent") {
-        converted.structured_content = Some(structured.take());
-    }
-    converted
-}
-
-/// Drives `work` to completion, calling `on_cancel` once if `cancelled` finishes first. Here
-/// `on_cancel` fires the call's cancel signal, which makes the toolkit resolve `work` at once.
-async fn until_done<T>(
-    work: impl Future<Output = T>,
-    cancelled: impl Future<Output = ()>,
-    on_cancel: impl FnOnce(),
-) -> T {
-    let mut work = pin!(work);
-    let mut cancelled = pin!(cancelled);
-    let mut on_cancel = Some(on_cancel);
-    poll_fn(|cx| {
-        if on_cancel.is_some() && cancelled.as_mut().poll(cx).is_ready() {
-            if let Some(on_cancel) = on_cancel.take() {
-                on_cancel();
-            }
-        }
-        work.as_mut().poll(cx)
-    })
-    .await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::part::ContentPart;
-
-    #[test]
-    fn every_block_type_converts() {
-        let file = crate::from_bytes(b"%PDF", "application/pdf");
-        let result = ToolResult::ok("out")
-            .with_part(ContentPart::text("more"))
-            .with_part(crate::from_bytes(b"\x89PNG", "image/png"))
-            .with_part(crate::from_bytes(b"RIFF", "audio/wav"))
-            .with_part(file);
-        let converted = call_tool_result(result.to_mcp(), &result);
-        assert_eq!(
-            serde_json::to_value(&converted).unwrap()["content"],
-            result.to_mcp()["content"]
-        );
-        assert_eq!(converted.is_error, Some(false));
-    }
-
-    #[test]
-    fn a_cancelled_request_sets_the_cancel_signal_and_still_finishes() {
-        let ctx = ToolContext::default();
-        let work = async {
-            tokio::task::yield_now().await;
-            ctx.cancel.is_cancelled()
-        };
-        let saw_cancel = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap()
-            .block_on(until_done(work, std::future::ready(()), || {
-                ctx.cancel.cancel()
-            }));
-        assert!(saw_cancel);
-    }
 }

@@ -211,3 +211,72 @@ pub fn progress_tool() -> toolnexus::FnTool {
             "done"
         })
 }
+
+/// Tools that ask the human, and how many times `delete_note`'s body ran:
+/// - `delete_note`: approval "Delete note {id}?", then `deleted note ID`.
+/// - `login`: `auth_required` at `https://auth.example.com/login` until answered, then
+///   `logged in`.
+/// - `pick_env`: asks for `{"env": string}` (a flat schema MCP forms allow), then
+///   `deploying to ENV`.
+/// - `twice`: suspends whatever the answer.
+pub fn asking_tools() -> (Toolkit, Arc<std::sync::atomic::AtomicUsize>) {
+    let runs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = Arc::clone(&runs);
+    let delete_note = define_tool(
+        "delete_note",
+        "Deletes a note",
+        json!({"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}),
+    )
+    .unwrap()
+    .approval("Delete note {id}?")
+    .destructive(true)
+    .sync(move |args: Value, _: &ToolContext| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        format!("deleted note {}", args["id"])
+    });
+    let login = define_tool("login", "Needs a login", no_params())
+        .unwrap()
+        .sync(|_: Value, ctx: &ToolContext| match &ctx.answer {
+            Some(answer) if answer.ok => ToolResult::ok("logged in"),
+            _ => toolnexus::auth_required("https://auth.example.com/login"),
+        });
+    let pick_env = define_tool("pick_env", "Asks where to deploy", no_params())
+        .unwrap()
+        .sync(|_: Value, ctx: &ToolContext| {
+            let env = ctx.answer.as_ref().and_then(|answer| {
+                answer
+                    .data
+                    .as_ref()?
+                    .get("env")?
+                    .as_str()
+                    .map(str::to_owned)
+            });
+            match env {
+                Some(env) => ToolResult::ok(format!("deploying to {env}")),
+                None => toolnexus::pending(
+                    toolnexus::Request::new("input", "Which environment?")
+                        .with_data(object(json!({"schema": env_schema()}))),
+                ),
+            }
+        });
+    let twice = define_tool("twice", "Never satisfied", no_params())
+        .unwrap()
+        .sync(|_: Value, _: &ToolContext| {
+            toolnexus::pending(toolnexus::Request::new("approval", "Again?"))
+        });
+    let toolkit = Toolkit::new()
+        .with(delete_note)
+        .with(login)
+        .with(pick_env)
+        .with(twice);
+    (toolkit, runs)
+}
+
+/// The form `pick_env` asks for.
+pub fn env_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"env": {"type": "string", "description": "staging or production"}},
+        "required": ["env"],
+    })
+}
