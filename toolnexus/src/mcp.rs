@@ -10,14 +10,28 @@
 //!   never sent as destructive).
 //! - `tools/call` runs [`Toolkit::execute`], so an unknown tool, bad arguments and a tool that
 //!   panics all come back as `isError` results, never as protocol errors. The result is
-//!   [`ToolResult::to_mcp_for`]: the output as text, images and audio as MCP content, files as
+//!   [`ToolResult::to_mcp_for`](crate::ToolResult::to_mcp_for): the output as text, images and audio as MCP content, files as
 //!   embedded resources, URL parts as resource links, and for a tool with an output schema the
-//!   parsed output as `structuredContent`. A suspension (see [`pending`](crate::pending)) is
-//!   an `isError` result whose text carries the prompt and, when there is one, the url on the
-//!   next line.
+//!   parsed output as `structuredContent`. Every result is valid under the JSON schema of the
+//!   revision the client negotiated (2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28;
+//!   `resultType` on the last).
+//! - A suspension (see [`pending`](crate::pending), `#[tool(approval = "…")]`) reaches the
+//!   human when the client can ask: on 2026-07-28 as an `InputRequiredResult` holding one
+//!   elicitation and a sealed `requestState` (see
+//!   [`with_state_key`](McpServer::with_state_key)); on 2025-06-18 and 2025-11-25 as an
+//!   `elicitation/create` the server sends itself. A login with a url is URL mode (2025-11-25
+//!   on), never a form; a `data.schema` of flat primitives is a form with that schema; anything
+//!   else, approvals included, a form with the prompt and no fields. The answer becomes the
+//!   [`Answer`](crate::Answer) and SPEC §10's loop rule applies, as in
+//!   [`Toolkit::call_with`]. A client that cannot be asked (no `elicitation` capability, or
+//!   not the mode needed) gets an `isError` result whose text carries the prompt and, when
+//!   there is one, the url on the next line.
+//! - [`ToolContext::report_progress`](crate::ToolContext::report_progress) sends
+//!   `notifications/progress` for the request's `progressToken`, before the result.
 //! - A client's `notifications/cancelled` fires the call's
 //!   [`ToolContext::cancel`](crate::ToolContext::cancel) signal: the toolkit resolves the
 //!   call at once and drops the tool's future (rmcp then sends no response, as MCP asks).
+//!   [`McpServer::with_call_timeout`] gives every call a deadline.
 //!
 //! ```no_run
 //! use toolnexus::{Toolkit, define_tool, serde_json::json};
