@@ -332,3 +332,20 @@ async fn a_call_suspended_on_one_server_completes_on_another_with_the_same_key()
     finish(two, &revision, &log_two).await;
     three.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn an_unanswered_elicitation_ends_at_the_call_deadline() {
+    let revision = ProtocolVersion::V_2025_11_25;
+    let mut client = TestClient::new(revision.clone(), Modes::Form);
+    client.stall = true;
+    let (toolkit, runs) = asking_tools();
+    let server = McpServer::new(toolkit).with_call_timeout(Duration::from_millis(200));
+    let (running, log) = connect_pipe(server, client).await;
+    let result = call(&running, "delete_note", json!({"id": 1})).await;
+    assert_eq!(
+        text(&result),
+        ("declined/expired: Delete note 1?", Some(true))
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+    finish(running, &revision, &log).await;
+}

@@ -166,3 +166,45 @@ async fn wait_until(done: impl Fn() -> bool) {
     }
     panic!("gave up waiting");
 }
+
+#[tokio::test]
+async fn without_a_progress_token_no_progress_is_sent() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+    let server = McpServer::new(Toolkit::new().with(progress_tool()));
+    tokio::spawn(async move {
+        use rmcp::ServiceExt;
+        let running = server.serve(server_end).await.expect("server starts");
+        let _ = running.waiting().await;
+    });
+    let (read, mut write) = tokio::io::split(client_end);
+    let mut lines = BufReader::new(read).lines();
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "progress", "arguments": {}}}),
+    ];
+    for message in &messages {
+        write
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    let mut received = Vec::new();
+    while received.len() < 2 {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("the server answers")
+            .unwrap()
+            .expect("a line");
+        received.push(serde_json::from_str::<Value>(&line).unwrap());
+    }
+    assert_eq!(received[0]["id"], 1);
+    // The next message is the call's result: no notification came before it.
+    assert_eq!(received[1]["id"], 2, "{:#}", received[1]);
+    assert_eq!(received[1]["result"]["content"][0]["text"], "done");
+}

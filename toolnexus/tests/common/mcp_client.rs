@@ -49,6 +49,8 @@ pub struct TestClient {
     pub answers: Arc<Mutex<VecDeque<ElicitResult>>>,
     pub asked: Arc<Mutex<Vec<ElicitRequestParams>>>,
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    /// With no scripted answer left, never answer (rather than decline).
+    pub stall: bool,
 }
 
 impl TestClient {
@@ -59,6 +61,7 @@ impl TestClient {
             answers: Arc::default(),
             asked: Arc::default(),
             progress: Arc::default(),
+            stall: false,
         }
     }
 
@@ -108,6 +111,9 @@ impl ClientHandler for TestClient {
     ) -> Result<ElicitResult, ErrorData> {
         self.asked.lock().unwrap().push(request);
         let next = self.answers.lock().unwrap().pop_front();
+        if next.is_none() && self.stall {
+            std::future::pending::<()>().await;
+        }
         Ok(next.unwrap_or_else(|| ElicitResult::new(ElicitationAction::Decline)))
     }
 
