@@ -6,7 +6,11 @@
 //! progress path is in every call measured; the second pair has the client declare
 //! elicitation, which makes the server keep a copy of the arguments.
 //!
-//! Run: `cargo bench -p toolnexus --features mcp --bench mcp`.
+//! Run: `cargo bench -p toolnexus --features mcp --bench mcp`. With `TOOLNEXUS_BENCH_CALLS=N`
+//! and `TOOLNEXUS_BENCH_ROUTINE=before|today|before_elicitation|today_elicitation` it times
+//! nothing: it makes N calls inside `measured_loop`, for `valgrind --tool=callgrind
+//! --toggle-collect='mcp::measured_loop*'` to count instructions per call (everything runs on
+//! one thread: the client, the pipe and the server task).
 
 mod common;
 
@@ -112,6 +116,26 @@ async fn connect<S: ServerHandler>(server: S, client: Client) -> Connected {
     client.serve(client_end).await.expect("client connects")
 }
 
+/// `calls` calls of `add`, each checked.
+async fn calls_of_add(client: &Connected, params: &CallToolRequestParams, calls: usize) {
+    for _ in 0..calls {
+        let result = client.call_tool(params.clone()).await.expect("tools/call");
+        assert_eq!(result.content[0].as_text().unwrap().text, "42");
+    }
+}
+
+/// What callgrind counts: `calls` calls driven to completion. A sync frame, so everything
+/// the runtime polls meanwhile — the client, the pipe, the server task — runs inside it.
+#[inline(never)]
+fn measured_loop(
+    runtime: &tokio::runtime::Runtime,
+    client: &Connected,
+    params: &CallToolRequestParams,
+    calls: usize,
+) {
+    runtime.block_on(calls_of_add(client, params, calls));
+}
+
 fn main() {
     let mut c = common::criterion();
     let mut summary = common::Summary::new();
@@ -122,6 +146,30 @@ fn main() {
     let toolkit = Arc::new(Toolkit::new().with_all(tools![add]));
     let params = CallToolRequestParams::new("add")
         .with_arguments(json!({"a": 2, "b": 40}).as_object().unwrap().clone());
+
+    if let (Ok(calls), Ok(routine)) = (
+        std::env::var("TOOLNEXUS_BENCH_CALLS"),
+        std::env::var("TOOLNEXUS_BENCH_ROUTINE"),
+    ) {
+        let calls: usize = calls.parse().expect("TOOLNEXUS_BENCH_CALLS is a number");
+        let client = Client {
+            elicitation: routine.ends_with("_elicitation"),
+        };
+        let connected = runtime.block_on(async {
+            if routine.starts_with("before") {
+                let before = Before {
+                    toolkit: Arc::clone(&toolkit),
+                };
+                connect(before, client).await
+            } else {
+                connect(McpServer::new(Arc::clone(&toolkit)), client).await
+            }
+        });
+        // Warm up: the first calls allocate buffers that later calls reuse.
+        runtime.block_on(calls_of_add(&connected, &params, 100));
+        measured_loop(&runtime, &connected, &params, calls);
+        return;
+    }
 
     for (group, elicitation) in [("mcp_call", false), ("mcp_call_elicitation", true)] {
         let client = Client { elicitation };

@@ -52,14 +52,17 @@ impl McpServer {
             None => None,
         };
         let token = context.meta.get_progress_token();
-        let outcome = progress::reporting(&context.peer, token, |progress| {
+        // Boxed once per call: the call's future holds every path a suspension may take
+        // (a few KiB), and rmcp moves the handler's future several times on its way into a
+        // task; a box keeps what it moves small.
+        let outcome = Box::pin(progress::reporting(&context.peer, token, |progress| {
             let ctx = ToolContext {
                 timeout: self.call_timeout,
                 progress,
                 ..ToolContext::default()
             };
             self.drive(&name, args, ctx, resumed, &context)
-        })
+        }))
         .await;
         match outcome {
             Outcome::Done(result) => self.complete(&name, &result),
@@ -75,8 +78,11 @@ impl McpServer {
         resumed: Option<Resumed>,
         context: &RequestContext<RoleServer>,
     ) -> Outcome {
+        // The paths after a suspension are boxed: rarely taken, and inline they would make
+        // the future every call allocates several times larger.
         if let Some(Resumed { answer, prompt }) = resumed {
-            return Outcome::Done(self.resume(name, args, ctx, answer, &prompt, context).await);
+            let resumed = Box::pin(self.resume(name, args, ctx, answer, &prompt, context));
+            return Outcome::Done(resumed.await);
         }
         let revision = context.protocol_version();
         let at_least = |oldest: ProtocolVersion| {
@@ -109,7 +115,9 @@ impl McpServer {
         if at_least(ProtocolVersion::V_2026_07_28) {
             return Outcome::Ask(self.seal.input_required(name, &args, &request, elicitation));
         }
-        match self.elicit(elicitation, &request, context).await {
+        // Boxed: rmcp's request future is large, and inline it would make every call's
+        // future large too — moved, with rmcp's task, on every call.
+        match Box::pin(self.elicit(elicitation, &request, context)).await {
             Some(answer) => Outcome::Done(
                 self.resume(name, args, ctx, answer, &request.prompt, context)
                     .await,

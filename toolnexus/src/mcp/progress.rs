@@ -72,11 +72,18 @@ pub(super) async fn reporting<F: Future>(
     token: Option<ProgressToken>,
     work: impl FnOnce(Progress) -> F,
 ) -> F::Output {
-    let Some(token) = token else {
-        return work(Progress::default()).await;
+    // One `work` future whichever way, so the call's future holds it once.
+    let (progress, outbox) = match token {
+        Some(token) => {
+            let (progress, outbox) = queued(token);
+            (progress, Some(outbox))
+        }
+        None => (Progress::default(), None),
     };
-    let (progress, outbox) = queued(token);
     let mut work = pin!(work(progress));
+    let Some(outbox) = outbox else {
+        return work.await;
+    };
     let mut sending: Option<Sending<'_>> = None;
     let output = poll_fn(|cx| {
         loop {
