@@ -8,8 +8,21 @@
 //!   mode without sessions (replicas behind a load balancer); set `MCP_BEARER_TOKEN` to
 //!   require `Authorization: Bearer <token>` (an environment variable, so the secret does not
 //!   show in the process list).
+//!
+//! Beside the quickstart's tools it serves the ones that show MCP's newer parts: `delete_note`
+//! asks for approval, `pick_environment` asks for input with a form, `count_to` reports
+//! progress, and `note_stats` answers structured content (`Json<T>`, with an output schema).
+//! A client that can ask its user (elicitation, or 2026-07-28's input requests) shows the
+//! questions; one that cannot sees them as `isError` text.
 
-use toolnexus::{ContentPart, ContentPartError, Toolkit, tool, tools};
+use std::time::Duration;
+
+use serde::Serialize;
+use toolnexus::serde_json::json;
+use toolnexus::{
+    ContentPart, ContentPartError, Json, JsonSchema, Request, ToolContext, ToolResult, Toolkit,
+    pending, tool, tools,
+};
 
 /// Adds two numbers.
 #[tool]
@@ -44,13 +57,83 @@ fn screenshot() -> Result<ContentPart, ContentPartError> {
     ))
 }
 
+/// Deletes a note, once a human approved.
+#[tool(approval = "Delete note {id}?", destructive)]
+fn delete_note(
+    /// The note's number
+    id: u32,
+) -> String {
+    format!("deleted note {id}")
+}
+
+/// Deploys, after asking which environment.
+#[tool]
+fn pick_environment(ctx: &ToolContext) -> ToolResult {
+    let chosen = ctx.answer.as_ref().and_then(|answer| {
+        let env = answer.data.as_ref()?.get("env")?.as_str()?;
+        Some(env.to_owned())
+    });
+    match chosen {
+        Some(env) => ToolResult::ok(format!("deploying to {env}")),
+        None => {
+            let schema = json!({
+                "type": "object",
+                "properties": {"env": {"type": "string", "enum": ["staging", "production"]}},
+                "required": ["env"],
+            });
+            let mut data = toolnexus::serde_json::Map::new();
+            data.insert("schema".to_owned(), schema);
+            pending(Request::new("input", "Which environment?").with_data(data))
+        }
+    }
+}
+
+/// Counts to `n`, a step every 100 ms, reporting progress.
+#[tool]
+async fn count_to(
+    /// Where to stop (at most 50)
+    n: u8,
+    ctx: ToolContext,
+) -> String {
+    let n = n.min(50);
+    for step in 0..=n {
+        ctx.report_progress(f64::from(step), Some(f64::from(n)), Some("counting"));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    format!("counted to {n}")
+}
+
+/// How many notes there are, and how long they are.
+#[derive(Serialize, JsonSchema)]
+struct NoteStats {
+    notes: u32,
+    words: u32,
+}
+
+/// Statistics about the notes, as structured content.
+#[tool(read_only)]
+fn note_stats() -> Json<NoteStats> {
+    Json(NoteStats {
+        notes: 3,
+        words: 120,
+    })
+}
+
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
 const USAGE: &str = "usage: mcp_server [--http ADDR [--stateless]]";
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    let toolkit = Toolkit::new().with_all(tools![add, get_weather, screenshot]);
+    let toolkit = Toolkit::new().with_all(tools![
+        add,
+        get_weather,
+        screenshot,
+        delete_note,
+        pick_environment,
+        count_to,
+        note_stats
+    ]);
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [] => {

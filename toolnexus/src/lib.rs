@@ -185,8 +185,10 @@ mod output_support;
 mod part;
 mod pointer;
 mod profile;
+mod progress;
 mod provider;
 mod result;
+mod runtime_tool;
 mod schema;
 mod suspend;
 mod tool;
@@ -208,6 +210,7 @@ pub use part::{
     ContentPart, ContentPartError, Media, Source, base64_bytes, describe_part, part_bytes,
 };
 pub use profile::{IssueKind, Profile, SchemaIssue, check};
+pub use progress::Progress;
 pub use provider::anthropic::anthropic_tool_results;
 pub use provider::anthropic::strict::anthropic_strict_schema;
 pub use provider::gemini::json_schema::gemini_json_schema;
@@ -216,13 +219,11 @@ pub use provider::openai::openai_tool_messages;
 pub use provider::openai::strict::openai_strict_schema;
 pub use provider::{Style, encode_part, unsupported_placeholder};
 pub use result::ToolResult;
+pub use runtime_tool::{DefineToolError, FnTool, ToolDef, define_tool};
 pub use suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
 };
-pub use tool::{
-    DefineToolError, FnTool, Tool, ToolAnnotations, ToolContext, ToolDef, ToolSource, define_tool,
-    sanitize,
-};
+pub use tool::{Tool, ToolAnnotations, ToolContext, ToolSource, sanitize};
 pub use toolkit::Toolkit;
 pub use toolnexus_macros::*;
 pub use turn::{Api, ResponseError, ToolCall, tool_calls, tool_results};

@@ -10,14 +10,28 @@
 //!   never sent as destructive).
 //! - `tools/call` runs [`Toolkit::execute`], so an unknown tool, bad arguments and a tool that
 //!   panics all come back as `isError` results, never as protocol errors. The result is
-//!   [`ToolResult::to_mcp_for`]: the output as text, images and audio as MCP content, files as
+//!   [`ToolResult::to_mcp_for`](crate::ToolResult::to_mcp_for): the output as text, images and audio as MCP content, files as
 //!   embedded resources, URL parts as resource links, and for a tool with an output schema the
-//!   parsed output as `structuredContent`. A suspension (see [`pending`](crate::pending)) is
-//!   an `isError` result whose text carries the prompt and, when there is one, the url on the
-//!   next line.
+//!   parsed output as `structuredContent`. Every result is valid under the JSON schema of the
+//!   revision the client negotiated (2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28;
+//!   `resultType` on the last).
+//! - A suspension (see [`pending`](crate::pending), `#[tool(approval = "…")]`) reaches the
+//!   human when the client can ask: on 2026-07-28 as an `InputRequiredResult` holding one
+//!   elicitation and a sealed `requestState` (see
+//!   [`with_state_key`](McpServer::with_state_key)); on 2025-06-18 and 2025-11-25 as an
+//!   `elicitation/create` the server sends itself. A login with a url is URL mode (2025-11-25
+//!   on), never a form; a `data.schema` of flat primitives is a form with that schema; anything
+//!   else, approvals included, a form with the prompt and no fields. The answer becomes the
+//!   [`Answer`](crate::Answer) and SPEC §10's loop rule applies, as in
+//!   [`Toolkit::call_with`]. A client that cannot be asked (no `elicitation` capability, or
+//!   not the mode needed) gets an `isError` result whose text carries the prompt and, when
+//!   there is one, the url on the next line.
+//! - [`ToolContext::report_progress`](crate::ToolContext::report_progress) sends
+//!   `notifications/progress` for the request's `progressToken`, before the result.
 //! - A client's `notifications/cancelled` fires the call's
 //!   [`ToolContext::cancel`](crate::ToolContext::cancel) signal: the toolkit resolves the
 //!   call at once and drops the tool's future (rmcp then sends no response, as MCP asks).
+//!   [`McpServer::with_call_timeout`] gives every call a deadline.
 //!
 //! ```no_run
 //! use toolnexus::{Toolkit, define_tool, serde_json::json};
@@ -55,31 +69,36 @@
 //!
 //! It needs a Tokio runtime; the stdio server's other guarantees hold unchanged.
 
-use std::future::{Future, poll_fn};
-use std::pin::pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 pub use rmcp;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use crate::provider::mcp::definition;
-use crate::result::ToolResult;
-use crate::tool::{Tool, ToolContext};
+use crate::provider::mcp_result::definition;
+use crate::tool::Tool;
 use crate::toolkit::Toolkit;
 
+mod call;
 #[cfg(feature = "mcp-http")]
 mod http;
 mod incoming;
+mod progress;
 mod stdio;
+mod suspend;
+
 #[cfg(feature = "mcp-http")]
 pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};
 pub use stdio::{LineTransport, MAX_LINE_BYTES};
+pub use suspend::StateKeyError;
+
+use suspend::StateSeal;
 
 /// An rmcp [`ServerHandler`] that serves a [`Toolkit`]'s tools.
 ///
@@ -101,6 +120,9 @@ pub struct McpServer {
     /// The `tools/list` entries, converted once from the cached schemas.
     tools: Arc<[McpTool]>,
     info: ServerConfig,
+    call_timeout: Option<Duration>,
+    /// Seals the `requestState` of a suspended 2026-07-28 call.
+    seal: StateSeal,
 }
 
 impl McpServer {
@@ -118,6 +140,8 @@ impl McpServer {
             toolkit,
             tools,
             info,
+            call_timeout: None,
+            seal: StateSeal::random(),
         }
     }
 
@@ -133,6 +157,62 @@ impl McpServer {
     #[must_use]
     pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.info = self.info.with_instructions(instructions);
+        self
+    }
+
+    /// Gives every `tools/call` a deadline: each execution gets `timeout` as its
+    /// [`ToolContext::timeout`](crate::ToolContext::timeout), which the toolkit enforces — at
+    /// the deadline the call answers the `isError` result ``tool `NAME` timed out after
+    /// <duration>`` and the tool's future is dropped. Without it calls have no deadline.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolnexus::{Toolkit, mcp::McpServer};
+    ///
+    /// let server = McpServer::new(Toolkit::new()).with_call_timeout(Duration::from_secs(30));
+    /// assert_eq!(server.call_timeout(), Some(Duration::from_secs(30)));
+    /// ```
+    #[must_use]
+    pub fn with_call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = Some(timeout);
+        self
+    }
+
+    /// The per-call deadline set with [`with_call_timeout`](Self::with_call_timeout).
+    pub fn call_timeout(&self) -> Option<Duration> {
+        self.call_timeout
+    }
+
+    /// Seals the `requestState` of suspended 2026-07-28 calls under `key` instead of a
+    /// random per-process key, so that replicas given the same key (stateless HTTP behind a
+    /// load balancer) each complete a call another one suspended. `key` is a secret of at
+    /// least 32 bytes; a shorter one is refused.
+    ///
+    /// ```
+    /// use toolnexus::{Toolkit, mcp::McpServer};
+    ///
+    /// let key = std::env::var("MCP_STATE_KEY").unwrap_or_else(|_| "x".repeat(32));
+    /// let server = McpServer::new(Toolkit::new()).with_state_key(key)?;
+    /// let short = McpServer::new(Toolkit::new()).with_state_key("hunter2");
+    /// assert_eq!(
+    ///     short.unwrap_err().to_string(),
+    ///     "the requestState key must be at least 32 bytes of secret, got 7"
+    /// );
+    /// # Ok::<(), toolnexus::mcp::StateKeyError>(())
+    /// ```
+    pub fn with_state_key(mut self, key: impl Into<Vec<u8>>) -> Result<Self, StateKeyError> {
+        let expiry = self.seal.expiry;
+        self.seal = StateSeal::with_key(key.into())?;
+        self.seal.expiry = expiry;
+        Ok(self)
+    }
+
+    /// How long a suspended 2026-07-28 call stays answerable (default 10 minutes): a retry
+    /// after that gets an `isError` result saying its state expired, and the tool does not
+    /// run.
+    #[must_use]
+    pub fn with_state_expiry(mut self, expiry: Duration) -> Self {
+        self.seal.expiry = expiry;
         self
     }
 
@@ -165,18 +245,7 @@ impl ServerHandler for McpServer {
         mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = incoming::Arguments::take(&mut request, &mut context.meta);
-        let ctx = ToolContext::default();
-        let result = until_done(
-            args.execute(&self.toolkit, &request.name, &ctx),
-            context.ct.cancelled(),
-            || ctx.cancel.cancel(),
-        )
-        .await;
-        let wire = match self.toolkit.get(&request.name) {
-            Some(tool) => result.to_mcp_for(tool.as_ref()),
-            None => result.to_mcp(),
-        };
-        Ok(call_tool_result(wire, &result).into())
+        Ok(self.call(request, args, context).await)
     }
 }
 
@@ -208,76 +277,4 @@ fn mcp_tool(tool: &dyn Tool) -> McpTool {
             Arc::new(tool.input_schema().clone()),
         )
     })
-}
-
-/// A result's MCP wire form (`wire`, from [`ToolResult::to_mcp_for`]) as rmcp's type.
-fn call_tool_result(wire: Value, result: &ToolResult) -> CallToolResult {
-    serde_json::from_value(wire).unwrap_or_else(|error| {
-        // Unreachable with the block types `to_mcp` emits; kept as a result, never a panic.
-        CallToolResult::error(vec![
-            ContentBlock::text(result.output.clone()),
-            ContentBlock::text(format!(
-                "toolnexus: result not representable in MCP: {error}"
-            )),
-        ])
-    })
-}
-
-/// Drives `work` to completion, calling `on_cancel` once if `cancelled` finishes first. Here
-/// `on_cancel` fires the call's cancel signal, which makes the toolkit resolve `work` at once.
-async fn until_done<T>(
-    work: impl Future<Output = T>,
-    cancelled: impl Future<Output = ()>,
-    on_cancel: impl FnOnce(),
-) -> T {
-    let mut work = pin!(work);
-    let mut cancelled = pin!(cancelled);
-    let mut on_cancel = Some(on_cancel);
-    poll_fn(|cx| {
-        if on_cancel.is_some() && cancelled.as_mut().poll(cx).is_ready() {
-            if let Some(on_cancel) = on_cancel.take() {
-                on_cancel();
-            }
-        }
-        work.as_mut().poll(cx)
-    })
-    .await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::part::ContentPart;
-
-    #[test]
-    fn every_block_type_converts() {
-        let file = crate::from_bytes(b"%PDF", "application/pdf");
-        let result = ToolResult::ok("out")
-            .with_part(ContentPart::text("more"))
-            .with_part(crate::from_bytes(b"\x89PNG", "image/png"))
-            .with_part(crate::from_bytes(b"RIFF", "audio/wav"))
-            .with_part(file);
-        let converted = call_tool_result(result.to_mcp(), &result);
-        assert_eq!(
-            serde_json::to_value(&converted).unwrap()["content"],
-            result.to_mcp()["content"]
-        );
-        assert_eq!(converted.is_error, Some(false));
-    }
-
-    #[test]
-    fn a_cancelled_request_sets_the_cancel_signal_and_still_finishes() {
-        let ctx = ToolContext::default();
-        let work = async {
-            tokio::task::yield_now().await;
-            ctx.cancel.is_cancelled()
-        };
-        let saw_cancel = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap()
-            .block_on(until_done(work, std::future::ready(()), || {
-                ctx.cancel.cancel()
-            }));
-        assert!(saw_cancel);
-    }
 }

@@ -1,20 +1,17 @@
-//! The [`Tool`] trait, its context, and tools built from data at run time.
+//! The [`Tool`] trait and its context. Tools built from data at run time are in
+//! `runtime_tool.rs`.
 
 use std::fmt;
-use std::future::Future;
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::approval::{approval_data, format_prompt, gate};
 use crate::cancel::CancelSignal;
-use crate::decode::{dismantle, json_kind, parse_args, too_deep, within_nesting};
+use crate::decode::parse_args;
 use crate::future::{BoxFuture, ToolFuture};
-use crate::lower::IntoToolResult;
+use crate::progress::Progress;
 use crate::result::ToolResult;
-use crate::schema::wrap_result;
 use crate::suspend::Answer;
 
 /// Where a tool comes from. Serialized lowercase (`"native"`, `"mcp"`, …).
@@ -39,7 +36,7 @@ pub enum ToolSource {
 }
 
 /// Hints about what a tool does to the world (MCP tool annotations, SPEC §8), set with
-/// `#[tool(read_only, destructive, idempotent, open_world)]` or on a [`ToolDef`].
+/// `#[tool(read_only, destructive, idempotent, open_world)]` or on a [`ToolDef`](crate::ToolDef).
 ///
 /// Each is `None` (not sent) unless set. They are hints for clients, never guarantees, and
 /// never part of the OpenAI, Anthropic or Gemini definitions. Following MCP and the other
@@ -102,12 +99,60 @@ pub struct ToolContext {
     /// Fired when the caller gives up. A call through a [`Toolkit`](crate::Toolkit) resolves
     /// at once as an error and drops the tool's future; a tool may also watch it itself.
     pub cancel: CancelSignal,
+    /// Where [`report_progress`](Self::report_progress) sends its values: nowhere unless set
+    /// with [`on_progress`](Self::on_progress) (the MCP server sets it for a request that
+    /// carries a `progressToken`).
+    pub progress: Progress,
+}
+
+impl ToolContext {
+    /// Reports how far the tool has got (SPEC §8C): `progress` so far, of `total` when known,
+    /// with an optional message for a human.
+    ///
+    /// Over MCP it becomes a `notifications/progress` for the request's `progressToken` (no
+    /// token ⇒ nothing is sent); elsewhere the callback set with
+    /// [`on_progress`](Self::on_progress) receives it. A value that is not greater than the
+    /// last one passed on (or NaN) is dropped, so listeners only ever see progress increase.
+    /// With nobody listening it costs a branch; with a listener, a lock and the listener's own
+    /// work — cheap enough to call on every step of a loop.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use toolnexus::ToolContext;
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let record = Arc::clone(&seen);
+    /// let ctx = ToolContext::default().on_progress(move |done, total, _message| {
+    ///     record.lock().unwrap().push((done, total));
+    /// });
+    /// for step in [0.0, 50.0, 50.0, 100.0] {
+    ///     ctx.report_progress(step, Some(100.0), None);
+    /// }
+    /// // The repeated 50 did not increase, so it was dropped.
+    /// assert_eq!(*seen.lock().unwrap(), [(0.0, Some(100.0)), (50.0, Some(100.0)), (100.0, Some(100.0))]);
+    /// ```
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        self.progress.report(progress, total, message);
+    }
+
+    /// Sends this context's progress reports to `callback` (`progress, total, message`), e.g.
+    /// to draw a progress bar in an agent loop. It runs inside the tool's call — under a
+    /// [`Toolkit`](crate::Toolkit)'s deadline and panic guard — so it should be quick, and
+    /// must not report progress itself.
+    #[must_use]
+    pub fn on_progress(
+        mut self,
+        callback: impl Fn(f64, Option<f64>, Option<&str>) + Send + Sync + 'static,
+    ) -> Self {
+        self.progress = Progress::new(callback);
+        self
+    }
 }
 
 /// A tool a model can call. Object safe: toolkits hold `Arc<dyn Tool>`.
 ///
 /// `#[tool]` implements it for you; implement it by hand for anything unusual, or use
-/// [`define_tool`] for tools described by data at run time.
+/// [`define_tool`](crate::define_tool) for tools described by data at run time.
 pub trait Tool: Send + Sync {
     /// The name the model calls the tool by.
     fn name(&self) -> &str;
@@ -188,326 +233,8 @@ pub fn sanitize(name: &str) -> String {
         .collect()
 }
 
-/// Starts a tool described by data at run time (the JavaScript `defineTool`): a name, a
-/// description and a JSON Schema `Value`, then a sync ([`ToolDef::sync`]) or async
-/// ([`ToolDef::run`]) closure.
-///
-/// The schema must be a JSON object whose `type` is `"object"`; anything else is refused
-/// here, naming the tool, instead of failing later inside a provider. The closure gets the
-/// arguments as they came, except that arguments nested more than 127 levels deep are refused
-/// before it runs, as a `#[tool]`'s are (dropping such a `Value` would overflow the stack).
-///
-/// ```
-/// use serde_json::{json, Value};
-/// use toolnexus::{define_tool, Tool, ToolContext};
-///
-/// let echo = define_tool("echo", "Echo the text back", json!({
-///     "type": "object",
-///     "properties": {"text": {"type": "string"}},
-///     "required": ["text"],
-/// }))
-/// .unwrap()
-/// .sync(|args: Value, _ctx: &ToolContext| args["text"].as_str().unwrap_or_default().to_owned());
-///
-/// let ctx = ToolContext::default();
-/// let result = block_on(echo.execute(json!({"text": "hi"}), &ctx));
-/// assert_eq!(result.output, "hi");
-/// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
-/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
-/// # }
-/// ```
-pub fn define_tool(
-    name: impl Into<String>,
-    description: impl Into<String>,
-    input_schema: Value,
-) -> Result<ToolDef, DefineToolError> {
-    let name = name.into();
-    let schema = match input_schema {
-        Value::Object(schema) if schema.get("type") == Some(&Value::from("object")) => schema,
-        other => {
-            return Err(DefineToolError {
-                name,
-                schema: "input",
-                found: match other {
-                    Value::Object(_) => "an object without \"type\": \"object\"",
-                    other => json_kind(&other),
-                },
-            });
-        }
-    };
-    Ok(ToolDef {
-        name,
-        description: description.into(),
-        schema,
-        source: ToolSource::Native,
-        title: None,
-        annotations: ToolAnnotations::default(),
-        output_schema: None,
-        approval: None,
-    })
-}
-
-/// Why [`define_tool`] or [`ToolDef::output_schema`] refused a schema.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DefineToolError {
-    name: String,
-    /// `"input"` or `"output"`.
-    schema: &'static str,
-    found: &'static str,
-}
-
-impl fmt::Display for DefineToolError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let required = match self.schema {
-            "input" => "a JSON object with \"type\": \"object\"",
-            _ => "a JSON Schema object",
-        };
-        write!(
-            f,
-            "the {} schema of tool `{}` must be {required}, found {}",
-            self.schema, self.name, self.found
-        )
-    }
-}
-
-impl std::error::Error for DefineToolError {}
-
-/// A tool definition waiting for its closure; made by [`define_tool`].
-#[derive(Debug, Clone)]
-pub struct ToolDef {
-    name: String,
-    description: String,
-    schema: Map<String, Value>,
-    source: ToolSource,
-    title: Option<String>,
-    annotations: ToolAnnotations,
-    output_schema: Option<Map<String, Value>>,
-    approval: Option<String>,
-}
-
-type Run = dyn Fn(Value, &ToolContext) -> BoxFuture<'static, ToolResult> + Send + Sync;
-
-impl ToolDef {
-    /// Sets where the tool comes from (default [`ToolSource::Native`]).
-    #[must_use]
-    pub fn source(mut self, source: ToolSource) -> Self {
-        self.source = source;
-        self
-    }
-
-    /// Sets the human-facing name MCP clients show (MCP `title`; see [`Tool::title`]).
-    #[must_use]
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
-
-    /// Says whether the tool leaves its environment unchanged (MCP `readOnlyHint`).
-    #[must_use]
-    pub fn read_only(mut self, read_only: bool) -> Self {
-        self.annotations.read_only = Some(read_only);
-        self
-    }
-
-    /// Says whether the tool may destroy or overwrite data (MCP `destructiveHint`). MCP
-    /// reads a read-only tool as not destructive, so with `read_only(true)` this hint is
-    /// sent as `false`.
-    #[must_use]
-    pub fn destructive(mut self, destructive: bool) -> Self {
-        self.annotations.destructive = Some(destructive);
-        self
-    }
-
-    /// Says whether repeating a call with the same arguments has no further effect (MCP
-    /// `idempotentHint`).
-    #[must_use]
-    pub fn idempotent(mut self, idempotent: bool) -> Self {
-        self.annotations.idempotent = Some(idempotent);
-        self
-    }
-
-    /// Says whether the tool reaches an open world of external entities, such as the web
-    /// (MCP `openWorldHint`).
-    #[must_use]
-    pub fn open_world(mut self, open_world: bool) -> Self {
-        self.annotations.open_world = Some(open_world);
-        self
-    }
-
-    /// Declares the JSON Schema of the tool's successful results (MCP `outputSchema`; see
-    /// [`Tool::output_schema`]). The tool's output must then be JSON text of that shape:
-    /// MCP clients get it parsed as `structuredContent`.
-    ///
-    /// A schema whose root is `"type": "object"` is used as it is. Any other schema (an
-    /// array, a number, `anyOf`…) is wrapped as `{"type":"object","properties":{"result":
-    /// …},"required":["result"],"x-toolnexus-wrap-result":true}`, because MCP wants an object
-    /// at the root, and results are wrapped as `{"result": …}` to match — as `#[tool]` does
-    /// for a fn returning `Json<Vec<T>>`. A schema that is not a JSON object is refused.
-    ///
-    /// ```
-    /// use serde_json::{json, Value};
-    /// use toolnexus::{define_tool, Tool, ToolContext};
-    ///
-    /// let tags = define_tool("tags", "List the tags", json!({"type": "object", "properties": {}}))?
-    ///     .title("Tags")
-    ///     .read_only(true)
-    ///     .output_schema(json!({"type": "array", "items": {"type": "string"}}))?
-    ///     .sync(|_: Value, _: &ToolContext| toolnexus::Json(["red", "green"]));
-    /// assert_eq!(tags.output_schema().unwrap()["properties"]["result"]["type"], "array");
-    /// assert_eq!(tags.title(), Some("Tags"));
-    ///
-    /// let refused = define_tool("t", "T", json!({"type": "object"}))?.output_schema(json!("text"));
-    /// assert_eq!(
-    ///     refused.unwrap_err().to_string(),
-    ///     "the output schema of tool `t` must be a JSON Schema object, found a string"
-    /// );
-    /// # Ok::<(), toolnexus::DefineToolError>(())
-    /// ```
-    pub fn output_schema(mut self, schema: Value) -> Result<Self, DefineToolError> {
-        let schema = match schema {
-            Value::Object(schema) if schema.get("type") == Some(&Value::from("object")) => schema,
-            Value::Object(schema) => wrap_result(schema, false),
-            other => {
-                return Err(DefineToolError {
-                    name: self.name,
-                    schema: "output",
-                    found: json_kind(&other),
-                });
-            }
-        };
-        self.output_schema = Some(schema);
-        Ok(self)
-    }
-
-    /// Makes the tool ask a human before it runs (SPEC §10A), as `#[tool(approval = "…")]`
-    /// does: without an answer in the context it returns a suspension — an `"approval"`
-    /// [`Request`](crate::Request) whose prompt is `prompt` with its `{name}` placeholders
-    /// filled from the arguments (a string as its text, anything else as compact JSON, a
-    /// missing argument left as `{name}`; `{{`/`}}` are braces) and whose `data` is the
-    /// arguments with absent schema `default`s filled in. An `ok` answer runs the closure;
-    /// any other answer gives `declined/expired: <prompt>`. [`Toolkit::call`](crate::Toolkit::call)
-    /// drives it like any suspension.
-    ///
-    /// ```
-    /// use serde_json::{json, Value};
-    /// use toolnexus::{define_tool, Tool, ToolContext};
-    ///
-    /// let schema = json!({"type": "object", "properties": {"path": {"type": "string"}}});
-    /// let remove = define_tool("remove", "Removes a file", schema)
-    ///     .unwrap()
-    ///     .approval("Remove {path}?")
-    ///     .sync(|args: Value, _: &ToolContext| format!("removed {}", args["path"]));
-    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-    /// let asked = remove.execute(json!({"path": "/tmp/a"}), &ToolContext::default()).await;
-    /// assert_eq!(asked.pending().unwrap().prompt, "Remove /tmp/a?");
-    /// # });
-    /// ```
-    #[must_use]
-    pub fn approval(mut self, prompt: impl Into<String>) -> Self {
-        self.approval = Some(prompt.into());
-        self
-    }
-
-    /// Finishes the tool with a synchronous closure. It runs when the returned future is polled.
-    pub fn sync<F, R>(self, f: F) -> FnTool
-    where
-        F: Fn(Value, &ToolContext) -> R + Send + Sync + 'static,
-        R: IntoToolResult,
-    {
-        let f = Arc::new(f);
-        self.finish(Box::new(move |args, ctx| {
-            let f = Arc::clone(&f);
-            let ctx = ctx.clone();
-            Box::pin(async move { f(args, &ctx).into_tool_result() })
-        }))
-    }
-
-    /// Finishes the tool with an async closure; it gets its own clone of the context.
-    pub fn run<F, Fut>(self, f: F) -> FnTool
-    where
-        F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
-        Fut: Future + Send + 'static,
-        Fut::Output: IntoToolResult,
-    {
-        self.finish(Box::new(move |args, ctx| {
-            let future = f(args, ctx.clone());
-            Box::pin(async move { future.await.into_tool_result() })
-        }))
-    }
-
-    fn finish(self, run: Box<Run>) -> FnTool {
-        FnTool { def: self, run }
-    }
-}
-
-/// A tool made from data and a closure by [`define_tool`].
-pub struct FnTool {
-    def: ToolDef,
-    run: Box<Run>,
-}
-
-impl fmt::Debug for FnTool {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FnTool")
-            .field("def", &self.def)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Tool for FnTool {
-    fn name(&self) -> &str {
-        &self.def.name
-    }
-
-    fn description(&self) -> &str {
-        &self.def.description
-    }
-
-    fn input_schema(&self) -> &Map<String, Value> {
-        &self.def.schema
-    }
-
-    fn source(&self) -> ToolSource {
-        self.def.source
-    }
-
-    fn title(&self) -> Option<&str> {
-        self.def.title.as_deref()
-    }
-
-    fn annotations(&self) -> ToolAnnotations {
-        self.def.annotations
-    }
-
-    fn output_schema(&self) -> Option<&Map<String, Value>> {
-        self.def.output_schema.as_ref()
-    }
-
-    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
-        // Arguments nested past the decoder's limit are refused as a `#[tool]`'s are: copying
-        // them for an approval request, or dropping them in the closure, recurses once per
-        // level and would overflow the stack.
-        if let Value::Object(object) = &args {
-            if !within_nesting(object) {
-                dismantle(args);
-                return Box::pin(std::future::ready(too_deep(self.name())));
-            }
-        }
-        if let Some(template) = &self.def.approval {
-            // Built only for a request or a refusal, never on the approved call.
-            let data = || approval_data(&self.def.schema, Some(&args));
-            if let Some(stop) = gate(ctx, || format_prompt(template, &data()), data) {
-                return Box::pin(std::future::ready(stop));
-            }
-        }
-        (self.run)(args, ctx)
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
 
     #[test]
@@ -516,89 +243,6 @@ mod tests {
         for source in [Mcp, Skill, Builtin, Native, Http, A2a, Custom] {
             assert_eq!(serde_json::to_value(source).unwrap(), source.as_str());
         }
-    }
-
-    #[test]
-    fn define_tool_refuses_a_schema_that_is_not_an_object_schema() {
-        let cases = [
-            (json!("object"), "found a string"),
-            (json!([]), "found an array"),
-            (json!(null), "found null"),
-            (
-                json!({"properties": {}}),
-                "found an object without \"type\": \"object\"",
-            ),
-            (
-                json!({"type": "string"}),
-                "found an object without \"type\": \"object\"",
-            ),
-        ];
-        for (schema, found) in cases {
-            let error = define_tool("lookup", "Looks up", schema).unwrap_err();
-            assert_eq!(
-                error.to_string(),
-                format!(
-                    "the input schema of tool `lookup` must be a JSON object with \"type\": \"object\", {found}"
-                )
-            );
-        }
-    }
-
-    #[test]
-    fn tool_def_sets_title_hints_and_output_schema() {
-        let schema = json!({"type": "object", "properties": {}});
-        let plain = define_tool("plain", "Plain", schema.clone())
-            .unwrap()
-            .sync(|_: Value, _: &ToolContext| "");
-        assert_eq!(plain.title(), None);
-        assert!(plain.annotations().is_empty());
-        assert!(plain.output_schema().is_none());
-
-        let point = json!({"type": "object", "properties": {"x": {"type": "number"}}});
-        let tool = define_tool("drop_table", "Drops a table", schema)
-            .unwrap()
-            .title("Drop table")
-            .destructive(true)
-            .idempotent(true)
-            .open_world(false)
-            .output_schema(point.clone())
-            .unwrap()
-            .sync(|_: Value, _: &ToolContext| "");
-        assert_eq!(tool.title(), Some("Drop table"));
-        assert_eq!(
-            tool.annotations(),
-            ToolAnnotations {
-                read_only: None,
-                destructive: Some(true),
-                idempotent: Some(true),
-                open_world: Some(false),
-            }
-        );
-        assert_eq!(tool.output_schema(), point.as_object());
-    }
-
-    #[test]
-    fn a_non_object_output_schema_is_wrapped_and_a_non_schema_refused() {
-        let def = define_tool("n", "N", json!({"type": "object"})).unwrap();
-        let wrapped = def
-            .clone()
-            .output_schema(json!({"type": "integer"}))
-            .unwrap()
-            .sync(|_: Value, _: &ToolContext| 1);
-        assert_eq!(
-            Value::Object(wrapped.output_schema().unwrap().clone()),
-            json!({
-                "type": "object",
-                "properties": {"result": {"type": "integer"}},
-                "required": ["result"],
-                crate::schema::WRAPPED_RESULT: true,
-            })
-        );
-        let error = def.output_schema(json!([])).unwrap_err();
-        assert_eq!(
-            error.to_string(),
-            "the output schema of tool `n` must be a JSON Schema object, found an array"
-        );
     }
 
     #[test]

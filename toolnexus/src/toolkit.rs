@@ -18,7 +18,7 @@ use crate::cancel::CancelSignal;
 use crate::deadline::Stop;
 use crate::future::ToolFuture;
 use crate::profile::{Profile, Profiles, SchemaIssue};
-use crate::provider::{anthropic, mcp, openai};
+use crate::provider::{anthropic, mcp_result, openai};
 use crate::result::ToolResult;
 use crate::suspend::{Answer, Request};
 use crate::tool::{Tool, ToolContext};
@@ -476,7 +476,7 @@ impl Toolkit {
     /// Results of tools with an output schema go out with
     /// [`ToolResult::to_mcp_for`], which adds their `structuredContent`.
     pub fn to_mcp(&self) -> Value {
-        mcp::definitions(&self.tools)
+        mcp_result::definitions(&self.tools)
     }
 }
 

@@ -4,15 +4,16 @@
 #![cfg(feature = "mcp")]
 
 mod common;
+#[path = "common/mcp_client.rs"]
+mod mcp_client;
 
-use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Map, Value, json};
-use toolnexus::mcp::McpServer;
 use toolnexus::{Request, ToolContext, ToolResult, Toolkit, define_tool, from_bytes, pending};
 
 use common::add_tool;
+use mcp_client::connect;
 
 fn no_params() -> Value {
     json!({"type": "object", "properties": {}})
@@ -57,16 +58,6 @@ fn toolkit() -> Toolkit {
         .with(report)
         .with(deploy)
         .with(boom)
-}
-
-async fn connect(toolkit: Toolkit) -> RunningService<RoleClient, ()> {
-    let (server_end, client_end) = tokio::io::duplex(64 * 1024);
-    let server = McpServer::new(toolkit);
-    tokio::spawn(async move {
-        let running = server.serve(server_end).await.expect("server initializes");
-        running.waiting().await.expect("server stops cleanly")
-    });
-    ().serve(client_end).await.expect("client initializes")
 }
 
 fn args(value: Value) -> Map<String, Value> {

@@ -4,30 +4,21 @@
 //! in-process pipe.
 #![cfg(feature = "mcp")]
 
+#[path = "common/mcp_client.rs"]
+mod mcp_client;
 #[path = "common/mcp_tools.rs"]
 mod mcp_tools;
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest};
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService};
 use serde_json::{Value, json};
-use toolnexus::mcp::McpServer;
 use toolnexus::{Json, JsonSchema, ToolResult, Toolkit, tool, tools};
 
+use mcp_client::connect;
 use mcp_tools::{McpTools, check_against, mcp_tools};
-
-async fn connect(toolkit: Toolkit) -> RunningService<RoleClient, ()> {
-    let (server_end, client_end) = tokio::io::duplex(64 * 1024);
-    let server = McpServer::new(toolkit);
-    tokio::spawn(async move {
-        let running = server.serve(server_end).await.expect("server initializes");
-        running.waiting().await.expect("server stops cleanly")
-    });
-    ().serve(client_end).await.expect("client initializes")
-}
 
 fn params(name: &str, arguments: Value) -> CallToolRequestParams {
     CallToolRequestParams::new(name.to_owned())

@@ -17,9 +17,6 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::decode::parse_args_strictly;
-use crate::result::ToolResult;
-use crate::tool::ToolContext;
-use crate::toolkit::Toolkit;
 
 /// The `_meta` key under which a `tools/call`'s argument text travels to [`McpServer`]
 /// when it cannot travel as an object.
@@ -237,19 +234,6 @@ impl Arguments {
         match text {
             Some(Value::String(text)) => Self::Text(text),
             _ => Self::Object(Value::Object(request.arguments.take().unwrap_or_default())),
-        }
-    }
-
-    /// Runs `name` with these arguments.
-    pub(crate) async fn execute(
-        self,
-        toolkit: &Toolkit,
-        name: &str,
-        ctx: &ToolContext,
-    ) -> ToolResult {
-        match self {
-            Self::Object(args) => toolkit.execute(name, args, ctx).await,
-            Self::Text(text) => toolkit.execute_json(name, &text, ctx).await,
         }
     }
 }

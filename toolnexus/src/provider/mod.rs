@@ -15,7 +15,7 @@ pub(crate) mod anthropic;
 mod described;
 pub(crate) mod gemini;
 pub(crate) mod loss;
-pub(crate) mod mcp;
+pub(crate) mod mcp_result;
 pub(crate) mod openai;
 
 use std::sync::Arc;

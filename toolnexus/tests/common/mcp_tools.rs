@@ -1,6 +1,10 @@
 //! Tools with the MCP-only parts of a definition — title, hints, an output schema — and one
 //! that never finishes, served by the MCP tests over a pipe (`mcp_parity.rs`) and over HTTP
 //! (`mcp_http.rs`).
+#![allow(
+    dead_code,
+    reason = "each test binary compiles this module on its own and uses only part of it"
+)]
 
 use std::future::pending;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -164,4 +168,115 @@ impl Drop for NoticeDrop {
 pub fn check_against(schema: &Value, value: &Value) -> Result<(), String> {
     let validator = jsonschema::validator_for(schema).map_err(|error| error.to_string())?;
     validator.validate(value).map_err(|error| error.to_string())
+}
+
+/// Results of every shape the server sends: an image, a named file, a url part, and a
+/// login suspension (`deploy`).
+pub fn shaped_tools() -> Toolkit {
+    let chart = define_tool("chart", "Draw a chart", no_params())
+        .unwrap()
+        .sync(|_: Value, _: &ToolContext| {
+            ToolResult::ok("chart").with_part(toolnexus::from_bytes(b"\x89PNG", "image/png"))
+        });
+    let report = define_tool("report", "Write a report", no_params())
+        .unwrap()
+        .sync(|_: Value, _: &ToolContext| {
+            let mut pdf = toolnexus::from_bytes(b"%PDF-1.7", "application/pdf");
+            if let toolnexus::ContentPart::File(media) = &mut pdf {
+                media.name = Some("q3 report.pdf".to_owned());
+            }
+            ToolResult::ok("report")
+                .with_part(pdf)
+                .with_part(toolnexus::from_bytes(b"RIFF", "audio/wav"))
+        });
+    let deploy = define_tool("deploy", "Deploy to production", no_params())
+        .unwrap()
+        .sync(|_: Value, _: &ToolContext| {
+            toolnexus::auth_required("https://auth.example.com/login")
+        });
+    Toolkit::new().with(chart).with(report).with(deploy)
+}
+
+/// `progress`: reports 0, 50 (again, dropped), then 100 of 100, and answers `done`.
+pub fn progress_tool() -> toolnexus::FnTool {
+    define_tool("progress", "Counts to 100", no_params())
+        .unwrap()
+        .run(|_: Value, ctx: ToolContext| async move {
+            ctx.report_progress(0.0, Some(100.0), Some("starting"));
+            tokio::task::yield_now().await;
+            ctx.report_progress(50.0, Some(100.0), None);
+            ctx.report_progress(50.0, Some(100.0), Some("not again"));
+            tokio::task::yield_now().await;
+            ctx.report_progress(100.0, Some(100.0), Some("done"));
+            "done"
+        })
+}
+
+/// Tools that ask the human, and how many times `delete_note`'s body ran:
+/// - `delete_note`: approval "Delete note {id}?", then `deleted note ID`.
+/// - `login`: `auth_required` at `https://auth.example.com/login` until answered, then
+///   `logged in`.
+/// - `pick_env`: asks for `{"env": string}` (a flat schema MCP forms allow), then
+///   `deploying to ENV`.
+/// - `twice`: suspends whatever the answer.
+pub fn asking_tools() -> (Toolkit, Arc<std::sync::atomic::AtomicUsize>) {
+    let runs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = Arc::clone(&runs);
+    let delete_note = define_tool(
+        "delete_note",
+        "Deletes a note",
+        json!({"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}),
+    )
+    .unwrap()
+    .approval("Delete note {id}?")
+    .destructive(true)
+    .sync(move |args: Value, _: &ToolContext| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        format!("deleted note {}", args["id"])
+    });
+    let login = define_tool("login", "Needs a login", no_params())
+        .unwrap()
+        .sync(|_: Value, ctx: &ToolContext| match &ctx.answer {
+            Some(answer) if answer.ok => ToolResult::ok("logged in"),
+            _ => toolnexus::auth_required("https://auth.example.com/login"),
+        });
+    let pick_env = define_tool("pick_env", "Asks where to deploy", no_params())
+        .unwrap()
+        .sync(|_: Value, ctx: &ToolContext| {
+            let env = ctx.answer.as_ref().and_then(|answer| {
+                answer
+                    .data
+                    .as_ref()?
+                    .get("env")?
+                    .as_str()
+                    .map(str::to_owned)
+            });
+            match env {
+                Some(env) => ToolResult::ok(format!("deploying to {env}")),
+                None => toolnexus::pending(
+                    toolnexus::Request::new("input", "Which environment?")
+                        .with_data(object(json!({"schema": env_schema()}))),
+                ),
+            }
+        });
+    let twice = define_tool("twice", "Never satisfied", no_params())
+        .unwrap()
+        .sync(|_: Value, _: &ToolContext| {
+            toolnexus::pending(toolnexus::Request::new("approval", "Again?"))
+        });
+    let toolkit = Toolkit::new()
+        .with(delete_note)
+        .with(login)
+        .with(pick_env)
+        .with(twice);
+    (toolkit, runs)
+}
+
+/// The form `pick_env` asks for.
+pub fn env_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"env": {"type": "string", "description": "staging or production"}},
+        "required": ["env"],
+    })
 }

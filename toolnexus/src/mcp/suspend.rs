@@ -1,0 +1,404 @@
+//! Suspensions that reach the human over MCP (SPEC §8C): which elicitation a [`Request`]
+//! becomes, what the client's answer means as an [`Answer`], and the sealed `requestState`
+//! that carries a suspended 2026-07-28 call to its retry.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+    ElicitationSchema, InputRequest, InputRequests, InputRequiredResult, InputResponses,
+    RequestStateCodec, RequestStateError, SealOptions,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::suspend::{Answer, Reason, Request};
+
+/// How long a suspended 2026-07-28 call may wait for its retry unless
+/// [`McpServer::with_state_expiry`](super::McpServer::with_state_expiry) says otherwise.
+pub(super) const DEFAULT_EXPIRY: Duration = Duration::from_secs(10 * 60);
+
+/// Binds every sealed state to its purpose, so no other value sealed under the same key
+/// passes for one.
+const PURPOSE: &[u8] = b"toolnexus/mcp/tools/call";
+
+/// The elicitation modes a client declared.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Modes {
+    pub(super) form: bool,
+    pub(super) url: bool,
+}
+
+impl Modes {
+    /// What `capability` declares; an `elicitation` capability naming no mode means form
+    /// mode, as MCP 2025-06-18 defined it.
+    pub(super) fn of(capability: Option<&ElicitationCapability>) -> Self {
+        match capability {
+            None => Self::default(),
+            Some(declared) if declared.form.is_none() && declared.url.is_none() => Self {
+                form: true,
+                url: false,
+            },
+            Some(declared) => Self {
+                form: declared.form.is_some(),
+                url: declared.url.is_some(),
+            },
+        }
+    }
+}
+
+/// The elicitation that asks the human for `request`, if the client can show it:
+/// - an `"authorization"` with a url ⇒ URL mode (credentials stay out of band: never a form);
+/// - a `data.schema` in the flat-primitive subset MCP forms allow ⇒ form mode with it;
+/// - anything else, approvals included ⇒ form mode with the prompt and an empty schema.
+pub(super) fn elicitation(request: &Request, modes: Modes) -> Option<ElicitRequestParams> {
+    if let (Some(url), "authorization") = (&request.url, request.kind.as_str()) {
+        return modes
+            .url
+            .then(|| ElicitRequestParams::UrlElicitationParams {
+                meta: None,
+                message: request.prompt.clone(),
+                url: url.clone(),
+                elicitation_id: request.id.clone(),
+            });
+    }
+    if !modes.form {
+        return None;
+    }
+    let requested = request
+        .data
+        .as_ref()
+        .and_then(|data| data.get("schema"))
+        .and_then(|schema| ElicitationSchema::deserialize(schema).ok());
+    let empty = || {
+        ElicitationSchema::deserialize(serde_json::json!({"type": "object", "properties": {}}))
+            .expect("the empty object schema is an elicitation schema")
+    };
+    Some(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: request.prompt.clone(),
+        requested_schema: requested.unwrap_or_else(empty),
+    })
+}
+
+/// The client's answer to `request_id`: accept ⇒ `ok`, with the form's content as `data`;
+/// decline and cancel ⇒ not `ok`, with that reason.
+pub(super) fn answer(request_id: &str, result: ElicitResult) -> Answer {
+    let (ok, reason) = match result.action {
+        ElicitationAction::Accept => (true, None),
+        ElicitationAction::Decline => (false, Some(Reason::Declined)),
+        // Cancel, and whatever a later revision adds: nothing was granted.
+        _ => (false, Some(Reason::Cancelled)),
+    };
+    let data = match result.content {
+        Some(Value::Object(content)) if ok => Some(content),
+        _ => None,
+    };
+    Answer {
+        id: request_id.to_owned(),
+        ok,
+        data,
+        reason,
+    }
+}
+
+/// The key and expiry that seal `requestState`.
+#[derive(Clone)]
+pub(super) struct StateSeal {
+    codec: Arc<RequestStateCodec>,
+    pub(super) expiry: Duration,
+}
+
+impl fmt::Debug for StateSeal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StateSeal")
+            .field("key", &"<redacted>")
+            .field("expiry", &self.expiry)
+            .finish()
+    }
+}
+
+/// Why [`McpServer::with_state_key`](super::McpServer::with_state_key) refused a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateKeyError {
+    length: usize,
+}
+
+impl fmt::Display for StateKeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the requestState key must be at least {} bytes of secret, got {}",
+            RequestStateCodec::MIN_KEY_LENGTH,
+            self.length
+        )
+    }
+}
+
+impl std::error::Error for StateKeyError {}
+
+/// What a sealed state says about the suspended call.
+#[derive(Serialize, Deserialize)]
+struct Sealed {
+    /// The tool that suspended.
+    tool: String,
+    /// SHA-256 of the call's canonical arguments (hex).
+    arguments: String,
+    /// The suspension's request: its id keys the answer, its prompt is the loop rule's.
+    id: String,
+    prompt: String,
+}
+
+/// A retry whose state opened and whose answer was found.
+pub(super) struct Resumed {
+    pub(super) answer: Answer,
+    pub(super) prompt: String,
+}
+
+impl StateSeal {
+    /// A seal under a fresh random key: states it seals open in this process only.
+    pub(super) fn random() -> Self {
+        let mut key = [0_u8; 32];
+        // Without an OS random source the server cannot keep states secret, and it must not
+        // run with a guessable key.
+        getrandom::fill(&mut key).expect("the OS random source for the requestState key");
+        Self::with_key(key.to_vec()).expect("32 bytes is a long enough key")
+    }
+
+    /// A seal under `key` (shared by replicas, so one process opens what another sealed).
+    pub(super) fn with_key(key: Vec<u8>) -> Result<Self, StateKeyError> {
+        let length = key.len();
+        let codec = RequestStateCodec::try_new(key).map_err(|_| StateKeyError { length })?;
+        Ok(Self {
+            codec: Arc::new(codec),
+            expiry: DEFAULT_EXPIRY,
+        })
+    }
+
+    /// The `InputRequiredResult` of a call to `tool` with `arguments` that suspended with
+    /// `request`, asking `elicitation`.
+    pub(super) fn input_required(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        request: &Request,
+        elicitation: ElicitRequestParams,
+    ) -> InputRequiredResult {
+        let sealed = Sealed {
+            tool: tool.to_owned(),
+            arguments: digest(arguments),
+            id: request.id.clone(),
+            prompt: request.prompt.clone(),
+        };
+        let options = SealOptions::new().associated_data(PURPOSE).ttl(self.expiry);
+        let state = self
+            .codec
+            .seal_json_with(&sealed, &options)
+            .expect("strings always serialize");
+        let mut requests = InputRequests::new();
+        requests.insert(
+            request.id.clone(),
+            InputRequest::Elicitation(ElicitRequest::new(elicitation)),
+        );
+        InputRequiredResult::new(Some(requests), Some(state))
+    }
+
+    /// Opens a retry's `state` for a call to `tool` with `arguments` and finds its answer in
+    /// `responses`; the error is the text of the `isError` result the retry gets instead
+    /// (the tool does not run).
+    pub(super) fn open(
+        &self,
+        state: &str,
+        tool: &str,
+        arguments: &Value,
+        responses: Option<&InputResponses>,
+    ) -> Result<Resumed, String> {
+        let refused = |why: String| format!("tool `{tool}` did not run: {why}");
+        let sealed: Sealed = match self.codec.open_json_with(state, PURPOSE) {
+            Ok(sealed) => sealed,
+            Err(RequestStateError::Expired) => {
+                return Err(refused(
+                    "its requestState has expired; call the tool again".to_owned(),
+                ));
+            }
+            Err(_) => {
+                return Err(refused(
+                    "its requestState was tampered with (it does not verify under this server's key)"
+                        .to_owned(),
+                ));
+            }
+        };
+        if sealed.tool != tool {
+            return Err(refused(format!(
+                "its requestState was issued for tool `{}`",
+                sealed.tool
+            )));
+        }
+        if sealed.arguments != digest(arguments) {
+            return Err(refused(
+                "its requestState was issued for other arguments".to_owned(),
+            ));
+        }
+        let response = responses
+            .and_then(|responses| responses.get(&sealed.id))
+            .ok_or_else(|| {
+                refused(format!(
+                    "the retry has no answer to request `{}`",
+                    sealed.id
+                ))
+            })?;
+        let result = ElicitResult::deserialize(response).map_err(|error| {
+            refused(format!(
+                "the answer to request `{}` is not an elicitation result ({error})",
+                sealed.id
+            ))
+        })?;
+        Ok(Resumed {
+            answer: answer(&sealed.id, result),
+            prompt: sealed.prompt,
+        })
+    }
+}
+
+/// SHA-256 (hex) of `arguments` written canonically: object keys sorted, no spaces, so the
+/// same arguments in another key order digest the same.
+fn digest(arguments: &Value) -> String {
+    let mut text = String::new();
+    canonical(arguments, &mut text);
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+fn canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(object) => {
+            let mut keys: Vec<&String> = object.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (index, key) in keys.into_iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::from(key.as_str()).to_string());
+                out.push(':');
+                canonical(&object[key.as_str()], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                canonical(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, json};
+
+    use super::*;
+
+    fn object(value: &Value) -> Map<String, Value> {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn the_digest_ignores_key_order_and_nothing_else() {
+        let a = json!({"b": [1, {"y": 2, "x": "é"}], "a": null});
+        let b = json!({"a": null, "b": [1, {"x": "é", "y": 2}]});
+        assert_eq!(digest(&a), digest(&b));
+        assert_ne!(
+            digest(&a),
+            digest(&json!({"a": null, "b": [1, {"x": "é", "y": 3}]}))
+        );
+        let mut text = String::new();
+        canonical(&a, &mut text);
+        assert_eq!(text, r#"{"a":null,"b":[1,{"x":"é","y":2}]}"#);
+    }
+
+    #[test]
+    fn a_short_key_is_refused_and_says_why() {
+        let error = StateSeal::with_key(b"short".to_vec()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "the requestState key must be at least 32 bytes of secret, got 5"
+        );
+    }
+
+    #[test]
+    fn each_kind_of_request_gets_its_elicitation() {
+        let both = Modes {
+            form: true,
+            url: true,
+        };
+        let login = Request::new("authorization", "Sign in").with_url("https://auth.example/login");
+        assert!(matches!(
+            elicitation(&login, both),
+            Some(ElicitRequestParams::UrlElicitationParams { .. })
+        ));
+        // Never a form for credentials: without URL mode there is no elicitation at all.
+        assert!(
+            elicitation(
+                &login,
+                Modes {
+                    form: true,
+                    url: false
+                }
+            )
+            .is_none()
+        );
+
+        let schema = json!({"type": "object", "properties": {"env": {"type": "string"}}, "required": ["env"]});
+        let input = Request::new("input", "Which environment?")
+            .with_data(object(&json!({"schema": schema})));
+        let Some(ElicitRequestParams::FormElicitationParams {
+            requested_schema, ..
+        }) = elicitation(&input, both)
+        else {
+            panic!("a form");
+        };
+        assert_eq!(serde_json::to_value(requested_schema).unwrap(), schema);
+
+        let nested = Request::new("input", "Address?").with_data(object(
+            &json!({"schema": {"type": "object", "properties": {"street": {"type": "object"}}}}),
+        ));
+        let approval = Request::new("approval", "Delete note 1?");
+        for request in [nested, approval] {
+            let Some(ElicitRequestParams::FormElicitationParams {
+                message,
+                requested_schema,
+                ..
+            }) = elicitation(&request, both)
+            else {
+                panic!("a form");
+            };
+            assert_eq!(message, request.prompt);
+            assert_eq!(
+                serde_json::to_value(requested_schema).unwrap(),
+                json!({"type": "object", "properties": {}})
+            );
+        }
+        assert!(
+            elicitation(
+                &Request::new("approval", "Go?"),
+                Modes {
+                    form: false,
+                    url: true
+                }
+            )
+            .is_none()
+        );
+    }
+}
