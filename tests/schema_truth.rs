@@ -282,7 +282,7 @@ fn what_a_provider_is_told_the_tool_accepts() {
         }
     }
     // Every tool is clean under the plain profile, and most under the others.
-    assert_eq!(pairs.len(), 43, "{pairs:?}");
+    assert_eq!(pairs.len(), 49, "{pairs:?}");
     assert_eq!(generated, pairs.len() * CASES as usize);
     println!(
         "{generated} instances and {} mutants over {} (tool, profile) pairs in {:.2?}",

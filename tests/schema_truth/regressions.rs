@@ -107,7 +107,7 @@ fn values_past_the_bounds_are_refused_by_schema_and_decoder_alike() {
         "non_zero" => json!({"a": 1, "b": 1, "c": 1, "d": 1, "e": 1, "f": 1}),
         "sequences" => json!({
             "order": {"items": [{"sku": "a", "quantity": 1}]},
-            "matrix": [], "rgb": [1, 2, 3], "tags": [], "point": [1, 2],
+            "matrix": [], "rgb": [1, 2, 3], "point": [1, 2],
         }),
         _ => json!({"id": 1, "label": "x", "share": 1, "ids": []}),
     };
@@ -225,6 +225,18 @@ fn what_strict_mode_cannot_say_is_reported_and_sent_non_strict() {
             ("maps", "groups"),
             ("free_form", "payload"),
             ("free_form", "extra"),
+            // Limits strict mode cannot say: lengths, key counts, uniqueness.
+            ("lengths", "code"),
+            ("lengths", "note"),
+            ("lengths", "digits"),
+            ("counts", "flags"),
+            ("counts", "flags"),
+            ("counts", "tags"),
+            ("counts", "ids"),
+            ("nested_limits", "lines[].code"),
+            ("nested_limits", "extra.code"),
+            ("nested_limits", "by_name"),
+            ("nested_limits", "adjust.To.label"),
         ])
     );
     for name in [
@@ -270,6 +282,14 @@ fn what_gemini_cannot_say_is_reported() {
                 "tree.children[].children[].children[].children[]"
             ),
             ("recursive", "chain.next.next.next.next.next"),
+            // Limits Gemini cannot say: exclusive bounds, steps, key counts, uniqueness.
+            ("bounded", "offset"),
+            ("bounded", "step"),
+            ("bounded", "quarter"),
+            ("counts", "flags"),
+            ("counts", "tags"),
+            ("counts", "ids"),
+            ("nested_limits", "by_name"),
         ])
     );
     assert!(issue_paths(Profile::Plain).is_empty());

@@ -55,8 +55,8 @@ fn decode<T: DeserializeOwned>(
     check_keys(tool, shape, &args)?;
     let checked = match nesting {
         Nesting::Nested => true,
-        Nesting::Flat => shape.checks_flat_arguments(),
-        Nesting::Large | Nesting::TooDeep => false,
+        Nesting::Flat => shape.checks_flat(),
+        Nesting::TooDeep => false,
     };
     if checked {
         check_args(tool, shape, &args)?;
@@ -109,9 +109,10 @@ pub fn decode_args_json<T: DeserializeOwned>(
                 // A bracket past the object's own brace may open a nested value (or sit in
                 // a string, which only costs the check).
                 let maybe_nested = text.bytes().filter(|b| matches!(b, b'[' | b'{')).nth(1);
+                let shape = schema.shape();
                 let check = match maybe_nested {
-                    Some(_) => check_text(tool, schema.shape(), text),
-                    None => TextCheck::Fits,
+                    None if !shape.limited() => TextCheck::Fits,
+                    _ => check_text(tool, shape, text),
                 };
                 match check {
                     TextCheck::Fits => return Ok(args),

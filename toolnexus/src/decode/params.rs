@@ -105,18 +105,25 @@ pub fn decode_params(
     let (object, nesting) = arguments_object(tool, args)?;
     // A borrowed walk tracks no path, so it costs nothing beyond what the types need; only a
     // failure takes the owned walk, which finds where it failed.
+    let shape = schema.shape();
+    let checked = match nesting {
+        Nesting::Nested => true,
+        // No parameter is flattened here, so only limits need flat arguments checked.
+        Nesting::Flat => shape.limited(),
+        Nesting::TooDeep => false,
+    };
     if borrowed_walk(&object, keys, slots).is_ok() {
-        if matches!(nesting, Nesting::Nested) {
-            return check_args(tool, schema.shape(), &Value::Object(object));
+        if checked {
+            return check_args(tool, shape, &Value::Object(object));
         }
         return Ok(());
     }
     slots.iter_mut().for_each(|slot| slot.clear());
     // The owned walk consumes the arguments; what they were is kept for the check after it.
-    let nested = matches!(nesting, Nesting::Nested).then(|| Value::Object(object.clone()));
+    let kept = checked.then(|| Value::Object(object.clone()));
     owned_walk(tool, object, keys, slots)?;
-    match nested {
-        Some(object) => check_args(tool, schema.shape(), &object),
+    match kept {
+        Some(object) => check_args(tool, shape, &object),
         None => Ok(()),
     }
 }
@@ -132,9 +139,10 @@ pub fn decode_params_json(
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), ToolResult> {
     if !schema.text_via_value && text.len() <= MAX_ARGUMENT_BYTES {
+        let shape = schema.shape();
         match text_walk(text, keys, slots) {
-            Ok(Nested(false)) => return Ok(()),
-            Ok(Nested(true)) => match check_text(tool, schema.shape(), text) {
+            Ok(Nested(false)) if !shape.limited() => return Ok(()),
+            Ok(_) => match check_text(tool, shape, text) {
                 TextCheck::Fits => return Ok(()),
                 TextCheck::Refused(refused) => return Err(refused),
                 TextCheck::Reread => {}

@@ -7,21 +7,27 @@
 //! told it may send these, but a tool that took them would accept what its own schema
 //! refuses, so nested arguments that decoded are also checked here against the structure the
 //! plain schema states: `type`, `properties`, `required`, `additionalProperties`, `items`,
-//! `prefixItems`, `const` and `enum` (for strings, booleans and `null`), and the `$ref`,
-//! `allOf`, `anyOf` and `oneOf` around them.
+//! `prefixItems`, and the `$ref`, `allOf`, `anyOf` and `oneOf` around them. And serde knows
+//! nothing of the limits a schema states (`#[schemars(range(max = 10))]`), so they are
+//! checked here too, at any depth ([`limits`]): `minimum`, `maximum`, `exclusiveMinimum`,
+//! `exclusiveMaximum`, `multipleOf`, `minLength`, `maxLength`, `pattern`, `minItems`,
+//! `maxItems`, `uniqueItems`, `minProperties`, `maxProperties`, `enum` and `const`.
 //!
-//! Flat arguments (every value a scalar) can take none of these forms and are not checked,
-//! unless the root applies schemas to the whole object (a flattened enum's `oneOf`, whose tag
-//! serde reads from buffered content). And beside a flattened enum serde cannot deny unknown
-//! fields at all, so for such a tool [`check_keys`] refuses the keys its schema's closed
-//! object (`unevaluatedProperties: false`) does not name.
+//! Flat arguments (every value a scalar) can take none of serde's extra forms and are checked
+//! only when the schema limits values somewhere ([`Shape::limited`]; most tools' schemas do
+//! not, and pay nothing), or when the root applies schemas to the whole object (a flattened
+//! enum's `oneOf`, whose tag serde reads from buffered content). And beside a flattened enum
+//! serde cannot deny unknown fields at all, so for such a tool [`check_keys`] refuses the keys
+//! its schema's closed object (`unevaluatedProperties: false`) does not name.
 //!
-//! Every check is one JSON Schema itself makes, and a keyword not read here (bounds, lengths,
-//! patterns: serde enforces those) can only let a value through, so nothing the schema admits
-//! is refused. The schema is read once per tool into a [`Shape`], so a check costs a walk of
-//! the arguments, not a keyword lookup per value; argument text is read for it into a
-//! [`Text`], which costs less to build than a `Value`.
+//! Every check is one JSON Schema itself makes, read as JSON Schema 2020-12 reads it, and a
+//! keyword not read here (`format`, `patternProperties`, `dependentRequired`, …) can only let
+//! a value through, so nothing the schema admits is refused. The schema is read once per tool
+//! into a [`Shape`], limits and patterns compiled, so a check costs a walk of the arguments,
+//! not a keyword lookup per value; argument text is read for it into a [`Text`], which costs
+//! less to build than a `Value`.
 
+pub(crate) mod limits;
 mod shape;
 mod tree;
 
@@ -31,6 +37,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use limits::Limits;
 use shape::{KINDS, Node, OtherKeys, ROOT};
 pub(crate) use shape::{Shape, named_keys};
 use tree::{Text, Tree, Unread};
@@ -42,10 +49,10 @@ use crate::result::ToolResult;
 /// admit the value (a loop of references says nothing).
 const MAX_HOPS: usize = 8;
 
-/// Arguments with more values than this (counting every value inside, and the arguments
-/// object) are left to serde alone: reading a large text again for the check would cost
-/// memory in proportion, and a model's arguments are rarely that large.
-pub(crate) const MAX_CHECKED_VALUES: usize = 100_000;
+/// Argument text with more values than this (counting every value inside, and the arguments
+/// object) is not read into a [`Text`] for the check ([`TextCheck::Reread`]): it is decoded
+/// the reference way, from one `Value` that decoding and the check both read, at any size.
+const MAX_CHECKED_VALUES: usize = 100_000;
 
 /// Work allowed for one call's arguments, in steps: a subschema visited, or a key of an object
 /// compared with its schema's names. A recursive type's definition is checked once per value
@@ -234,7 +241,7 @@ impl Checker<'_> {
             }
         }
         if let Some(listed) = &node.listed {
-            if value.listed_in(listed) == Some(false) {
+            if !value.listed_in(listed) {
                 let listed: Vec<String> = listed.iter().map(Value::to_string).collect();
                 return Some(Mismatch::here(Problem::Other(format!(
                     "invalid value: {}, expected {}",
@@ -243,10 +250,34 @@ impl Checker<'_> {
                 ))));
             }
         }
+        if let Some(limits) = &node.limits {
+            if let Some(problem) = self.limits(node, limits, value, nulls) {
+                return Some(Mismatch::here(Problem::Other(problem)));
+            }
+        }
         if let Some(items) = value.items() {
             return self.items(node, items);
         }
         self.object(node, value, nulls)
+    }
+
+    /// How `value` breaks `node`'s [`Limits`], if it does.
+    fn limits<T: Tree>(
+        &self,
+        node: &Node,
+        limits: &Limits,
+        value: &T,
+        nulls: NullMeansAbsent,
+    ) -> Option<String> {
+        // A key whose `null` means it is absent is not counted.
+        let properties = value.entries().map(|entries| {
+            entries
+                .filter(|(key, child)| !absent(node, nulls, key, *child))
+                .count()
+        });
+        // Comparing the items of a long array costs a pass over them.
+        self.spend(value.items().map_or(0, <[T]>::len))?;
+        limits.check(value, properties)
     }
 
     /// Spends `steps` of the budget; `None` when it is spent, which lets the arguments through.
@@ -335,10 +366,7 @@ impl Checker<'_> {
             ))));
         }
         for (key, child) in entries {
-            if matches!(nulls, NullMeansAbsent::Yes)
-                && child.is_null()
-                && !node.required.iter().any(|name| name == key)
-            {
+            if absent(node, nulls, key, child) {
                 continue;
             }
             let property = node
@@ -378,6 +406,13 @@ impl Checker<'_> {
     }
 }
 
+/// Whether the entry `key: child` of an object `node` describes stands for an absent key.
+fn absent<T: Tree>(node: &Node, nulls: NullMeansAbsent, key: &str, child: &T) -> bool {
+    matches!(nulls, NullMeansAbsent::Yes)
+        && child.is_null()
+        && !node.required.iter().any(|name| name == key)
+}
+
 fn none_of<T: Tree>(value: &T) -> Mismatch {
     Mismatch::here(Problem::Other(format!(
         "invalid value: {} matches none of the forms its schema allows",
@@ -386,143 +421,4 @@ fn none_of<T: Tree>(value: &T) -> Mismatch {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::{Value, json};
-
-    use super::tree::{Text, Unread};
-    use super::{BUDGET, Shape, TextCheck, check_args, check_text, check_within};
-
-    fn object(value: Value) -> serde_json::Map<String, Value> {
-        match value {
-            Value::Object(map) => map,
-            _ => unreachable!("an object literal"),
-        }
-    }
-
-    /// Three branches that each descend into the same list: checking each branch's children
-    /// anew at every level would take 3^60 steps on a value that breaks all of them at its
-    /// deepest leaf; the definition is checked once per value instead.
-    #[test]
-    fn a_recursive_definition_is_checked_once_per_value() {
-        let root = object(json!({
-            "type": "object",
-            "properties": {"tree": {"$ref": "#/$defs/Tree"}},
-            "$defs": {"Tree": {"anyOf": [
-                {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
-                {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
-                {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
-            ]}},
-        }));
-        let shape = Shape::of(&root, false);
-        let tree = |depth: usize| {
-            let mut tree = json!("leaf");
-            for _ in 0..depth {
-                tree = json!({"c": [tree]});
-            }
-            json!({ "tree": tree })
-        };
-        let refused = check_args("t", &shape, &tree(60)).unwrap_err();
-        let path = "[0].c".repeat(59);
-        assert_eq!(
-            refused.output,
-            format!(
-                "invalid arguments for `t`: field `tree.c{path}[0]`: invalid type: string \
-                 \"leaf\", expected object"
-            )
-        );
-        // Past the budget the arguments are let through, as serde took them.
-        assert!(check_within("t", &shape, &tree(3), 5).is_ok());
-        assert!(check_within("t", &shape, &tree(3), BUDGET).is_err());
-    }
-
-    /// A hostile object's keys count against the budget, each compared with the names of
-    /// every branch that reads it.
-    #[test]
-    fn the_keys_of_an_object_count_against_the_budget() {
-        let root = object(json!({
-            "type": "object",
-            "properties": {"x": {"type": "object", "properties": {"a": {"type": "string"}}}},
-        }));
-        let shape = Shape::of(&root, false);
-        let keys: serde_json::Map<String, Value> = (0..1_000)
-            .map(|key| (format!("k{key}"), json!(1)))
-            .collect();
-        let mut args = json!({"x": keys});
-        args["x"]["a"] = json!(1);
-        assert!(check_within("t", &shape, &args, 1_000).is_ok());
-        assert_eq!(
-            check_within("t", &shape, &args, 10_000).unwrap_err().output,
-            "invalid arguments for `t`: field `x.a`: invalid type: integer `1`, expected string"
-        );
-    }
-
-    /// A `$ref` loop that never reaches the value says nothing about it.
-    #[test]
-    fn a_reference_loop_admits_the_value() {
-        let root = object(json!({
-            "type": "object",
-            "properties": {"x": {"$ref": "#/$defs/A"}},
-            "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}},
-        }));
-        assert!(check_args("t", &Shape::of(&root, false), &json!({"x": [1]})).is_ok());
-    }
-
-    /// Text is read into its own tree for the check; what it finds is what the check of the
-    /// same `Value` finds, and text with more values than are checked is not read.
-    #[test]
-    fn text_and_value_are_checked_alike() {
-        let root = object(json!({
-            "type": "object",
-            "properties": {
-                "points": {"type": "array", "items": {"$ref": "#/$defs/Point"}},
-                "unit": {"type": "string", "enum": ["cm", "in"]},
-                "label": {"type": ["string", "null"]},
-            },
-            "$defs": {"Point": {
-                "type": "object",
-                "properties": {"x": {"type": "integer"}, "y": {"type": "number"}},
-                "required": ["x", "y"],
-                "additionalProperties": false,
-            }},
-        }));
-        let shape = Shape::of(&root, false);
-        let cases = [
-            json!({"points": [{"x": 1, "y": 2.5}], "unit": "cm", "label": null}),
-            json!({"points": [{"x": 1.0, "y": 2}, [1, 2]]}),
-            json!({"points": [{"x": 1.5, "y": 2}]}),
-            json!({"points": [{"x": 1}]}),
-            json!({"points": [{"x": 1, "y": 2, "z": 3}]}),
-            json!({"points": [], "unit": "mm"}),
-            json!({"points": [], "label": "café \"a\""}),
-        ];
-        for args in cases {
-            let text = args.to_string();
-            let from_text = match check_text("t", &shape, &text) {
-                TextCheck::Fits => Ok(()),
-                TextCheck::Refused(refused) => Err(refused),
-                TextCheck::Reread => unreachable!("no key is given twice"),
-            };
-            assert_eq!(from_text, check_args("t", &shape, &args), "{text}");
-        }
-        let refused = check_args("t", &shape, &json!({"points": [{"x": 1.5, "y": 2}]}));
-        assert_eq!(
-            refused.unwrap_err().output,
-            "invalid arguments for `t`: field `points[0].x`: invalid type: number `1.5`, \
-             expected integer"
-        );
-        assert!(Text::read("[1, 2, 3]", 4).is_ok());
-        assert!(matches!(Text::read("[1, 2, 3]", 3), Err(Unread::Other)));
-        let keys: Vec<String> = (0..40).map(|key| format!(r#""k{key}": 1"#)).collect();
-        let unique = format!("{{{}}}", keys.join(", "));
-        assert!(Text::read(&unique, 100).is_ok());
-        for twice in [
-            r#"{"a": {"x": 1, "x": 2}}"#,
-            &format!(r#"{{{}, "k7": 2}}"#, keys.join(", ")),
-        ] {
-            assert!(
-                matches!(Text::read(twice, 100), Err(Unread::DuplicateKey)),
-                "{twice}"
-            );
-        }
-    }
-}
+mod tests;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use super::limits::Limits;
 use crate::schema::resolve_reference;
 
 /// An input schema's structure, read once: one [`Node`] per subschema, `$ref`s resolved to
@@ -16,6 +17,10 @@ pub(crate) struct Shape {
     /// flattened parameter, whose root [`tool_schema_of`](crate::schema::tool_schema_of)
     /// closed): see [`named_keys`].
     pub(super) closed_keys: Option<Vec<String>>,
+    /// Whether some subschema states a limit or lists values (`enum`, `const`), which even
+    /// flat arguments must keep: `false` for most tools, which then skip the check of flat
+    /// arguments entirely.
+    pub(super) limited: bool,
 }
 
 /// The index of the root node in [`Shape::nodes`].
@@ -30,6 +35,8 @@ pub(super) struct Node {
     pub(super) kinds: Option<u8>,
     /// `const` or `enum`, when given.
     pub(super) listed: Option<Vec<Value>>,
+    /// The validation keywords, when it has any.
+    pub(super) limits: Option<Box<Limits>>,
     pub(super) reference: Option<usize>,
     pub(super) all_of: Vec<usize>,
     /// `anyOf`, then `oneOf`: each a list of branches, one of which must hold.
@@ -84,10 +91,27 @@ impl Shape {
         };
         reader.node(&Value::Object(root.clone()));
         let closed_keys = checks_keys.then(|| named_keys(root)).flatten();
+        let limited = reader
+            .nodes
+            .iter()
+            .any(|node| node.limits.is_some() || node.listed.is_some());
         Self {
             nodes: reader.nodes,
             closed_keys,
+            limited,
         }
+    }
+
+    /// Whether flat arguments (every value a scalar) must be checked too: the root applies
+    /// schemas to the whole object (see [`Shape::checks_flat_arguments`]), or some subschema
+    /// limits values.
+    pub(crate) fn checks_flat(&self) -> bool {
+        self.limited || self.checks_flat_arguments()
+    }
+
+    /// Whether some subschema limits values, which even flat arguments must keep.
+    pub(crate) fn limited(&self) -> bool {
+        self.limited
     }
 
     /// Whether the root applies schemas to the whole arguments object (`allOf`, `anyOf`,
@@ -164,6 +188,7 @@ impl Reader<'_> {
             nothing: false,
             kinds: schema.get("type").and_then(kinds),
             listed,
+            limits: Limits::read(schema),
             reference,
             all_of: self.nodes(schema.get("allOf")),
             alternatives,

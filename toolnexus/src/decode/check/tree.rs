@@ -8,6 +8,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Number, Value};
 
+use super::limits::equal;
 use super::shape::Kind;
 
 /// A JSON value as the check reads it: each form says what it holds ([`Tree::view`]), and the
@@ -52,16 +53,10 @@ pub(super) trait Tree: Sized {
         }
     }
 
-    /// For a string, boolean or `null`: whether `listed` holds it; `None` for other values
-    /// (numbers are left out: `1` and `1.0` are one number to JSON Schema, two `Value`s).
-    fn listed_in(&self, listed: &[Value]) -> Option<bool> {
-        let found = match self.view() {
-            View::String(text) => listed.iter().any(|option| option.as_str() == Some(text)),
-            View::Bool(flag) => listed.iter().any(|option| option.as_bool() == Some(flag)),
-            View::Null => listed.iter().any(Value::is_null),
-            _ => return None,
-        };
-        Some(found)
+    /// Whether `listed` (an `enum`, or a `const` alone) holds it, as JSON Schema compares
+    /// values: `1` and `1.0` are one number, an object's keys have no order.
+    fn listed_in(&self, listed: &[Value]) -> bool {
+        listed.iter().any(|option| equal(self, option))
     }
 
     fn is_null(&self) -> bool {

@@ -1,0 +1,139 @@
+//! The check's own cases: budgets, reference loops, text and `Value` read alike.
+use serde_json::{Value, json};
+
+use super::tree::{Text, Unread};
+use super::{BUDGET, Shape, TextCheck, check_args, check_text, check_within};
+
+fn object(value: Value) -> serde_json::Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => unreachable!("an object literal"),
+    }
+}
+
+/// Three branches that each descend into the same list: checking each branch's children
+/// anew at every level would take 3^60 steps on a value that breaks all of them at its
+/// deepest leaf; the definition is checked once per value instead.
+#[test]
+fn a_recursive_definition_is_checked_once_per_value() {
+    let root = object(json!({
+        "type": "object",
+        "properties": {"tree": {"$ref": "#/$defs/Tree"}},
+        "$defs": {"Tree": {"anyOf": [
+            {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
+            {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
+            {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
+        ]}},
+    }));
+    let shape = Shape::of(&root, false);
+    let tree = |depth: usize| {
+        let mut tree = json!("leaf");
+        for _ in 0..depth {
+            tree = json!({"c": [tree]});
+        }
+        json!({ "tree": tree })
+    };
+    let refused = check_args("t", &shape, &tree(60)).unwrap_err();
+    let path = "[0].c".repeat(59);
+    assert_eq!(
+        refused.output,
+        format!(
+            "invalid arguments for `t`: field `tree.c{path}[0]`: invalid type: string \
+             \"leaf\", expected object"
+        )
+    );
+    // Past the budget the arguments are let through, as serde took them.
+    assert!(check_within("t", &shape, &tree(3), 5).is_ok());
+    assert!(check_within("t", &shape, &tree(3), BUDGET).is_err());
+}
+
+/// A hostile object's keys count against the budget, each compared with the names of
+/// every branch that reads it.
+#[test]
+fn the_keys_of_an_object_count_against_the_budget() {
+    let root = object(json!({
+        "type": "object",
+        "properties": {"x": {"type": "object", "properties": {"a": {"type": "string"}}}},
+    }));
+    let shape = Shape::of(&root, false);
+    let keys: serde_json::Map<String, Value> = (0..1_000)
+        .map(|key| (format!("k{key}"), json!(1)))
+        .collect();
+    let mut args = json!({"x": keys});
+    args["x"]["a"] = json!(1);
+    assert!(check_within("t", &shape, &args, 1_000).is_ok());
+    assert_eq!(
+        check_within("t", &shape, &args, 10_000).unwrap_err().output,
+        "invalid arguments for `t`: field `x.a`: invalid type: integer `1`, expected string"
+    );
+}
+
+/// A `$ref` loop that never reaches the value says nothing about it.
+#[test]
+fn a_reference_loop_admits_the_value() {
+    let root = object(json!({
+        "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/A"}},
+        "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}},
+    }));
+    assert!(check_args("t", &Shape::of(&root, false), &json!({"x": [1]})).is_ok());
+}
+
+/// Text is read into its own tree for the check; what it finds is what the check of the
+/// same `Value` finds, and text with more values than are checked is not read.
+#[test]
+fn text_and_value_are_checked_alike() {
+    let root = object(json!({
+        "type": "object",
+        "properties": {
+            "points": {"type": "array", "items": {"$ref": "#/$defs/Point"}},
+            "unit": {"type": "string", "enum": ["cm", "in"]},
+            "label": {"type": ["string", "null"]},
+        },
+        "$defs": {"Point": {
+            "type": "object",
+            "properties": {"x": {"type": "integer"}, "y": {"type": "number"}},
+            "required": ["x", "y"],
+            "additionalProperties": false,
+        }},
+    }));
+    let shape = Shape::of(&root, false);
+    let cases = [
+        json!({"points": [{"x": 1, "y": 2.5}], "unit": "cm", "label": null}),
+        json!({"points": [{"x": 1.0, "y": 2}, [1, 2]]}),
+        json!({"points": [{"x": 1.5, "y": 2}]}),
+        json!({"points": [{"x": 1}]}),
+        json!({"points": [{"x": 1, "y": 2, "z": 3}]}),
+        json!({"points": [], "unit": "mm"}),
+        json!({"points": [], "label": "café \"a\""}),
+    ];
+    for args in cases {
+        let text = args.to_string();
+        let from_text = match check_text("t", &shape, &text) {
+            TextCheck::Fits => Ok(()),
+            TextCheck::Refused(refused) => Err(refused),
+            TextCheck::Reread => unreachable!("no key is given twice"),
+        };
+        assert_eq!(from_text, check_args("t", &shape, &args), "{text}");
+    }
+    let refused = check_args("t", &shape, &json!({"points": [{"x": 1.5, "y": 2}]}));
+    assert_eq!(
+        refused.unwrap_err().output,
+        "invalid arguments for `t`: field `points[0].x`: invalid type: number `1.5`, \
+         expected integer"
+    );
+    assert!(Text::read("[1, 2, 3]", 4).is_ok());
+    assert!(matches!(Text::read("[1, 2, 3]", 3), Err(Unread::Other)));
+    let keys: Vec<String> = (0..40).map(|key| format!(r#""k{key}": 1"#)).collect();
+    let unique = format!("{{{}}}", keys.join(", "));
+    assert!(Text::read(&unique, 100).is_ok());
+    for twice in [
+        r#"{"a": {"x": 1, "x": 2}}"#,
+        &format!(r#"{{{}, "k7": 2}}"#, keys.join(", ")),
+    ] {
+        assert!(
+            matches!(Text::read(twice, 100), Err(Unread::DuplicateKey)),
+            "{twice}"
+        );
+    }
+}
