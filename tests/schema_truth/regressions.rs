@@ -394,3 +394,70 @@ fn the_decoder_accepts_nothing_the_plain_schema_refuses() {
     }
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
+
+/// The mutator steps past every limit of the constrained tools, each at its own path, and
+/// each step is refused naming that path.
+#[test]
+fn every_limit_is_stepped_past_and_refused_at_its_path() {
+    let harness = Harness::new();
+    let cases = [
+        (
+            "bounded",
+            json!({"qty": 5, "discount": 0.5, "offset": 0, "step": 10, "quarter": 0.5}),
+            vec![
+                "qty", "qty", "discount", "discount", "offset", "offset", "offset", "offset",
+                "step", "step", "step", "quarter", "quarter",
+            ],
+        ),
+        (
+            "lengths",
+            json!({"code": "abc", "note": "ab", "name": "Ada", "digits": "12"}),
+            vec!["code", "code", "note", "name", "digits", "digits", "digits"],
+        ),
+        (
+            "counts",
+            json!({"picks": [1, 2], "flags": {"a": true}, "tags": ["x"], "ids": [3]}),
+            vec![
+                "picks", "picks", "picks[0]", "picks[0]", "picks[1]", "picks[1]", "flags", "flags",
+                "tags", "ids", "ids[0]", "ids[0]",
+            ],
+        ),
+        (
+            "nested_limits",
+            json!({"lines": [{"qty": 2, "code": "ABCD"}], "share": 50, "shares": [],
+                   "by_name": {"a": 7}, "adjust": {"By": 3}}),
+            vec![
+                "lines",
+                "lines[0].qty",
+                "lines[0].qty",
+                "lines[0].code",
+                "lines[0].code",
+                "lines[0].code",
+                "share",
+                "share",
+                "by_name.a",
+                "by_name.a",
+                "adjust.By",
+                "adjust.By",
+            ],
+        ),
+    ];
+    for (name, args, expected) in cases {
+        let tool = tool(name);
+        let plain = Value::Object(tool.input_schema().clone());
+        assert!(
+            !harness.run(tool.as_ref(), &args).unwrap().is_error,
+            "{name}"
+        );
+        let past = super::mutate::past_limits(&plain, &args);
+        let paths: Vec<&str> = past.iter().map(|(path, _)| path.as_str()).collect();
+        assert_eq!(paths, expected, "{name}");
+        for (path, past) in &past {
+            let output = harness.run(tool.as_ref(), past).unwrap().output;
+            assert!(
+                output.contains(&format!("field `{path}`: ")),
+                "{past}: {output}"
+            );
+        }
+    }
+}

@@ -12,11 +12,11 @@
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
-use super::check::{TextCheck, check_args, check_text};
+use super::check::{Shape, TextCheck, check_args, check_flat, check_text, flat_value_fits};
 use super::error::{at_path, invalid_args, without_position};
 use super::{
     Form, MAX_ARGUMENT_BYTES, MAX_NESTING, Nesting, arguments_object, decode_leniently,
-    parse_args_strictly,
+    integers_for_integral_floats, parse_args_strictly,
 };
 #[cfg(doc)]
 use super::{decode_args, decode_args_json};
@@ -106,27 +106,30 @@ pub fn decode_params(
     // A borrowed walk tracks no path, so it costs nothing beyond what the types need; only a
     // failure takes the owned walk, which finds where it failed.
     let shape = schema.shape();
-    let checked = match nesting {
-        Nesting::Nested => true,
-        // No parameter is flattened here, so only limits need flat arguments checked.
-        Nesting::Flat => shape.limited(),
-        Nesting::TooDeep => false,
+    // No parameter is flattened here, so only limits need flat arguments checked.
+    let check: Option<Check> = match nesting {
+        Nesting::Nested => Some(check_args),
+        Nesting::Flat if shape.limited() => Some(check_flat),
+        Nesting::Flat | Nesting::TooDeep => None,
     };
     if borrowed_walk(&object, keys, slots).is_ok() {
-        if checked {
-            return check_args(tool, shape, &Value::Object(object));
-        }
-        return Ok(());
+        return match check {
+            Some(check) => check(tool, shape, &Value::Object(object)),
+            None => Ok(()),
+        };
     }
     slots.iter_mut().for_each(|slot| slot.clear());
     // The owned walk consumes the arguments; what they were is kept for the check after it.
-    let kept = checked.then(|| Value::Object(object.clone()));
+    let kept = check.map(|check| (check, Value::Object(object.clone())));
     owned_walk(tool, object, keys, slots)?;
     match kept {
-        Some(object) => check_args(tool, shape, &object),
+        Some((check, args)) => check(tool, shape, &args),
         None => Ok(()),
     }
 }
+
+/// A schema check of decoded arguments.
+type Check = fn(&str, &Shape, &Value) -> Result<(), ToolResult>;
 
 /// [`decode_params`] for the raw argument text a model produced, with the same outcome for
 /// the same arguments, as [`decode_args_json`] is for [`decode_args`]: the text is walked straight into the slots
@@ -140,9 +143,10 @@ pub fn decode_params_json(
 ) -> Result<(), ToolResult> {
     if !schema.text_via_value && text.len() <= MAX_ARGUMENT_BYTES {
         let shape = schema.shape();
-        match text_walk(text, keys, slots) {
-            Ok(Nested(false)) if !shape.limited() => return Ok(()),
-            Ok(_) => match check_text(tool, shape, text) {
+        let limits = shape.limited().then_some(shape);
+        match text_walk(text, keys, slots, limits) {
+            Ok(Walked::Fits) => return Ok(()),
+            Ok(Walked::Unchecked) => match check_text(tool, shape, text) {
                 TextCheck::Fits => return Ok(()),
                 TextCheck::Refused(refused) => return Err(refused),
                 TextCheck::Reread => {}
@@ -187,15 +191,7 @@ fn borrowed_walk(
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), ()> {
     for (key, value) in args {
-        let slot = &mut slots[position(keys, key).ok_or(())?];
-        let decoded = decode_leniently(value, true, |form| match form {
-            Form::Value(value) => slot.decode_value(value).is_ok(),
-            // A value's text is one value, all of which must be read.
-            Form::Text(text) => slot
-                .decode_prefix(text)
-                .is_ok_and(|read| read == text.len()),
-        });
-        if !decoded {
+        if !decode_into(&mut *slots[position(keys, key).ok_or(())?], value) {
             return Err(());
         }
     }
@@ -203,8 +199,21 @@ fn borrowed_walk(
     fill_missing(args.len(), keys, slots).map_err(drop)
 }
 
+/// Decodes `value` into `slot` in any form either entry point takes; whether it did.
+fn decode_into(slot: &mut dyn Slot, value: &Value) -> bool {
+    decode_leniently(value, true, |form| match form {
+        Form::Value(value) => slot.decode_value(value).is_ok(),
+        // A value's text is one value, all of which must be read.
+        Form::Text(text) => slot
+            .decode_prefix(text)
+            .is_ok_and(|read| read == text.len()),
+    })
+}
+
 /// The reference walk, in the order serde's derive takes: the entries as they come (an
-/// unknown key or a bad value stops it there), then the keys that are missing.
+/// unknown key or a bad value stops it there), then the keys that are missing. A value is
+/// reported only if no form of it decodes, so the message names the value that is wrong,
+/// not a `3.0` that decodes as the integer it is.
 fn owned_walk(
     tool: &str,
     args: Map<String, Value>,
@@ -216,6 +225,12 @@ fn owned_walk(
             let error = <serde_json::Error as de::Error>::unknown_field(&key, keys);
             return Err(invalid_args(tool, error));
         };
+        if decode_into(&mut *slots[at], &value) {
+            continue;
+        }
+        // Whole floats as integers, so the path names a value that is wrong, not a `3.0`.
+        let mut value = value;
+        integers_for_integral_floats(&mut value);
         if let Err(error) = slots[at].decode_owned(value) {
             return Err(at_path(tool, Some(&key), error.path(), error.inner()));
         }
@@ -232,9 +247,10 @@ fn text_walk(
     text: &str,
     keys: &'static [&'static str],
     slots: &mut [&mut dyn Slot],
-) -> Result<Nested, ()> {
+    limits: Option<&Shape>,
+) -> Result<Walked, ()> {
     let mut filled = 0;
-    let mut nested = Nested(false);
+    let mut walked = Walked::Fits;
     let mut text = Text {
         bytes: text.as_bytes(),
         text,
@@ -245,7 +261,8 @@ fn text_walk(
         text.at += 1;
     } else {
         loop {
-            let slot = &mut slots[text.key(keys)?];
+            let at = text.key(keys)?;
+            let slot = &mut slots[at];
             if slot.is_filled() {
                 return Err(());
             }
@@ -258,7 +275,14 @@ fn text_walk(
             // value opens a bracket per level, so only a long one is counted.
             let value = &rest.as_bytes()[..read];
             if let Some(b'[' | b'{') = value.first() {
-                nested = Nested(true);
+                walked = Walked::Unchecked;
+            } else if let Some(shape) = limits {
+                // A scalar is checked here, alone, against its parameter's limits.
+                match flat_value_fits(shape, keys[at], &rest[..read]) {
+                    Some(true) => {}
+                    Some(false) => return Err(()),
+                    None => walked = Walked::Unchecked,
+                }
             }
             if read >= TOO_DEEP
                 && value.iter().filter(|b| matches!(b, b'[' | b'{')).count() >= TOO_DEEP
@@ -279,11 +303,16 @@ fn text_walk(
         return Err(());
     }
     fill_missing(filled, keys, slots).map_err(drop)?;
-    Ok(nested)
+    Ok(walked)
 }
 
-/// Whether some value of an arguments object is an array or an object.
-struct Nested(bool);
+/// What the text walk left to the schema check.
+enum Walked {
+    /// Nothing: every value is a scalar, each within its parameter's limits.
+    Fits,
+    /// Some value is an array or an object, or a scalar only the whole check can judge.
+    Unchecked,
+}
 
 /// The levels a value may not open inside the arguments object, which is the first of the
 /// reference path's [`MAX_NESTING`]; decoded on its own, a value could open them all.

@@ -38,7 +38,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use limits::Limits;
-use shape::{KINDS, Node, OtherKeys, ROOT};
+use shape::{Flat, KINDS, Node, OtherKeys, ROOT};
 pub(crate) use shape::{Shape, named_keys};
 use tree::{Text, Tree, Unread};
 
@@ -79,6 +79,55 @@ pub(crate) fn check_keys(tool: &str, shape: &Shape, args: &Value) -> Result<(), 
     }
 }
 
+/// [`check_args`] for flat arguments (every value a scalar): where the schema allows, each
+/// value is checked against its own property's limits alone, without a walk of the schema.
+pub(crate) fn check_flat(tool: &str, shape: &Shape, args: &Value) -> Result<(), ToolResult> {
+    let (Some(flat), Value::Object(object)) = (&shape.flat, args) else {
+        return check_args(tool, shape, args);
+    };
+    let root = &shape.nodes[ROOT];
+    for (key, value) in object {
+        let at = match flat.iter().find(|(name, _)| name == key) {
+            Some((_, Flat::Own(at))) => *at,
+            Some((_, Flat::Free)) => continue,
+            // An unknown key, or a property checked the whole way.
+            Some((_, Flat::Applied)) | None => return check_args(tool, shape, args),
+        };
+        if absent(root, NullMeansAbsent::Yes, key, value) {
+            continue;
+        }
+        let checker = Checker::new(shape, BUDGET);
+        if let Some(mismatch) = checker.value(&shape.nodes[at], value, 0, NullMeansAbsent::No) {
+            return Err(mismatch.inside(Step::Key(key.clone())).into_result(tool));
+        }
+    }
+    Ok(())
+}
+
+/// For one value of flat argument text: `Some(true)` when it keeps its property's limits,
+/// `Some(false)` when it may not (the reference path then decides, and words the error), and
+/// `None` when only the whole check can tell.
+pub(crate) fn flat_value_fits(shape: &Shape, key: &str, text: &str) -> Option<bool> {
+    let at = match shape.flat.as_ref()?.iter().find(|(name, _)| name == key)? {
+        (_, Flat::Own(at)) => *at,
+        (_, Flat::Free) => return Some(true),
+        (_, Flat::Applied) => return None,
+    };
+    let Ok(value) = Text::read(text, 1) else {
+        return Some(false);
+    };
+    // `null` for a key that may be absent is absent; the reference path reads it so.
+    if value.is_null() {
+        return Some(false);
+    }
+    let checker = Checker::new(shape, BUDGET);
+    Some(
+        checker
+            .value(&shape.nodes[at], &value, 0, NullMeansAbsent::No)
+            .is_none(),
+    )
+}
+
 /// What [`check_text`] found.
 pub(crate) enum TextCheck {
     Fits,
@@ -111,11 +160,7 @@ fn check_within<T: Tree>(
     args: &T,
     budget: usize,
 ) -> Result<(), ToolResult> {
-    let checker = Checker {
-        shape,
-        budget: Cell::new(budget),
-        seen: RefCell::new(BTreeMap::new()),
-    };
+    let checker = Checker::new(shape, budget);
     match checker.value(&shape.nodes[ROOT], args, 0, NullMeansAbsent::Yes) {
         None => Ok(()),
         Some(mismatch) => Err(mismatch.into_result(tool)),
@@ -201,7 +246,15 @@ struct Checker<'s> {
     seen: RefCell<BTreeMap<(usize, usize), Option<Mismatch>>>,
 }
 
-impl Checker<'_> {
+impl<'s> Checker<'s> {
+    fn new(shape: &'s Shape, budget: usize) -> Self {
+        Self {
+            shape,
+            budget: Cell::new(budget),
+            seen: RefCell::new(BTreeMap::new()),
+        }
+    }
+
     /// Where `value` certainly breaks `node`, or `None`. `nulls` says how an object's `null`s
     /// read: the subschemas applied to this same value read them alike.
     fn value<T: Tree>(
