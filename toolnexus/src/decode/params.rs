@@ -12,7 +12,9 @@
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
-use super::check::{Shape, TextCheck, check_args, check_flat, check_text, flat_value_fits};
+use super::check::{
+    Shape, TextCheck, check_args, check_flat, check_text, flat_number, flat_value_fits,
+};
 use super::error::{at_path, invalid_args, without_position};
 use super::{
     Form, MAX_ARGUMENT_BYTES, MAX_NESTING, Nesting, arguments_object, decode_leniently,
@@ -269,14 +271,23 @@ fn text_walk(
             text.expect(b':')?;
             text.skip_whitespace();
             let rest = &text.text[text.at..];
-            let read = slot.decode_prefix(rest).map_err(drop)?;
+            // A number under limits is read once, checked, and decoded from what was read.
+            let number = limits.and_then(|shape| flat_number(shape, keys[at], rest));
+            let (read, checked) = match number {
+                Some(Ok((read, number))) => {
+                    slot.decode_value(&Value::Number(number)).map_err(drop)?;
+                    (read, true)
+                }
+                Some(Err(())) => return Err(()),
+                None => (slot.decode_prefix(rest).map_err(drop)?, false),
+            };
             // Decoded on its own, a value may open one level more than inside the arguments
             // object; one that might is left to the reference path, which refuses it. A
             // value opens a bracket per level, so only a long one is counted.
             let value = &rest.as_bytes()[..read];
             if let Some(b'[' | b'{') = value.first() {
                 walked = Walked::Unchecked;
-            } else if let Some(shape) = limits {
+            } else if let Some(shape) = limits.filter(|_| !checked) {
                 // A scalar is checked here, alone, against its parameter's limits.
                 match flat_value_fits(shape, keys[at], &rest[..read]) {
                     Some(true) => {}

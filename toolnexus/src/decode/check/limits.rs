@@ -3,6 +3,17 @@
 //! `uniqueItems`, property counts. Each is read exactly as JSON Schema 2020-12 reads it, so a
 //! value the schema admits is never refused, and one it refuses never reaches the tool.
 //!
+//! `pattern` is an ECMA-262 regular expression, as JSON Schema says, compiled by the
+//! `regress` crate (ECMAScript 2018 syntax: lookaround, named groups, backreferences,
+//! `\p{…}` classes), in Unicode mode where the pattern allows it. What differs from a
+//! JavaScript engine: strings are matched as code points, never as UTF-16 halves (even without
+//! the `u` flag, where JavaScript would split a surrogate pair); and regress is a backtracking
+//! engine, so a pattern written to backtrack exponentially (`^(a+)+$`) costs what it costs in
+//! JavaScript — the tool's author chooses the pattern, the model only the string, which the
+//! argument size limit bounds. A pattern regress cannot compile does not panic: every string it
+//! reaches is refused with ``the schema's pattern `…` cannot be checked: …``, and
+//! [`broken_patterns`] lists such patterns, for `check` to report before any call.
+//!
 //! [`Shape`]: super::Shape
 
 use std::cmp::Ordering;
@@ -16,10 +27,10 @@ use crate::decode::error::quoted;
 /// What one subschema limits, beyond the structure the check reads elsewhere.
 #[derive(Debug, Default)]
 pub(super) struct Limits {
-    minimum: Option<Number>,
-    maximum: Option<Number>,
-    exclusive_minimum: Option<Number>,
-    exclusive_maximum: Option<Number>,
+    minimum: Option<Bound>,
+    maximum: Option<Bound>,
+    exclusive_minimum: Option<Bound>,
+    exclusive_maximum: Option<Bound>,
     multiple_of: Option<Number>,
     min_length: Option<u64>,
     max_length: Option<u64>,
@@ -29,6 +40,29 @@ pub(super) struct Limits {
     unique_items: bool,
     min_properties: Option<u64>,
     max_properties: Option<u64>,
+}
+
+/// A numeric bound: as written, for messages, and as compared.
+#[derive(Debug)]
+struct Bound {
+    written: Number,
+    value: Num,
+}
+
+/// A JSON number as compared: exactly, as the integer or the float it holds.
+#[derive(Clone, Copy, Debug)]
+enum Num {
+    Integer(i128),
+    Float(f64),
+}
+
+impl Num {
+    fn of(number: &Number) -> Self {
+        match integer(number) {
+            Some(integer) => Num::Integer(integer),
+            None => Num::Float(number.as_f64().unwrap_or(0.0)),
+        }
+    }
 }
 
 /// A `pattern`, compiled; or why it could not be.
@@ -46,12 +80,18 @@ impl Limits {
             Some(Value::Number(number)) => Some(number.clone()),
             _ => None,
         };
+        let bound = |key: &str| {
+            number(key).map(|written| Bound {
+                value: Num::of(&written),
+                written,
+            })
+        };
         let count = |key: &str| schema.get(key).and_then(Value::as_u64);
         let limits = Self {
-            minimum: number("minimum"),
-            maximum: number("maximum"),
-            exclusive_minimum: number("exclusiveMinimum"),
-            exclusive_maximum: number("exclusiveMaximum"),
+            minimum: bound("minimum"),
+            maximum: bound("maximum"),
+            exclusive_minimum: bound("exclusiveMinimum"),
+            exclusive_maximum: bound("exclusiveMaximum"),
             // Zero or less is no valid `multipleOf`; such a keyword says nothing.
             multiple_of: number("multipleOf").filter(|n| n.as_f64().is_some_and(|n| n > 0.0)),
             min_length: count("minLength"),
@@ -98,6 +138,7 @@ impl Limits {
     }
 
     fn number(&self, number: &Number) -> Option<String> {
+        let value = Num::of(number);
         let bounds = [
             (
                 &self.maximum,
@@ -107,8 +148,11 @@ impl Limits {
             (&self.minimum, Ordering::Less, "is less than the minimum"),
         ];
         for (bound, refused, words) in bounds {
-            if let Some(bound) = bound.as_ref().filter(|b| compare(number, b) == refused) {
-                return Some(format!("{number} {words} of {bound}"));
+            if let Some(bound) = bound
+                .as_ref()
+                .filter(|b| compare_num(value, b.value) == refused)
+            {
+                return Some(format!("{number} {words} of {}", bound.written));
             }
         }
         let exclusive = [
@@ -124,8 +168,11 @@ impl Limits {
             ),
         ];
         for (bound, kept, words) in exclusive {
-            if let Some(bound) = bound.as_ref().filter(|b| compare(number, b) != kept) {
-                return Some(format!("{number} is not {words} of {bound}"));
+            if let Some(bound) = bound
+                .as_ref()
+                .filter(|b| compare_num(value, b.value) != kept)
+            {
+                return Some(format!("{number} is not {words} of {}", bound.written));
             }
         }
         let multiple = self.multiple_of.as_ref()?;
@@ -228,8 +275,6 @@ fn count_of(length: u64, noun: &str) -> String {
 /// Compiles a `pattern` as ECMA-262 reads it, in Unicode mode (the `u` flag, as JSON Schema's
 /// own test suite expects: `\p{L}`, code points rather than UTF-16 halves); a pattern only the
 /// older, looser syntax admits (`\-` outside a class, a lone `{`) is compiled without it.
-/// regress implements ECMAScript 2018 syntax; where it differs from a browser's engine, a
-/// pattern is refused here at compile time rather than read differently.
 fn compile(source: &str) -> Result<regress::Regex, String> {
     regress::Regex::with_flags(source, "u")
         .or_else(|_| regress::Regex::new(source))
@@ -284,18 +329,22 @@ fn escape(key: &str) -> String {
 /// Compares two JSON numbers exactly: an integer past 2^53 does not survive a trip through
 /// `f64`, so an integer and a float are compared as the numbers they are.
 pub(super) fn compare(a: &Number, b: &Number) -> Ordering {
-    match (integer(a), integer(b)) {
-        (Some(a), Some(b)) => a.cmp(&b),
-        (Some(a), None) => compare_integer(a, b.as_f64().unwrap_or(0.0)),
-        (None, Some(b)) => compare_integer(b, a.as_f64().unwrap_or(0.0)).reverse(),
-        (None, None) => {
-            let (a, b) = (a.as_f64().unwrap_or(0.0), b.as_f64().unwrap_or(0.0));
-            a.partial_cmp(&b).unwrap_or(Ordering::Equal)
-        }
+    compare_num(Num::of(a), Num::of(b))
+}
+
+fn compare_num(a: Num, b: Num) -> Ordering {
+    match (a, b) {
+        (Num::Integer(a), Num::Integer(b)) => a.cmp(&b),
+        (Num::Integer(a), Num::Float(b)) => compare_integer(a, b),
+        (Num::Float(a), Num::Integer(b)) => compare_integer(b, a).reverse(),
+        (Num::Float(a), Num::Float(b)) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
     }
 }
 
 fn integer(number: &Number) -> Option<i128> {
+    if number.is_f64() {
+        return None;
+    }
     number
         .as_i64()
         .map(i128::from)

@@ -35,7 +35,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use serde_json::Value;
+use serde_json::{Number, Value};
 
 use limits::Limits;
 use shape::{Flat, KINDS, Node, OtherKeys, ROOT};
@@ -96,9 +96,10 @@ pub(crate) fn check_flat(tool: &str, shape: &Shape, args: &Value) -> Result<(), 
         if absent(root, NullMeansAbsent::Yes, key, value) {
             continue;
         }
-        let checker = Checker::new(shape, BUDGET);
-        if let Some(mismatch) = checker.value(&shape.nodes[at], value, 0, NullMeansAbsent::No) {
-            return Err(mismatch.inside(Step::Key(key.clone())).into_result(tool));
+        if let Some(problem) = scalar_problem(&shape.nodes[at], value) {
+            return Err(Mismatch::here(problem)
+                .inside(Step::Key(key.clone()))
+                .into_result(tool));
         }
     }
     Ok(())
@@ -113,19 +114,43 @@ pub(crate) fn flat_value_fits(shape: &Shape, key: &str, text: &str) -> Option<bo
         (_, Flat::Free) => return Some(true),
         (_, Flat::Applied) => return None,
     };
-    let Ok(value) = Text::read(text, 1) else {
+    let Some(value) = Text::scalar(text) else {
+        // `null` (for a key that may be absent, absent), or text read the reference way.
         return Some(false);
     };
-    // `null` for a key that may be absent is absent; the reference path reads it so.
-    if value.is_null() {
-        return Some(false);
+    Some(scalar_problem(&shape.nodes[at], &value).is_none())
+}
+
+/// The number at the start of `text`, the value of the flat argument `key`, read once and
+/// checked against its parameter's limits: `Ok` with the length it took and the number (to
+/// decode from, so the text is not read again), `Err` when it breaks a limit or is no JSON
+/// number (the reference path then decides), `None` when `key` has no limits of its own or the
+/// value is no number.
+pub(crate) fn flat_number(
+    shape: &Shape,
+    key: &str,
+    text: &str,
+) -> Option<Result<(usize, Number), ()>> {
+    let (_, Flat::Own(at)) = shape.flat.as_ref()?.iter().find(|(name, _)| name == key)? else {
+        return None;
+    };
+    if !matches!(text.as_bytes().first()?, b'-' | b'0'..=b'9') {
+        return None;
     }
-    let checker = Checker::new(shape, BUDGET);
-    Some(
-        checker
-            .value(&shape.nodes[at], &value, 0, NullMeansAbsent::No)
-            .is_none(),
-    )
+    let Some(length) = tree::json_number_length(text.as_bytes()) else {
+        return Some(Err(()));
+    };
+    let Some(Text::Number(number)) = Text::scalar(&text[..length]) else {
+        return Some(Err(()));
+    };
+    let number = Text::Number(number);
+    if scalar_problem(&shape.nodes[*at], &number).is_some() {
+        return Some(Err(()));
+    }
+    let Text::Number(number) = number else {
+        return Some(Err(()));
+    };
+    Some(Ok((length, number)))
 }
 
 /// What [`check_text`] found.
@@ -293,15 +318,8 @@ impl<'s> Checker<'s> {
                 }));
             }
         }
-        if let Some(listed) = &node.listed {
-            if !value.listed_in(listed) {
-                let listed: Vec<String> = listed.iter().map(Value::to_string).collect();
-                return Some(Mismatch::here(Problem::Other(format!(
-                    "invalid value: {}, expected {}",
-                    value.describe(),
-                    listed.join(" or ")
-                ))));
-            }
+        if let Some(problem) = unlisted(node, value) {
+            return Some(Mismatch::here(problem));
         }
         if let Some(limits) = &node.limits {
             if let Some(problem) = self.limits(node, limits, value, nulls) {
@@ -457,6 +475,30 @@ impl<'s> Checker<'s> {
         }
         None
     }
+}
+
+/// How `value` is not among the values `node` lists (`enum`, `const`), if it is not.
+fn unlisted<T: Tree>(node: &Node, value: &T) -> Option<Problem> {
+    let listed = node.listed.as_ref()?;
+    if value.listed_in(listed) {
+        return None;
+    }
+    let listed: Vec<String> = listed.iter().map(Value::to_string).collect();
+    Some(Problem::Other(format!(
+        "invalid value: {}, expected {}",
+        value.describe(),
+        listed.join(" or ")
+    )))
+}
+
+/// How a scalar breaks what its own node lists or limits: all of a [`Flat::Own`] node that a
+/// scalar serde decoded can break (its type serde already holds to), in the order and words of
+/// the whole check.
+fn scalar_problem<T: Tree>(node: &Node, value: &T) -> Option<Problem> {
+    if let Some(problem) = unlisted(node, value) {
+        return Some(problem);
+    }
+    node.limits.as_ref()?.check(value, None).map(Problem::Other)
 }
 
 /// Whether the entry `key: child` of an object `node` describes stands for an absent key.

@@ -137,3 +137,42 @@ fn text_and_value_are_checked_alike() {
         );
     }
 }
+
+/// The text walk's own number reading takes exactly the numbers serde_json takes, as far.
+#[test]
+fn numbers_are_read_as_serde_json_reads_them() {
+    for text in [
+        "0",
+        "-0",
+        "12,",
+        "01",
+        "1.",
+        "1.5}",
+        ".5",
+        "-",
+        "1e5",
+        "1E+5 ",
+        "1e",
+        "2e-3",
+        "-12.5e3",
+        "1.e3",
+        "00",
+        "9007199254740993",
+        "18446744073709551616",
+        "1.0",
+        "+1",
+        "1ea",
+    ] {
+        let mut values = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+        let serde = match values.next() {
+            Some(Ok(Value::Number(_))) => Some(values.byte_offset()),
+            _ => None,
+        };
+        let ours = super::tree::json_number_length(text.as_bytes());
+        // The walk goes on only where a separator follows (`01` is `0`, then a `1` it
+        // refuses), so that is where the two must agree.
+        let separated =
+            |end: &usize| matches!(text.as_bytes().get(*end), None | Some(b',' | b'}' | b' '));
+        assert_eq!(ours.filter(separated), serde.filter(separated), "{text}");
+    }
+}

@@ -71,6 +71,42 @@ pub(super) trait Tree: Sized {
     }
 }
 
+/// How many bytes of `text` the JSON number at its start takes (`-?(0|[1-9][0-9]*)(\.[0-9]+)?
+/// ([eE][+-]?[0-9]+)?`, as serde_json reads it); `None` when it starts with none.
+pub(crate) fn json_number_length(text: &[u8]) -> Option<usize> {
+    let digits = |from: usize| {
+        from + text[from..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
+    let mut at = usize::from(text.first() == Some(&b'-'));
+    at = match text.get(at)? {
+        b'0' => at + 1,
+        b'1'..=b'9' => digits(at),
+        _ => return None,
+    };
+    if text.get(at) == Some(&b'.') {
+        let end = digits(at + 1);
+        if end == at + 1 {
+            return None;
+        }
+        at = end;
+    }
+    if let Some(b'e' | b'E') = text.get(at) {
+        at += 1;
+        if let Some(b'+' | b'-') = text.get(at) {
+            at += 1;
+        }
+        let end = digits(at);
+        if end == at {
+            return None;
+        }
+        at = end;
+    }
+    Some(at)
+}
+
 /// What a [`Tree`] holds, borrowed.
 pub(super) enum View<'t, T> {
     Null,
@@ -145,6 +181,32 @@ pub(super) enum Unread {
 }
 
 impl<'a> Text<'a> {
+    /// The number, string or boolean `text` is alone, read without a deserializer: what the
+    /// text walk checks a flat value with. `None` for `null` and anything else.
+    pub(super) fn scalar(text: &'a str) -> Option<Self> {
+        match text.as_bytes().first()? {
+            b't' if text == "true" => Some(Text::Bool(true)),
+            b'f' if text == "false" => Some(Text::Bool(false)),
+            b'"' => {
+                let inner = text.get(1..text.len() - 1)?;
+                if inner.contains(['\\', '"']) {
+                    return serde_json::from_str::<String>(text)
+                        .ok()
+                        .map(|text| Text::String(Cow::Owned(text)));
+                }
+                Some(Text::String(Cow::Borrowed(inner)))
+            }
+            // Text serde_json read as a number is one: Rust's own parsers read it exactly, and
+            // cost less than another deserializer.
+            b'-' | b'0'..=b'9' if text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) => {
+                Number::from_f64(text.parse().ok()?).map(Text::Number)
+            }
+            b'-' => text.parse::<i64>().ok().map(|n| Text::Number(n.into())),
+            b'0'..=b'9' => text.parse::<u64>().ok().map(|n| Text::Number(n.into())),
+            _ => None,
+        }
+    }
+
     /// Reads `text`, if it holds at most `limit` values and no object names a key twice.
     pub(super) fn read(text: &'a str, limit: usize) -> Result<Self, Unread> {
         let reading = Reading {
