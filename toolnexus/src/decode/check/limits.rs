@@ -139,41 +139,38 @@ impl Limits {
 
     fn number(&self, number: &Number) -> Option<String> {
         let value = Num::of(number);
-        let bounds = [
-            (
-                &self.maximum,
-                Ordering::Greater,
-                "is greater than the maximum",
-            ),
-            (&self.minimum, Ordering::Less, "is less than the minimum"),
-        ];
-        for (bound, refused, words) in bounds {
-            if let Some(bound) = bound
+        fn beyond(
+            value: Num,
+            bound: &Option<Bound>,
+            refused: fn(Ordering) -> bool,
+        ) -> Option<&Bound> {
+            bound
                 .as_ref()
-                .filter(|b| compare_num(value, b.value) == refused)
-            {
-                return Some(format!("{number} {words} of {}", bound.written));
-            }
+                .filter(|bound| refused(compare_num(value, bound.value)))
         }
-        let exclusive = [
-            (
-                &self.exclusive_maximum,
-                Ordering::Less,
-                "less than the exclusive maximum",
-            ),
-            (
-                &self.exclusive_minimum,
-                Ordering::Greater,
-                "greater than the exclusive minimum",
-            ),
-        ];
-        for (bound, kept, words) in exclusive {
-            if let Some(bound) = bound
-                .as_ref()
-                .filter(|b| compare_num(value, b.value) != kept)
-            {
-                return Some(format!("{number} is not {words} of {}", bound.written));
-            }
+        if let Some(bound) = beyond(value, &self.maximum, Ordering::is_gt) {
+            return Some(format!(
+                "{number} is greater than the maximum of {}",
+                bound.written
+            ));
+        }
+        if let Some(bound) = beyond(value, &self.minimum, Ordering::is_lt) {
+            return Some(format!(
+                "{number} is less than the minimum of {}",
+                bound.written
+            ));
+        }
+        if let Some(bound) = beyond(value, &self.exclusive_maximum, Ordering::is_ge) {
+            return Some(format!(
+                "{number} is not less than the exclusive maximum of {}",
+                bound.written
+            ));
+        }
+        if let Some(bound) = beyond(value, &self.exclusive_minimum, Ordering::is_le) {
+            return Some(format!(
+                "{number} is not greater than the exclusive minimum of {}",
+                bound.written
+            ));
         }
         let multiple = self.multiple_of.as_ref()?;
         (!is_multiple(number, multiple))

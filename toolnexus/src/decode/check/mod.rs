@@ -137,20 +137,19 @@ pub(crate) fn flat_number(
     if !matches!(text.as_bytes().first()?, b'-' | b'0'..=b'9') {
         return None;
     }
-    let Some(length) = tree::json_number_length(text.as_bytes()) else {
+    let Some((length, integral)) = tree::json_number_length(text.as_bytes()) else {
         return Some(Err(()));
     };
-    let Some(Text::Number(number)) = Text::scalar(&text[..length]) else {
+    let Some(number) = tree::number(&text[..length], integral).map(Text::Number) else {
         return Some(Err(()));
     };
-    let number = Text::Number(number);
     if scalar_problem(&shape.nodes[*at], &number).is_some() {
         return Some(Err(()));
     }
-    let Text::Number(number) = number else {
-        return Some(Err(()));
-    };
-    Some(Ok((length, number)))
+    match number {
+        Text::Number(number) => Some(Ok((length, number))),
+        _ => Some(Err(())),
+    }
 }
 
 /// What [`check_text`] found.
