@@ -216,3 +216,85 @@ fn short_decimals_are_read_exactly() {
         );
     }
 }
+
+/// The limits' own arithmetic and the broken-pattern report.
+mod limits {
+    use serde_json::{Number, json};
+
+    use super::super::limits::{broken_patterns, compare, is_multiple};
+
+    fn number(value: serde_json::Value) -> Number {
+        match value {
+            serde_json::Value::Number(number) => number,
+            other => unreachable!("{other} is a number"),
+        }
+    }
+
+    /// Integers past 2^53 compare exactly with floats, and multiples are exact on the
+    /// values the numbers hold.
+    #[test]
+    fn numbers_compare_and_divide_exactly() {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        let cases = [
+            (
+                json!(9_007_199_254_740_993u64),
+                json!(9_007_199_254_740_992.0),
+                Greater,
+            ),
+            (json!(u64::MAX), json!(1.8446744073709552e19), Less),
+            (json!(1), json!(1.0), Equal),
+            (json!(-1), json!(-0.5), Less),
+            (json!(0.1), json!(0.2), Less),
+        ];
+        for (a, b, order) in cases {
+            assert_eq!(
+                compare(&number(a.clone()), &number(b.clone())),
+                order,
+                "{a} {b}"
+            );
+        }
+        let multiples = [
+            (json!(15), json!(5), true),
+            (json!(-15), json!(5), true),
+            (json!(7), json!(5), false),
+            (json!(0.75), json!(0.25), true),
+            (json!(-2.5), json!(0.5), true),
+            (json!(0.3), json!(0.1), false),
+            (json!(0), json!(0.1), true),
+            (json!(3), json!(1.5), true),
+        ];
+        for (value, multiple, expected) in multiples {
+            assert_eq!(
+                is_multiple(&number(value.clone()), &number(multiple.clone())),
+                expected,
+                "{value} / {multiple}"
+            );
+        }
+    }
+
+    /// `check` can list the patterns that do not compile, with where they are; values that
+    /// hold a `pattern` key are data, not schemas.
+    #[test]
+    fn broken_patterns_are_listed_with_their_place() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "ok": {"type": "string", "pattern": "^[a-z]+$"},
+                "bad": {"type": "string", "pattern": "(unclosed"},
+                "a/b": {"items": {"pattern": "[z-a]"}},
+            },
+            "default": {"pattern": "("},
+        });
+        let broken: Vec<(String, String)> = broken_patterns(&schema)
+            .into_iter()
+            .map(|(pointer, pattern, _)| (pointer, pattern))
+            .collect();
+        assert_eq!(
+            broken,
+            [
+                ("/properties/bad".to_owned(), "(unclosed".to_owned()),
+                ("/properties/a~1b/items".to_owned(), "[z-a]".to_owned()),
+            ]
+        );
+    }
+}
