@@ -17,6 +17,7 @@ ROUTINES=("$@")
 if [[ ${#ROUTINES[@]} -eq 0 ]]; then
     ROUTINES=(floor_from_value floor_boxed tool_execute toolkit_execute
         floor_from_str str_via_value tool_execute_json toolkit_execute_json
+        limited_tool_execute limited_tool_execute_json
         error_floor_from_value error_tool_execute error_floor_from_str error_toolkit_execute_json
         nested_floor_from_value nested_tool_execute nested_floor_from_str nested_tool_execute_json)
 fi

@@ -2,7 +2,8 @@
 //! shapes and every profile `check` reports clean, instances generated from the schema the
 //! provider is sent are accepted by both entry points, which agree byte for byte; mutations
 //! of them that either entry point accepts are valid under the plain schema once the nulls
-//! that mean "absent" are removed. Named regression cases, one per schema bug found so far, are in `regressions`.
+//! that mean "absent" are removed; and a step just past any limit of the plain schema (a
+//! bound, a length, a count, uniqueness) is refused with a message naming its path. Named regression cases, one per schema bug found so far, are in `regressions`.
 //!
 //! A failure prints the seed; `SCHEMA_TRUTH_SEED=<seed> cargo test --test schema_truth`
 //! replays it.
@@ -268,10 +269,37 @@ fn generate_and_run(
         let past_a_described_limit =
             described && !plain_validator.is_valid(&without_absent_nulls(&args, &plain));
         if past_a_described_limit {
+            // A limit said only in words: the model may break it, and the tool refuses it.
+            prop_assert!(
+                result.is_error,
+                "accepts {args}, past a limit said in words"
+            );
             // Its mutants would break that limit too.
             return Ok(());
         }
         prop_assert!(!result.is_error, "refuses {args}: {}", result.output);
+        // A step past any limit is refused, naming where: the value, or (inside a flattened
+        // value, where serde cannot say) the value it is in, or no place, but never another.
+        for (path, past) in mutate::past_limits(&plain, &args) {
+            prop_assert!(
+                !plain_validator.is_valid(&past),
+                "{past} is within the limits"
+            );
+            let result = harness.run(tool, &past)?;
+            let named = (1..=path.len())
+                .filter(|end| path.len() == *end || matches!(path.as_bytes()[*end], b'.' | b'['))
+                .any(|end| {
+                    result
+                        .output
+                        .contains(&format!("field `{}`: ", &path[..end]))
+                })
+                || !result.output.contains("field `");
+            prop_assert!(
+                result.is_error && named,
+                "past a limit at `{path}`, {past} gives {}",
+                result.output
+            );
+        }
         for mutations in mutants {
             let mut mutant = args.clone();
             for mutation in &mutations {
@@ -329,7 +357,7 @@ fn what_a_provider_is_told_the_tool_accepts() {
         }
     }
     // Every tool is clean under the plain profile, and most under the others.
-    assert_eq!(pairs.len(), 72, "{pairs:?}");
+    assert_eq!(pairs.len(), 86, "{pairs:?}");
     assert_eq!(generated, pairs.len() * CASES as usize);
     println!(
         "{generated} instances and {} mutants over {} (tool, profile) pairs in {:.2?}",

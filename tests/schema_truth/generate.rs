@@ -1,7 +1,7 @@
 //! Instances generated from a schema: a proptest `Strategy` for every keyword the profiles
 //! emit, in the JSON Schema dialect (the plain and OpenAI strict schemas) or Gemini's
-//! OpenAPI 3.0 subset. (`uniqueItems` is not among them: serde's sets take duplicates, so the
-//! portable schema never says it.)
+//! OpenAPI 3.0 subset, limits included: numeric bounds (inclusive and exclusive) and
+//! `multipleOf`, string lengths and `pattern`s, item and key counts, `uniqueItems`.
 
 use proptest::prelude::*;
 use proptest::string::string_regex;
@@ -177,7 +177,25 @@ impl Generator<'_> {
             Some(items) if rest_max > 0 => self.schema(items, refs, depth + 1),
             _ => None,
         };
+        let unique = map.get("uniqueItems") == Some(&Value::Bool(true));
         let rest = match item {
+            // Distinct items: duplicates are dropped, and too few left are tried again.
+            Some(item) if unique => {
+                prop::collection::vec(item, rest_min as usize..=rest_max as usize)
+                    .prop_map(|items| {
+                        let mut distinct: Vec<Value> = Vec::new();
+                        for item in items {
+                            if !distinct.iter().any(|seen| same(seen, &item)) {
+                                distinct.push(item);
+                            }
+                        }
+                        distinct
+                    })
+                    .prop_filter("enough distinct items", move |items| {
+                        items.len() as u64 >= rest_min
+                    })
+                    .boxed()
+            }
             Some(item) => {
                 prop::collection::vec(item, rest_min as usize..=rest_max as usize).boxed()
             }
@@ -239,8 +257,10 @@ impl Generator<'_> {
             None | Some(Value::Bool(true)) => Some(any_json().boxed()),
             Some(schema) => self.schema(schema, refs, depth + 1),
         };
+        let min_keys = bound(map, "minProperties").unwrap_or(0) as usize;
+        let max_keys = bound(map, "maxProperties").map_or(usize::MAX, |max| max as usize);
         let extras = match extra_values {
-            Some(values) => prop::collection::vec((extra_key(), values), 0..3)
+            Some(values) => prop::collection::vec((extra_key(), values), min_keys..min_keys + 3)
                 .prop_map(move |pairs| {
                     pairs
                         .into_iter()
@@ -257,8 +277,12 @@ impl Generator<'_> {
                     for (key, value) in fields.into_iter().flatten().chain(extras) {
                         object.insert(key, value);
                     }
-                    Value::Object(object)
+                    object
                 })
+                .prop_filter("as many keys as the schema allows", move |object| {
+                    (min_keys..=max_keys).contains(&object.len())
+                })
+                .prop_map(Value::Object)
                 .boxed(),
         )
     }
@@ -268,6 +292,22 @@ impl Generator<'_> {
         self.root
             .pointer(pointer)
             .unwrap_or_else(|| panic!("unresolved {reference}"))
+    }
+}
+
+/// Equal as JSON Schema compares values: `0` and `0.0` are one number.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same(a, b))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(key, a)| b.get(key).is_some_and(|b| same(a, b)))
+        }
+        _ => a == b,
     }
 }
 
@@ -320,12 +360,23 @@ fn mentions_ref(schema: &Value) -> bool {
 /// Integers within `minimum`/`maximum` (or the whole `i64`/`u64` range), the bounds
 /// themselves and their neighbours weighted up: that is where decoders disagree.
 fn integer(map: &Map<String, Value>) -> Option<BoxedStrategy<Value>> {
-    let min = map
+    let mut min = map
         .get("minimum")
         .map_or(i64::MIN.into(), |n| exact_bound(n, f64::ceil));
-    let max = map
+    let mut max = map
         .get("maximum")
         .map_or(u64::MAX.into(), |n| exact_bound(n, f64::floor));
+    if let Some(bound) = map.get("exclusiveMinimum") {
+        min = min.max(exact_bound(bound, f64::floor) + 1);
+    }
+    if let Some(bound) = map.get("exclusiveMaximum") {
+        max = max.min(exact_bound(bound, f64::ceil) - 1);
+    }
+    // A step: the multiples of it within the bounds, which is all the schema admits.
+    let step = map
+        .get("multipleOf")
+        .map_or(1, |n| exact_bound(n, f64::ceil));
+    let (min, max) = (ceil_div(min, step), max.div_euclid(step));
     if min > max {
         return None;
     }
@@ -341,15 +392,20 @@ fn integer(map: &Map<String, Value>) -> Option<BoxedStrategy<Value>> {
         3 => min..=max,
         2 => small.clone(),
     ]
-    .prop_map(integer_value);
+    .prop_map(move |n| integer_value(n * step));
     // JSON Schema counts a float with no fractional part (`3.0`) as an integer too. Only
     // where `type` is `"integer"` alone: jsonschema 0.33, the oracle here, refuses `0.0` under
     // `["integer", "null"]` (a bug of its own; `"integer"` alone it gets right).
     if map.get("type").and_then(Value::as_str) != Some("integer") {
         return Some(exact.boxed());
     }
-    let written_as_float = small.prop_map(|n| Value::from(n as f64));
+    let written_as_float = small.prop_map(move |n| Value::from((n * step) as f64));
     Some(prop_oneof![6 => exact, 1 => written_as_float].boxed())
+}
+
+/// `n / d` rounded up, for a positive `d`.
+fn ceil_div(n: i128, d: i128) -> i128 {
+    -((-n).div_euclid(d))
 }
 
 /// A numeric bound as an integer, exactly: `u64::MAX` does not survive a trip through `f64`.
@@ -372,14 +428,20 @@ pub fn integer_value(n: i128) -> Value {
 }
 
 fn number(map: &Map<String, Value>) -> BoxedStrategy<Value> {
-    let min = map
-        .get("minimum")
-        .and_then(Value::as_f64)
-        .unwrap_or(f64::MIN);
-    let max = map
-        .get("maximum")
-        .and_then(Value::as_f64)
-        .unwrap_or(f64::MAX);
+    let float = |key: &str| map.get(key).and_then(Value::as_f64);
+    let min = float("minimum").unwrap_or(f64::MIN);
+    let max = float("maximum").unwrap_or(f64::MAX);
+    // Just inside an exclusive bound.
+    let min = float("exclusiveMinimum").map_or(min, |bound| min.max(next_up(bound)));
+    let max = float("exclusiveMaximum").map_or(max, |bound| max.min(-next_up(-bound)));
+    if let Some(step) = float("multipleOf") {
+        // Whole multiples of the step within the bounds (the zoo's steps are exact binary
+        // fractions, so the products are exact).
+        let (low, high) = ((min / step).ceil().max(-1e6), (max / step).floor().min(1e6));
+        return ((low as i64)..=(high as i64))
+            .prop_map(move |n| json!(n as f64 * step))
+            .boxed();
+    }
     prop_oneof![
         (-1000i64..1000).prop_map(|n| n as f64),
         -1.0e6f64..1.0e6,
@@ -390,16 +452,31 @@ fn number(map: &Map<String, Value>) -> BoxedStrategy<Value> {
     .boxed()
 }
 
+/// The least float above `x` (`f64::next_up`, which the MSRV predates), for a finite `x`.
+fn next_up(x: f64) -> f64 {
+    match x {
+        0.0 => f64::from_bits(1),
+        x if x > 0.0 => f64::from_bits(x.to_bits() + 1),
+        x => f64::from_bits(x.to_bits() - 1),
+    }
+}
+
 fn string(map: &Map<String, Value>) -> BoxedStrategy<Value> {
+    let min = bound(map, "minLength").unwrap_or(0) as usize;
+    let max = bound(map, "maxLength").map(|max| max as usize);
     if let Some(Value::String(pattern)) = map.get("pattern") {
         let anchored = pattern.trim_start_matches('^').trim_end_matches('$');
+        // The zoo's patterns say their own lengths; the filter only guards that.
         return string_regex(anchored)
             .expect("a pattern proptest understands")
+            .prop_filter("within the lengths", move |text| {
+                let length = text.chars().count();
+                length >= min && max.is_none_or(|max| length <= max)
+            })
             .prop_map(Value::String)
             .boxed();
     }
-    let min = bound(map, "minLength").unwrap_or(0) as usize;
-    let max = bound(map, "maxLength").map_or(min + 12, |max| max as usize);
+    let max = max.unwrap_or(min + 12);
     prop::collection::vec(
         prop_oneof![3 => proptest::char::range('a', 'z'), 1 => any::<char>()],
         min..=max,

@@ -1,11 +1,12 @@
 //! Mutations of accepted arguments: keys dropped and added, values of another type, numbers
-//! just past the bounds of every integer width, nulls and duplicated list items.
+//! just past the bounds of every integer width, nulls and duplicated list items; and, read
+//! from the plain schema, a step just past each limit a value is under ([`past_limits`]).
 
 use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::{Value, json};
 
-use super::generate::any_json;
+use super::generate::{any_json, integer_value};
 
 /// One change at one place of an instance.
 #[derive(Clone, Debug)]
@@ -119,4 +120,249 @@ fn collect_pointers(value: &Value, at: String, out: &mut Vec<String>) {
         _ => {}
     }
     out.push(at);
+}
+
+/// One mutant per limit some value of `args` is under in `root` (the plain schema), each a
+/// step just past it — `maximum + 1`, one character too many, one item too few, an item
+/// repeated — with the path a refusal must name (`lines[0].qty`). Limits on the arguments
+/// object itself are left out, and inside `anyOf`/`oneOf` only the branch an object's keys
+/// pick is read.
+pub fn past_limits(root: &Value, args: &Value) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    Limits { root, args }.walk(root, args, &mut Vec::new(), &mut out);
+    out
+}
+
+struct Limits<'a> {
+    root: &'a Value,
+    args: &'a Value,
+}
+
+/// A step into a value: a key, or an index.
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+impl Limits<'_> {
+    fn walk(
+        &self,
+        schema: &Value,
+        value: &Value,
+        at: &mut Vec<Step>,
+        out: &mut Vec<(String, Value)>,
+    ) {
+        let Some(schema) = self.resolve(schema) else {
+            return;
+        };
+        if !at.is_empty() {
+            for past in steps_past(schema, value) {
+                out.push((path(at), self.with(at, past)));
+            }
+        }
+        if let Some(Value::Array(parts)) = schema.get("allOf") {
+            for part in parts {
+                self.walk(part, value, at, out);
+            }
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let (Some(Value::Array(branches)), Value::Object(object)) = (schema.get(key), value)
+            {
+                for branch in branches {
+                    let names = self
+                        .resolve(branch)
+                        .and_then(|b| b.get("properties")?.as_object());
+                    // The branch whose names hold every key, and whose `const`s (a tag) agree.
+                    let picked = names.is_some_and(|names| {
+                        !object.is_empty()
+                            && object.iter().all(|(key, child)| {
+                                names.get(key).is_some_and(|property| {
+                                    property.get("const").is_none_or(|tag| tag == child)
+                                })
+                            })
+                    });
+                    if picked {
+                        self.walk(branch, value, at, out);
+                    }
+                }
+            }
+        }
+        match value {
+            Value::Object(object) => {
+                for (key, child) in object {
+                    let property = schema.get("properties").and_then(|p| p.get(key));
+                    let other = schema
+                        .get("additionalProperties")
+                        .filter(|other| other.is_object());
+                    if let Some(child_schema) = property.or(other) {
+                        at.push(Step::Key(key.clone()));
+                        self.walk(child_schema, child, at, out);
+                        at.pop();
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (index, item) in items.iter().enumerate().take(3) {
+                    let prefix = schema.get("prefixItems").and_then(|p| p.get(index));
+                    if let Some(item_schema) = prefix.or_else(|| schema.get("items")) {
+                        at.push(Step::Index(index));
+                        self.walk(item_schema, item, at, out);
+                        at.pop();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `schema` with its `$ref`s followed.
+    fn resolve<'s>(&'s self, mut schema: &'s Value) -> Option<&'s serde_json::Map<String, Value>> {
+        for _ in 0..8 {
+            match schema.get("$ref").and_then(Value::as_str) {
+                Some(reference) => schema = self.root.pointer(reference.strip_prefix('#')?)?,
+                None => return schema.as_object(),
+            }
+        }
+        None
+    }
+
+    /// The arguments with the value at `at` replaced.
+    fn with(&self, at: &[Step], past: Value) -> Value {
+        let mut args = self.args.clone();
+        let mut node = &mut args;
+        for step in at {
+            node = match step {
+                Step::Key(key) => &mut node[key.as_str()],
+                Step::Index(index) => &mut node[*index],
+            };
+        }
+        *node = past;
+        args
+    }
+}
+
+/// `at` as decode errors spell it: `lines[0].qty`.
+fn path(at: &[Step]) -> String {
+    let mut text = String::new();
+    for step in at {
+        match step {
+            Step::Key(key) if text.is_empty() => text.push_str(key),
+            Step::Key(key) => text.push_str(&format!(".{key}")),
+            Step::Index(index) => text.push_str(&format!("[{index}]")),
+        }
+    }
+    text
+}
+
+/// Values just past each limit `schema` puts on `value`.
+fn steps_past(schema: &serde_json::Map<String, Value>, value: &Value) -> Vec<Value> {
+    let mut past = Vec::new();
+    let count = |key: &str| schema.get(key).and_then(Value::as_u64);
+    match value {
+        Value::Number(number) => {
+            for (key, step) in [
+                ("maximum", 1),
+                ("minimum", -1),
+                ("exclusiveMaximum", 0),
+                ("exclusiveMinimum", 0),
+            ] {
+                past.extend(schema.get(key).and_then(|bound| beside(bound, step)));
+            }
+            match (schema.get("multipleOf"), number.as_i64()) {
+                (Some(step), Some(n)) if step.as_i64().is_some_and(|step| step > 1) => {
+                    past.push(json!(n + 1));
+                }
+                (Some(step), _) => {
+                    let (step, n) = (step.as_f64().unwrap_or(1.0), number.as_f64().unwrap_or(0.0));
+                    past.extend(serde_json::Number::from_f64(n + step / 2.0).map(Value::Number));
+                }
+                (None, _) => {}
+            }
+        }
+        Value::String(text) => {
+            let chars: Vec<char> = text.chars().collect();
+            if let Some(max) = count("maxLength") {
+                let pad = chars.last().copied().unwrap_or('A');
+                let longer: String = chars
+                    .iter()
+                    .copied()
+                    .chain(std::iter::repeat(pad))
+                    .take(max as usize + 1)
+                    .collect();
+                past.push(json!(longer));
+            }
+            if let Some(min) = count("minLength").filter(|min| *min > 0) {
+                past.push(json!(chars[..min as usize - 1].iter().collect::<String>()));
+            }
+            if schema.contains_key("pattern") {
+                past.push(json!("~"));
+            }
+        }
+        Value::Array(items) if !items.is_empty() => {
+            if let Some(max) = count("maxItems").filter(|max| *max < 64) {
+                let mut longer = items.clone();
+                longer.resize(max as usize + 1, items[items.len() - 1].clone());
+                past.push(Value::Array(longer));
+            }
+            if let Some(min) = count("minItems").filter(|min| *min > 0) {
+                past.push(Value::Array(items[..min as usize - 1].to_vec()));
+            }
+            if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
+                let mut repeated = items.clone();
+                repeated.push(items[0].clone());
+                past.push(Value::Array(repeated));
+            }
+        }
+        Value::Object(object) if !object.is_empty() => {
+            if let Some(max) = count("maxProperties").filter(|max| *max < 64) {
+                let mut wider = object.clone();
+                let first = object.values().next().cloned().unwrap_or_default();
+                for key in 0.. {
+                    if wider.len() > max as usize {
+                        break;
+                    }
+                    wider.insert(format!("k{key}"), first.clone());
+                }
+                past.push(Value::Object(wider));
+            }
+            if let Some(min) = count("minProperties").filter(|min| *min > 0) {
+                past.push(Value::Object(
+                    object.clone().into_iter().take(min as usize - 1).collect(),
+                ));
+            }
+        }
+        _ => {}
+    }
+    past
+}
+
+/// `bound + step` (a step of 0 is the bound itself), as an integer where the bound is one and
+/// the neighbour fits a JSON integer.
+fn beside(bound: &Value, step: i128) -> Option<Value> {
+    let exact = bound
+        .as_i64()
+        .map(i128::from)
+        .or_else(|| bound.as_u64().map(i128::from));
+    match exact {
+        Some(n) => {
+            let n = n + step;
+            (i128::from(i64::MIN)..=i128::from(u64::MAX))
+                .contains(&n)
+                .then(|| integer_value(n))
+        }
+        None => {
+            let bound = bound.as_f64()?;
+            let mut past = bound + step as f64;
+            // Past a large bound, one is below the float's precision: the neighbouring float.
+            if past == bound && step != 0 {
+                let up = (step > 0) == (bound > 0.0);
+                past = f64::from_bits(if up {
+                    bound.to_bits() + 1
+                } else {
+                    bound.to_bits() - 1
+                });
+            }
+            serde_json::Number::from_f64(past).map(Value::Number)
+        }
+    }
 }

@@ -120,7 +120,7 @@ fn values_past_the_bounds_are_refused_by_schema_and_decoder_alike() {
         "non_zero" => json!({"a": 1, "b": 1, "c": 1, "d": 1, "e": 1, "f": 1}),
         "sequences" => json!({
             "order": {"items": [{"sku": "a", "quantity": 1}]},
-            "matrix": [], "rgb": [1, 2, 3], "tags": [], "point": [1, 2],
+            "matrix": [], "rgb": [1, 2, 3], "point": [1, 2],
         }),
         _ => json!({"id": 1, "label": "x", "share": 1, "ids": []}),
     };
@@ -236,6 +236,9 @@ fn what_strict_mode_cannot_say_is_reported_and_sent_non_strict() {
             ("maps", "groups"),
             ("free_form", "payload"),
             ("free_form", "extra"),
+            // Maps, whatever limits they carry.
+            ("counts", "flags"),
+            ("nested_limits", "by_name"),
         ])
     );
     for name in ["flat_listing", "flat_map", "tuples", "maps", "free_form"] {
@@ -294,6 +297,9 @@ fn what_gemini_cannot_say_is_reported() {
             // Every schema of Gemini's subset has a `type`; none means "any value".
             ("free_form", "payload"),
             ("free_form", "extra"),
+            // Maps, whatever limits they carry.
+            ("counts", "flags"),
+            ("nested_limits", "by_name"),
         ])
     );
     assert!(issue_paths(Profile::Plain).is_empty());
@@ -398,4 +404,71 @@ fn the_decoder_accepts_nothing_the_plain_schema_refuses() {
         }
     }
     assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+/// The mutator steps past every limit of the constrained tools, each at its own path, and
+/// each step is refused naming that path.
+#[test]
+fn every_limit_is_stepped_past_and_refused_at_its_path() {
+    let harness = Harness::new();
+    let cases = [
+        (
+            "bounded",
+            json!({"qty": 5, "discount": 0.5, "offset": 0, "step": 10, "quarter": 0.5}),
+            vec![
+                "qty", "qty", "discount", "discount", "offset", "offset", "offset", "offset",
+                "step", "step", "step", "quarter", "quarter",
+            ],
+        ),
+        (
+            "lengths",
+            json!({"code": "abc", "note": "ab", "name": "Ada", "digits": "12"}),
+            vec!["code", "code", "note", "name", "digits", "digits", "digits"],
+        ),
+        (
+            "counts",
+            json!({"picks": [1, 2], "flags": {"a": true}, "tags": ["x"], "ids": [3]}),
+            vec![
+                "picks", "picks", "picks[0]", "picks[0]", "picks[1]", "picks[1]", "flags", "flags",
+                "tags", "ids", "ids[0]", "ids[0]",
+            ],
+        ),
+        (
+            "nested_limits",
+            json!({"lines": [{"qty": 2, "code": "ABCD"}], "share": 50, "shares": [],
+                   "by_name": {"a": 7}, "adjust": {"By": 3}}),
+            vec![
+                "lines",
+                "lines[0].qty",
+                "lines[0].qty",
+                "lines[0].code",
+                "lines[0].code",
+                "lines[0].code",
+                "share",
+                "share",
+                "by_name.a",
+                "by_name.a",
+                "adjust.By",
+                "adjust.By",
+            ],
+        ),
+    ];
+    for (name, args, expected) in cases {
+        let tool = tool(name);
+        let plain = Value::Object(tool.input_schema().clone());
+        assert!(
+            !harness.run(tool.as_ref(), &args).unwrap().is_error,
+            "{name}"
+        );
+        let past = super::mutate::past_limits(&plain, &args);
+        let paths: Vec<&str> = past.iter().map(|(path, _)| path.as_str()).collect();
+        assert_eq!(paths, expected, "{name}");
+        for (path, past) in &past {
+            let output = harness.run(tool.as_ref(), past).unwrap().output;
+            assert!(
+                output.contains(&format!("field `{path}`: ")),
+                "{past}: {output}"
+            );
+        }
+    }
 }

@@ -240,14 +240,8 @@ pub struct Order {
 
 /// Sequences: lists, nested lists, fixed arrays, sets, a same-type pair.
 #[tool]
-pub fn sequences(
-    order: Order,
-    matrix: Vec<Vec<i8>>,
-    rgb: [u8; 3],
-    tags: BTreeSet<String>,
-    point: (i32, i32),
-) -> String {
-    format!("{order:?} {matrix:?} {rgb:?} {tags:?} {point:?}")
+pub fn sequences(order: Order, matrix: Vec<Vec<i8>>, rgb: [u8; 3], point: (i32, i32)) -> String {
+    format!("{order:?} {matrix:?} {rgb:?} {point:?}")
 }
 
 /// Tuples of different types.
@@ -336,6 +330,76 @@ fn trimmed<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, 
     String::deserialize(deserializer).map(|text| text.trim().to_owned())
 }
 
+/// Numeric bounds a user set, flat: inclusive, exclusive, and a step.
+#[tool]
+pub fn bounded(
+    #[schemars(range(min = 1, max = 10))] qty: u32,
+    #[schemars(range(min = 0.0, max = 1.0))] discount: f64,
+    #[schemars(extend("exclusiveMinimum" = -5, "exclusiveMaximum" = 5))] offset: i32,
+    #[schemars(range(max = 100), extend("multipleOf" = 5))] step: Option<u16>,
+    #[schemars(range(min = 0.0), extend("multipleOf" = 0.25))] quarter: f64,
+) -> String {
+    format!("{qty} {discount:?} {offset} {step:?} {quarter:?}")
+}
+
+/// String lengths (in code points) and patterns.
+#[tool]
+pub fn lengths(
+    #[schemars(length(min = 2, max = 5))] code: String,
+    #[schemars(length(max = 3))] note: Option<String>,
+    #[schemars(regex(pattern = r"^[A-Z][a-z]{1,6}$"))] name: String,
+    #[schemars(length(min = 1, max = 4), regex(pattern = r"^[0-9]{1,4}$"))] digits: String,
+) -> String {
+    format!("{code:?} {note:?} {name:?} {digits:?}")
+}
+
+/// Item and key counts, and uniqueness: a set's, and one a user asked of a list.
+#[tool]
+pub fn counts(
+    #[schemars(length(min = 1, max = 3))] picks: Vec<u8>,
+    #[schemars(extend("minProperties" = 1, "maxProperties" = 2))] flags: BTreeMap<String, bool>,
+    tags: BTreeSet<String>,
+    #[schemars(extend("uniqueItems" = true))] ids: Vec<u8>,
+) -> String {
+    format!("{picks:?} {flags:?} {tags:?} {ids:?}")
+}
+
+/// A line of an order, limited inside.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Line {
+    #[schemars(range(min = 1, max = 10))]
+    qty: u32,
+    #[schemars(length(min = 3, max = 8), regex(pattern = r"^[A-Z]{3,8}$"))]
+    code: String,
+}
+
+/// Limits on a newtype, wherever it sits.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Share(#[schemars(range(min = 0, max = 100))] u8);
+
+/// Limits inside a variant.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub enum Adjust {
+    By(#[schemars(range(min = -10, max = 10))] i8),
+    To {
+        #[schemars(length(max = 4))]
+        label: String,
+    },
+}
+
+/// Limits nested in lists, options, maps and variants, and on a newtype.
+#[tool]
+pub fn nested_limits(
+    #[schemars(length(max = 3))] lines: Vec<Line>,
+    extra: Option<Line>,
+    share: Share,
+    shares: Vec<Share>,
+    by_name: BTreeMap<String, Share>,
+    adjust: Option<Adjust>,
+) -> String {
+    format!("{lines:?} {extra:?} {share:?} {shares:?} {by_name:?} {adjust:?}")
+}
+
 /// Every tool of the zoo.
 pub fn all() -> Vec<std::sync::Arc<dyn Tool>> {
     tools![
@@ -357,5 +421,9 @@ pub fn all() -> Vec<std::sync::Arc<dyn Tool>> {
         free_form,
         newtypes,
         own_decoders,
+        bounded,
+        lengths,
+        counts,
+        nested_limits,
     ]
 }

@@ -27,6 +27,16 @@ fn add(a: f64, b: f64) -> f64 {
     a + b
 }
 
+/// Add two numbers, each within limits: `AddTool` with a schema that states them, whose
+/// check is the whole difference (issue 17: within 1.3× of `AddTool`).
+#[tool]
+fn add_limited(
+    #[schemars(range(min = -1e9, max = 1e9))] a: f64,
+    #[schemars(range(min = -1e9, max = 1e9))] b: f64,
+) -> f64 {
+    a + b
+}
+
 /// The floor's arguments struct, written by hand.
 #[derive(Deserialize)]
 struct Args {
@@ -142,6 +152,11 @@ fn main() {
     let execute_json = |text: &str| block_on(toolkit.execute_json("add", black_box(text), &ctx));
     let tool_execute_json = |text: &str| block_on(AddTool.execute_json(black_box(text), &ctx));
     let toolkit_execute = |args: Value| block_on(toolkit.execute("add", args, black_box(&ctx)));
+    let limited_tool_execute =
+        |args: Value| block_on(AddLimitedTool.execute(args, black_box(&ctx)));
+    let limited_tool_execute_json =
+        |text: &str| block_on(AddLimitedTool.execute_json(black_box(text), &ctx));
+    assert_eq!(limited_tool_execute_json(ARGS).output, "3.75");
     let nested_floor_from_str = |text: &str| {
         let OrderArgs { order } = serde_json::from_str(black_box(text)).unwrap();
         units_by_hand(&order).to_string()
@@ -182,6 +197,8 @@ fn main() {
             "floor_from_str" => measured(calls, text, floor_from_str),
             "str_via_value" => measured(calls, text, str_via_value),
             "tool_execute_json" => measured(calls, text, tool_execute_json),
+            "limited_tool_execute" => measured(calls, value, limited_tool_execute),
+            "limited_tool_execute_json" => measured(calls, text, limited_tool_execute_json),
             "toolkit_execute_json" => measured(calls, text, execute_json),
             "error_floor_from_value" => measured(calls, missing_value, floor_error_from_value),
             "error_tool_execute" => measured(calls, missing_value, tool_execute),

@@ -95,6 +95,11 @@ pub enum IssueKind {
     /// ("at most 5 characters") and the tool refuses a value that breaks it, with an error
     /// naming the field and the limit, which the model can act on. Strict mode stays on.
     EnforcedByTool,
+    /// The tool cannot enforce what its own schema says: a `pattern` that does not compile as
+    /// a regular expression (ECMA-262, as the tool reads it), so every string at that place is
+    /// refused, with an error naming the pattern. Reported under every profile,
+    /// [`Profile::Plain`] included; the fix is in the schema.
+    Unenforceable,
 }
 
 impl fmt::Display for SchemaIssue {
@@ -174,9 +179,57 @@ impl fmt::Display for SchemaIssue {
 /// ```
 pub fn check(tool: &dyn Tool, profile: Profile) -> Vec<SchemaIssue> {
     if profile == Profile::Plain {
-        return Vec::new();
+        return unenforceable(tool, profile);
     }
     build(tool, profile).issues
+}
+
+/// Every `pattern` of `tool`'s schema that does not compile, as issues under `profile`.
+fn unenforceable(tool: &dyn Tool, profile: Profile) -> Vec<SchemaIssue> {
+    let schema = Value::Object(tool.input_schema().clone());
+    crate::decode::broken_patterns(&schema)
+        .into_iter()
+        .map(|(pointer, pattern, error)| SchemaIssue {
+            tool: tool.name().to_owned(),
+            profile,
+            path: argument_path(&pointer),
+            lost: format!("the pattern `{pattern}`"),
+            why: format!(
+                "it does not compile as a regular expression ({error}), so the tool refuses \
+                 every string here"
+            ),
+            kind: IssueKind::Unenforceable,
+        })
+        .collect()
+}
+
+/// The argument path of a JSON pointer into a schema: `/properties/lines/items/properties/code`
+/// is `lines[].code`; the keywords that only choose a branch or a definition (`anyOf/0`,
+/// `$defs/Item`) add nothing.
+fn argument_path(pointer: &str) -> String {
+    let mut path = String::new();
+    let mut segments = pointer.split('/').skip(1);
+    while let Some(segment) = segments.next() {
+        match segment {
+            "properties" | "patternProperties" => {
+                if let Some(name) = segments.next() {
+                    let name = name.replace("~1", "/").replace("~0", "~");
+                    path = crate::provider::loss::property_path(&path, &name);
+                }
+            }
+            "items" | "prefixItems" | "additionalProperties" => {
+                path = crate::provider::loss::items_path(&path);
+                if segment == "prefixItems" {
+                    segments.next();
+                }
+            }
+            "anyOf" | "oneOf" | "allOf" | "$defs" | "definitions" => {
+                segments.next();
+            }
+            _ => {}
+        }
+    }
+    path
 }
 
 /// One tool under one profile other than [`Profile::Plain`]: its definition entry, as the
@@ -227,6 +280,7 @@ fn build(tool: &dyn Tool, profile: Profile) -> Built {
                 IssueKind::Unsaid
             },
         })
+        .chain(unenforceable(tool, profile))
         .collect();
     Built { entry, issues }
 }
@@ -311,6 +365,12 @@ impl Profiles {
 
     /// [`Toolkit::check`](crate::Toolkit::check).
     pub(crate) fn issues(&self, tools: &[Arc<dyn Tool>], profile: Profile) -> Vec<SchemaIssue> {
+        if profile == Profile::Plain {
+            return tools
+                .iter()
+                .flat_map(|tool| check(tool.as_ref(), profile))
+                .collect();
+        }
         self.entries(tools, profile)
             .flat_map(|built| built.issues.iter().cloned())
             .collect()

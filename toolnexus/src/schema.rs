@@ -48,7 +48,7 @@ pub struct ToolSchema {
 }
 
 impl ToolSchema {
-    /// The input schema's structure, for [`check_args`](crate::decode::check::check_args).
+    /// The input schema's structure, for the schema check of decoded arguments (`decode/check/`).
     pub(crate) fn shape(&self) -> &Shape {
         self.shape
             .get_or_init(|| Shape::of(&self.input, self.checks_keys))

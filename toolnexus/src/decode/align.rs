@@ -18,7 +18,8 @@ use serde_json::{Map, Number, Value, json};
 ///   a user set (`#[schemars(range(…))]`) are kept where they are tighter.
 /// - a signed non-zero integer (`"not": {"const": 0}`) becomes two ranges in an `anyOf`,
 ///   which every provider profile can express;
-/// - `uniqueItems` is removed: serde's sets keep one of each duplicate rather than refuse it;
+/// - `uniqueItems` (a set's) is kept, and the schema check refuses duplicates, so a set never
+///   silently drops what the model sent;
 /// - a `true` subschema (a `serde_json::Value`) becomes `{}`, which means the same and which
 ///   clients that expect every schema to be an object accept;
 /// - a tuple's `prefixItems` gain an `items` naming every element's schema: inert under JSON
@@ -46,7 +47,6 @@ pub(crate) fn align(schema: &mut Schema) {
         // swap the last key into its slot and shuffle the schema's key order.
         map.shift_remove("format");
     }
-    map.shift_remove("uniqueItems");
     for key in ["properties", "$defs"] {
         if let Some(Value::Object(children)) = map.get_mut(key) {
             children.values_mut().for_each(open_as_object);
@@ -241,7 +241,7 @@ mod tests {
                 "pair": {"type": "array", "prefixItems": [{"type": "string"}, true], "minItems": 2, "maxItems": 2},
             }})),
             json!({"type": "object", "properties": {
-                "tags": {"type": "array", "items": {"type": "string"}},
+                "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true},
                 "any": {},
                 "pair": {"type": "array", "prefixItems": [{"type": "string"}, {}], "minItems": 2, "maxItems": 2,
                          "items": {"anyOf": [{"type": "string"}, {}]}},

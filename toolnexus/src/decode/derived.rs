@@ -5,10 +5,13 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::check::{TextCheck, check_args, check_keys, check_text};
+use super::check::{TextCheck, check_args, check_flat, check_keys, check_text};
 use super::error::at_path;
 use super::parse_args_strictly;
-use super::{Form, MAX_ARGUMENT_BYTES, Nesting, arguments_object, decode_leniently};
+use super::{
+    Form, MAX_ARGUMENT_BYTES, Nesting, arguments_object, decode_leniently,
+    integers_for_integral_floats,
+};
 use crate::result::ToolResult;
 use crate::schema::ToolSchema;
 
@@ -47,19 +50,22 @@ fn decode<T: DeserializeOwned>(
     let args = Value::Object(object);
     let decoded = match accepted_form(&args, tried) {
         Some(decoded) => decoded,
-        // Decoded again, owned, to find where it failed.
-        None => serde_path_to_error::deserialize(args.clone())
-            .map_err(|error| at_path(tool, None, error.path(), error.inner()))?,
+        // Decoded again, owned, to find where it failed: with whole floats as integers, where
+        // there are any, so the path names a value that is wrong, not a `3.0` beside it.
+        None => {
+            let mut report = args.clone();
+            integers_for_integral_floats(&mut report);
+            serde_path_to_error::deserialize(report)
+                .map_err(|error| at_path(tool, None, error.path(), error.inner()))?
+        }
     };
     let shape = schema.shape();
     check_keys(tool, shape, &args)?;
-    let checked = match nesting {
-        Nesting::Nested => true,
-        Nesting::Flat => shape.checks_flat_arguments(),
-        Nesting::Large | Nesting::TooDeep => false,
-    };
-    if checked {
-        check_args(tool, shape, &args)?;
+    match nesting {
+        Nesting::Nested => check_args(tool, shape, &args)?,
+        Nesting::Flat if shape.checks_flat_arguments() => check_args(tool, shape, &args)?,
+        Nesting::Flat if shape.limited() => check_flat(tool, shape, &args)?,
+        Nesting::Flat | Nesting::TooDeep => {}
     }
     Ok(decoded)
 }
@@ -109,9 +115,10 @@ pub fn decode_args_json<T: DeserializeOwned>(
                 // A bracket past the object's own brace may open a nested value (or sit in
                 // a string, which only costs the check).
                 let maybe_nested = text.bytes().filter(|b| matches!(b, b'[' | b'{')).nth(1);
+                let shape = schema.shape();
                 let check = match maybe_nested {
-                    Some(_) => check_text(tool, schema.shape(), text),
-                    None => TextCheck::Fits,
+                    None if !shape.limited() => TextCheck::Fits,
+                    _ => check_text(tool, shape, text),
                 };
                 match check {
                     TextCheck::Fits => return Ok(args),

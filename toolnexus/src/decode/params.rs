@@ -12,11 +12,13 @@
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
-use super::check::{TextCheck, check_args, check_text};
+use super::check::{
+    Shape, TextCheck, check_args, check_flat, check_text, flat_number, flat_value_fits,
+};
 use super::error::{at_path, invalid_args, without_position};
 use super::{
     Form, MAX_ARGUMENT_BYTES, MAX_NESTING, Nesting, arguments_object, decode_leniently,
-    parse_args_strictly,
+    integers_for_integral_floats, parse_args_strictly,
 };
 #[cfg(doc)]
 use super::{decode_args, decode_args_json};
@@ -105,21 +107,31 @@ pub fn decode_params(
     let (object, nesting) = arguments_object(tool, args)?;
     // A borrowed walk tracks no path, so it costs nothing beyond what the types need; only a
     // failure takes the owned walk, which finds where it failed.
+    let shape = schema.shape();
+    // No parameter is flattened here, so only limits need flat arguments checked.
+    let check: Option<Check> = match nesting {
+        Nesting::Nested => Some(check_args),
+        Nesting::Flat if shape.limited() => Some(check_flat),
+        Nesting::Flat | Nesting::TooDeep => None,
+    };
     if borrowed_walk(&object, keys, slots).is_ok() {
-        if matches!(nesting, Nesting::Nested) {
-            return check_args(tool, schema.shape(), &Value::Object(object));
-        }
-        return Ok(());
+        return match check {
+            Some(check) => check(tool, shape, &Value::Object(object)),
+            None => Ok(()),
+        };
     }
     slots.iter_mut().for_each(|slot| slot.clear());
     // The owned walk consumes the arguments; what they were is kept for the check after it.
-    let nested = matches!(nesting, Nesting::Nested).then(|| Value::Object(object.clone()));
+    let kept = check.map(|check| (check, Value::Object(object.clone())));
     owned_walk(tool, object, keys, slots)?;
-    match nested {
-        Some(object) => check_args(tool, schema.shape(), &object),
+    match kept {
+        Some((check, args)) => check(tool, shape, &args),
         None => Ok(()),
     }
 }
+
+/// A schema check of decoded arguments.
+type Check = fn(&str, &Shape, &Value) -> Result<(), ToolResult>;
 
 /// [`decode_params`] for the raw argument text a model produced, with the same outcome for
 /// the same arguments, as [`decode_args_json`] is for [`decode_args`]: the text is walked straight into the slots
@@ -132,9 +144,11 @@ pub fn decode_params_json(
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), ToolResult> {
     if !schema.text_via_value && text.len() <= MAX_ARGUMENT_BYTES {
-        match text_walk(text, keys, slots) {
-            Ok(Nested(false)) => return Ok(()),
-            Ok(Nested(true)) => match check_text(tool, schema.shape(), text) {
+        let shape = schema.shape();
+        let limits = shape.limited().then_some(shape);
+        match text_walk(text, keys, slots, limits) {
+            Ok(Walked::Fits) => return Ok(()),
+            Ok(Walked::Unchecked) => match check_text(tool, shape, text) {
                 TextCheck::Fits => return Ok(()),
                 TextCheck::Refused(refused) => return Err(refused),
                 TextCheck::Reread => {}
@@ -179,15 +193,7 @@ fn borrowed_walk(
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), ()> {
     for (key, value) in args {
-        let slot = &mut slots[position(keys, key).ok_or(())?];
-        let decoded = decode_leniently(value, true, |form| match form {
-            Form::Value(value) => slot.decode_value(value).is_ok(),
-            // A value's text is one value, all of which must be read.
-            Form::Text(text) => slot
-                .decode_prefix(text)
-                .is_ok_and(|read| read == text.len()),
-        });
-        if !decoded {
+        if !decode_into(&mut *slots[position(keys, key).ok_or(())?], value) {
             return Err(());
         }
     }
@@ -195,8 +201,21 @@ fn borrowed_walk(
     fill_missing(args.len(), keys, slots).map_err(drop)
 }
 
+/// Decodes `value` into `slot` in any form either entry point takes; whether it did.
+fn decode_into(slot: &mut dyn Slot, value: &Value) -> bool {
+    decode_leniently(value, true, |form| match form {
+        Form::Value(value) => slot.decode_value(value).is_ok(),
+        // A value's text is one value, all of which must be read.
+        Form::Text(text) => slot
+            .decode_prefix(text)
+            .is_ok_and(|read| read == text.len()),
+    })
+}
+
 /// The reference walk, in the order serde's derive takes: the entries as they come (an
-/// unknown key or a bad value stops it there), then the keys that are missing.
+/// unknown key or a bad value stops it there), then the keys that are missing. A value is
+/// reported only if no form of it decodes, so the message names the value that is wrong,
+/// not a `3.0` that decodes as the integer it is.
 fn owned_walk(
     tool: &str,
     args: Map<String, Value>,
@@ -208,6 +227,12 @@ fn owned_walk(
             let error = <serde_json::Error as de::Error>::unknown_field(&key, keys);
             return Err(invalid_args(tool, error));
         };
+        if decode_into(&mut *slots[at], &value) {
+            continue;
+        }
+        // Whole floats as integers, so the path names a value that is wrong, not a `3.0`.
+        let mut value = value;
+        integers_for_integral_floats(&mut value);
         if let Err(error) = slots[at].decode_owned(value) {
             return Err(at_path(tool, Some(&key), error.path(), error.inner()));
         }
@@ -224,9 +249,10 @@ fn text_walk(
     text: &str,
     keys: &'static [&'static str],
     slots: &mut [&mut dyn Slot],
-) -> Result<Nested, ()> {
+    limits: Option<&Shape>,
+) -> Result<Walked, ()> {
     let mut filled = 0;
-    let mut nested = Nested(false);
+    let mut walked = Walked::Fits;
     let mut text = Text {
         bytes: text.as_bytes(),
         text,
@@ -237,20 +263,37 @@ fn text_walk(
         text.at += 1;
     } else {
         loop {
-            let slot = &mut slots[text.key(keys)?];
+            let at = text.key(keys)?;
+            let slot = &mut slots[at];
             if slot.is_filled() {
                 return Err(());
             }
             text.expect(b':')?;
             text.skip_whitespace();
             let rest = &text.text[text.at..];
-            let read = slot.decode_prefix(rest).map_err(drop)?;
+            // A number under limits is read once, checked, and decoded from what was read.
+            let number = limits.and_then(|shape| flat_number(shape, keys[at], rest));
+            let (read, checked) = match number {
+                Some(Ok((read, number))) => {
+                    slot.decode_value(&Value::Number(number)).map_err(drop)?;
+                    (read, true)
+                }
+                Some(Err(())) => return Err(()),
+                None => (slot.decode_prefix(rest).map_err(drop)?, false),
+            };
             // Decoded on its own, a value may open one level more than inside the arguments
             // object; one that might is left to the reference path, which refuses it. A
             // value opens a bracket per level, so only a long one is counted.
             let value = &rest.as_bytes()[..read];
             if let Some(b'[' | b'{') = value.first() {
-                nested = Nested(true);
+                walked = Walked::Unchecked;
+            } else if let Some(shape) = limits.filter(|_| !checked) {
+                // A scalar is checked here, alone, against its parameter's limits.
+                match flat_value_fits(shape, keys[at], &rest[..read]) {
+                    Some(true) => {}
+                    Some(false) => return Err(()),
+                    None => walked = Walked::Unchecked,
+                }
             }
             if read >= TOO_DEEP
                 && value.iter().filter(|b| matches!(b, b'[' | b'{')).count() >= TOO_DEEP
@@ -271,11 +314,16 @@ fn text_walk(
         return Err(());
     }
     fill_missing(filled, keys, slots).map_err(drop)?;
-    Ok(nested)
+    Ok(walked)
 }
 
-/// Whether some value of an arguments object is an array or an object.
-struct Nested(bool);
+/// What the text walk left to the schema check.
+enum Walked {
+    /// Nothing: every value is a scalar, each within its parameter's limits.
+    Fits,
+    /// Some value is an array or an object, or a scalar only the whole check can judge.
+    Unchecked,
+}
 
 /// The levels a value may not open inside the arguments object, which is the first of the
 /// reference path's [`MAX_NESTING`]; decoded on its own, a value could open them all.

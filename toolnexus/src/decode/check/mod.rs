@@ -7,21 +7,27 @@
 //! told it may send these, but a tool that took them would accept what its own schema
 //! refuses, so nested arguments that decoded are also checked here against the structure the
 //! plain schema states: `type`, `properties`, `required`, `additionalProperties`, `items`,
-//! `prefixItems`, `const` and `enum` (for strings, booleans and `null`), and the `$ref`,
-//! `allOf`, `anyOf` and `oneOf` around them.
+//! `prefixItems`, and the `$ref`, `allOf`, `anyOf` and `oneOf` around them. And serde knows
+//! nothing of the limits a schema states (`#[schemars(range(max = 10))]`), so they are
+//! checked here too, at any depth ([`limits`]): `minimum`, `maximum`, `exclusiveMinimum`,
+//! `exclusiveMaximum`, `multipleOf`, `minLength`, `maxLength`, `pattern`, `minItems`,
+//! `maxItems`, `uniqueItems`, `minProperties`, `maxProperties`, `enum` and `const`.
 //!
-//! Flat arguments (every value a scalar) can take none of these forms and are not checked,
-//! unless the root applies schemas to the whole object (a flattened enum's `oneOf`, whose tag
-//! serde reads from buffered content). And beside a flattened enum serde cannot deny unknown
-//! fields at all, so for such a tool [`check_keys`] refuses the keys its schema's closed
-//! object (`unevaluatedProperties: false`) does not name.
+//! Flat arguments (every value a scalar) can take none of serde's extra forms and are checked
+//! only when the schema limits values somewhere ([`Shape::limited`]; most tools' schemas do
+//! not, and pay nothing), or when the root applies schemas to the whole object (a flattened
+//! enum's `oneOf`, whose tag serde reads from buffered content). And beside a flattened enum
+//! serde cannot deny unknown fields at all, so for such a tool [`check_keys`] refuses the keys
+//! its schema's closed object (`unevaluatedProperties: false`) does not name.
 //!
-//! Every check is one JSON Schema itself makes, and a keyword not read here (bounds, lengths,
-//! patterns: serde enforces those) can only let a value through, so nothing the schema admits
-//! is refused. The schema is read once per tool into a [`Shape`], so a check costs a walk of
-//! the arguments, not a keyword lookup per value; argument text is read for it into a
-//! [`Text`], which costs less to build than a `Value`.
+//! Every check is one JSON Schema itself makes, read as JSON Schema 2020-12 reads it, and a
+//! keyword not read here (`format`, `patternProperties`, `dependentRequired`, …) can only let
+//! a value through, so nothing the schema admits is refused. The schema is read once per tool
+//! into a [`Shape`], limits and patterns compiled, so a check costs a walk of the arguments,
+//! not a keyword lookup per value; argument text is read for it into a [`Text`], which costs
+//! less to build than a `Value`.
 
+pub(crate) mod limits;
 mod shape;
 mod tree;
 
@@ -29,9 +35,10 @@ use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use serde_json::Value;
+use serde_json::{Number, Value};
 
-use shape::{KINDS, Node, OtherKeys, ROOT};
+use limits::Limits;
+use shape::{Flat, KINDS, Node, OtherKeys, ROOT};
 pub(crate) use shape::{Shape, named_keys};
 use tree::{Text, Tree, Unread};
 
@@ -42,10 +49,10 @@ use crate::result::ToolResult;
 /// admit the value (a loop of references says nothing).
 const MAX_HOPS: usize = 8;
 
-/// Arguments with more values than this (counting every value inside, and the arguments
-/// object) are left to serde alone: reading a large text again for the check would cost
-/// memory in proportion, and a model's arguments are rarely that large.
-pub(crate) const MAX_CHECKED_VALUES: usize = 100_000;
+/// Argument text with more values than this (counting every value inside, and the arguments
+/// object) is not read into a [`Text`] for the check ([`TextCheck::Reread`]): it is decoded
+/// the reference way, from one `Value` that decoding and the check both read, at any size.
+const MAX_CHECKED_VALUES: usize = 100_000;
 
 /// Work allowed for one call's arguments, in steps: a subschema visited, or a key of an object
 /// compared with its schema's names. A recursive type's definition is checked once per value
@@ -69,6 +76,79 @@ pub(crate) fn check_keys(tool: &str, shape: &Shape, args: &Value) -> Result<(), 
     match args.keys().find(|key| !known.contains(key)) {
         None => Ok(()),
         Some(key) => Err(invalid_args(tool, unknown_field(key, known))),
+    }
+}
+
+/// [`check_args`] for flat arguments (every value a scalar): where the schema allows, each
+/// value is checked against its own property's limits alone, without a walk of the schema.
+pub(crate) fn check_flat(tool: &str, shape: &Shape, args: &Value) -> Result<(), ToolResult> {
+    let (Some(flat), Value::Object(object)) = (&shape.flat, args) else {
+        return check_args(tool, shape, args);
+    };
+    let root = &shape.nodes[ROOT];
+    for (key, value) in object {
+        let at = match flat.iter().find(|(name, _)| name == key) {
+            Some((_, Flat::Own(at))) => *at,
+            Some((_, Flat::Free)) => continue,
+            // An unknown key, or a property checked the whole way.
+            Some((_, Flat::Applied)) | None => return check_args(tool, shape, args),
+        };
+        if absent(root, NullMeansAbsent::Yes, key, value) {
+            continue;
+        }
+        if let Some(problem) = scalar_problem(&shape.nodes[at], value) {
+            return Err(Mismatch::here(problem)
+                .inside(Step::Key(key.clone()))
+                .into_result(tool));
+        }
+    }
+    Ok(())
+}
+
+/// For one value of flat argument text: `Some(true)` when it keeps its property's limits,
+/// `Some(false)` when it may not (the reference path then decides, and words the error), and
+/// `None` when only the whole check can tell.
+pub(crate) fn flat_value_fits(shape: &Shape, key: &str, text: &str) -> Option<bool> {
+    let at = match shape.flat.as_ref()?.iter().find(|(name, _)| name == key)? {
+        (_, Flat::Own(at)) => *at,
+        (_, Flat::Free) => return Some(true),
+        (_, Flat::Applied) => return None,
+    };
+    let Some(value) = Text::scalar(text) else {
+        // `null` (for a key that may be absent, absent), or text read the reference way.
+        return Some(false);
+    };
+    Some(scalar_problem(&shape.nodes[at], &value).is_none())
+}
+
+/// The number at the start of `text`, the value of the flat argument `key`, read once and
+/// checked against its parameter's limits: `Ok` with the length it took and the number (to
+/// decode from, so the text is not read again), `Err` when it breaks a limit or is no JSON
+/// number (the reference path then decides), `None` when `key` has no limits of its own or the
+/// value is no number.
+pub(crate) fn flat_number(
+    shape: &Shape,
+    key: &str,
+    text: &str,
+) -> Option<Result<(usize, Number), ()>> {
+    let (_, Flat::Own(at)) = shape.flat.as_ref()?.iter().find(|(name, _)| name == key)? else {
+        return None;
+    };
+    if !matches!(text.as_bytes().first()?, b'-' | b'0'..=b'9') {
+        return None;
+    }
+    let Some((length, integral)) = tree::json_number_length(text.as_bytes()) else {
+        return Some(Err(()));
+    };
+    let Some(number) = tree::number(&text[..length], integral).map(Text::Number) else {
+        return Some(Err(()));
+    };
+    if scalar_problem(&shape.nodes[*at], &number).is_some() {
+        return Some(Err(()));
+    }
+    match number {
+        Text::Number(number) => Some(Ok((length, number))),
+        _ => Some(Err(())),
     }
 }
 
@@ -104,11 +184,7 @@ fn check_within<T: Tree>(
     args: &T,
     budget: usize,
 ) -> Result<(), ToolResult> {
-    let checker = Checker {
-        shape,
-        budget: Cell::new(budget),
-        seen: RefCell::new(BTreeMap::new()),
-    };
+    let checker = Checker::new(shape, budget);
     match checker.value(&shape.nodes[ROOT], args, 0, NullMeansAbsent::Yes) {
         None => Ok(()),
         Some(mismatch) => Err(mismatch.into_result(tool)),
@@ -194,7 +270,15 @@ struct Checker<'s> {
     seen: RefCell<BTreeMap<(usize, usize), Option<Mismatch>>>,
 }
 
-impl Checker<'_> {
+impl<'s> Checker<'s> {
+    fn new(shape: &'s Shape, budget: usize) -> Self {
+        Self {
+            shape,
+            budget: Cell::new(budget),
+            seen: RefCell::new(BTreeMap::new()),
+        }
+    }
+
     /// Where `value` certainly breaks `node`, or `None`. `nulls` says how an object's `null`s
     /// read: the subschemas applied to this same value read them alike.
     fn value<T: Tree>(
@@ -233,20 +317,37 @@ impl Checker<'_> {
                 }));
             }
         }
-        if let Some(listed) = &node.listed {
-            if value.listed_in(listed) == Some(false) {
-                let listed: Vec<String> = listed.iter().map(Value::to_string).collect();
-                return Some(Mismatch::here(Problem::Other(format!(
-                    "invalid value: {}, expected {}",
-                    value.describe(),
-                    listed.join(" or ")
-                ))));
+        if let Some(problem) = unlisted(node, value) {
+            return Some(Mismatch::here(problem));
+        }
+        if let Some(limits) = &node.limits {
+            if let Some(problem) = self.limits(node, limits, value, nulls) {
+                return Some(Mismatch::here(Problem::Other(problem)));
             }
         }
         if let Some(items) = value.items() {
             return self.items(node, items);
         }
         self.object(node, value, nulls)
+    }
+
+    /// How `value` breaks `node`'s [`Limits`], if it does.
+    fn limits<T: Tree>(
+        &self,
+        node: &Node,
+        limits: &Limits,
+        value: &T,
+        nulls: NullMeansAbsent,
+    ) -> Option<String> {
+        // A key whose `null` means it is absent is not counted.
+        let properties = value.entries().map(|entries| {
+            entries
+                .filter(|(key, child)| !absent(node, nulls, key, *child))
+                .count()
+        });
+        // Comparing the items of a long array costs a pass over them.
+        self.spend(value.items().map_or(0, <[T]>::len))?;
+        limits.check(value, properties)
     }
 
     /// Spends `steps` of the budget; `None` when it is spent, which lets the arguments through.
@@ -335,10 +436,7 @@ impl Checker<'_> {
             ))));
         }
         for (key, child) in entries {
-            if matches!(nulls, NullMeansAbsent::Yes)
-                && child.is_null()
-                && !node.required.iter().any(|name| name == key)
-            {
+            if absent(node, nulls, key, child) {
                 continue;
             }
             let property = node
@@ -378,6 +476,37 @@ impl Checker<'_> {
     }
 }
 
+/// How `value` is not among the values `node` lists (`enum`, `const`), if it is not.
+fn unlisted<T: Tree>(node: &Node, value: &T) -> Option<Problem> {
+    let listed = node.listed.as_ref()?;
+    if value.listed_in(listed) {
+        return None;
+    }
+    let listed: Vec<String> = listed.iter().map(Value::to_string).collect();
+    Some(Problem::Other(format!(
+        "invalid value: {}, expected {}",
+        value.describe(),
+        listed.join(" or ")
+    )))
+}
+
+/// How a scalar breaks what its own node lists or limits: all of a [`Flat::Own`] node that a
+/// scalar serde decoded can break (its type serde already holds to), in the order and words of
+/// the whole check.
+fn scalar_problem<T: Tree>(node: &Node, value: &T) -> Option<Problem> {
+    if let Some(problem) = unlisted(node, value) {
+        return Some(problem);
+    }
+    node.limits.as_ref()?.check(value, None).map(Problem::Other)
+}
+
+/// Whether the entry `key: child` of an object `node` describes stands for an absent key.
+fn absent<T: Tree>(node: &Node, nulls: NullMeansAbsent, key: &str, child: &T) -> bool {
+    matches!(nulls, NullMeansAbsent::Yes)
+        && child.is_null()
+        && !node.required.iter().any(|name| name == key)
+}
+
 fn none_of<T: Tree>(value: &T) -> Mismatch {
     Mismatch::here(Problem::Other(format!(
         "invalid value: {} matches none of the forms its schema allows",
@@ -386,143 +515,4 @@ fn none_of<T: Tree>(value: &T) -> Mismatch {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::{Value, json};
-
-    use super::tree::{Text, Unread};
-    use super::{BUDGET, Shape, TextCheck, check_args, check_text, check_within};
-
-    fn object(value: Value) -> serde_json::Map<String, Value> {
-        match value {
-            Value::Object(map) => map,
-            _ => unreachable!("an object literal"),
-        }
-    }
-
-    /// Three branches that each descend into the same list: checking each branch's children
-    /// anew at every level would take 3^60 steps on a value that breaks all of them at its
-    /// deepest leaf; the definition is checked once per value instead.
-    #[test]
-    fn a_recursive_definition_is_checked_once_per_value() {
-        let root = object(json!({
-            "type": "object",
-            "properties": {"tree": {"$ref": "#/$defs/Tree"}},
-            "$defs": {"Tree": {"anyOf": [
-                {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
-                {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
-                {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
-            ]}},
-        }));
-        let shape = Shape::of(&root, false);
-        let tree = |depth: usize| {
-            let mut tree = json!("leaf");
-            for _ in 0..depth {
-                tree = json!({"c": [tree]});
-            }
-            json!({ "tree": tree })
-        };
-        let refused = check_args("t", &shape, &tree(60)).unwrap_err();
-        let path = "[0].c".repeat(59);
-        assert_eq!(
-            refused.output,
-            format!(
-                "invalid arguments for `t`: field `tree.c{path}[0]`: invalid type: string \
-                 \"leaf\", expected object"
-            )
-        );
-        // Past the budget the arguments are let through, as serde took them.
-        assert!(check_within("t", &shape, &tree(3), 5).is_ok());
-        assert!(check_within("t", &shape, &tree(3), BUDGET).is_err());
-    }
-
-    /// A hostile object's keys count against the budget, each compared with the names of
-    /// every branch that reads it.
-    #[test]
-    fn the_keys_of_an_object_count_against_the_budget() {
-        let root = object(json!({
-            "type": "object",
-            "properties": {"x": {"type": "object", "properties": {"a": {"type": "string"}}}},
-        }));
-        let shape = Shape::of(&root, false);
-        let keys: serde_json::Map<String, Value> = (0..1_000)
-            .map(|key| (format!("k{key}"), json!(1)))
-            .collect();
-        let mut args = json!({"x": keys});
-        args["x"]["a"] = json!(1);
-        assert!(check_within("t", &shape, &args, 1_000).is_ok());
-        assert_eq!(
-            check_within("t", &shape, &args, 10_000).unwrap_err().output,
-            "invalid arguments for `t`: field `x.a`: invalid type: integer `1`, expected string"
-        );
-    }
-
-    /// A `$ref` loop that never reaches the value says nothing about it.
-    #[test]
-    fn a_reference_loop_admits_the_value() {
-        let root = object(json!({
-            "type": "object",
-            "properties": {"x": {"$ref": "#/$defs/A"}},
-            "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}},
-        }));
-        assert!(check_args("t", &Shape::of(&root, false), &json!({"x": [1]})).is_ok());
-    }
-
-    /// Text is read into its own tree for the check; what it finds is what the check of the
-    /// same `Value` finds, and text with more values than are checked is not read.
-    #[test]
-    fn text_and_value_are_checked_alike() {
-        let root = object(json!({
-            "type": "object",
-            "properties": {
-                "points": {"type": "array", "items": {"$ref": "#/$defs/Point"}},
-                "unit": {"type": "string", "enum": ["cm", "in"]},
-                "label": {"type": ["string", "null"]},
-            },
-            "$defs": {"Point": {
-                "type": "object",
-                "properties": {"x": {"type": "integer"}, "y": {"type": "number"}},
-                "required": ["x", "y"],
-                "additionalProperties": false,
-            }},
-        }));
-        let shape = Shape::of(&root, false);
-        let cases = [
-            json!({"points": [{"x": 1, "y": 2.5}], "unit": "cm", "label": null}),
-            json!({"points": [{"x": 1.0, "y": 2}, [1, 2]]}),
-            json!({"points": [{"x": 1.5, "y": 2}]}),
-            json!({"points": [{"x": 1}]}),
-            json!({"points": [{"x": 1, "y": 2, "z": 3}]}),
-            json!({"points": [], "unit": "mm"}),
-            json!({"points": [], "label": "café \"a\""}),
-        ];
-        for args in cases {
-            let text = args.to_string();
-            let from_text = match check_text("t", &shape, &text) {
-                TextCheck::Fits => Ok(()),
-                TextCheck::Refused(refused) => Err(refused),
-                TextCheck::Reread => unreachable!("no key is given twice"),
-            };
-            assert_eq!(from_text, check_args("t", &shape, &args), "{text}");
-        }
-        let refused = check_args("t", &shape, &json!({"points": [{"x": 1.5, "y": 2}]}));
-        assert_eq!(
-            refused.unwrap_err().output,
-            "invalid arguments for `t`: field `points[0].x`: invalid type: number `1.5`, \
-             expected integer"
-        );
-        assert!(Text::read("[1, 2, 3]", 4).is_ok());
-        assert!(matches!(Text::read("[1, 2, 3]", 3), Err(Unread::Other)));
-        let keys: Vec<String> = (0..40).map(|key| format!(r#""k{key}": 1"#)).collect();
-        let unique = format!("{{{}}}", keys.join(", "));
-        assert!(Text::read(&unique, 100).is_ok());
-        for twice in [
-            r#"{"a": {"x": 1, "x": 2}}"#,
-            &format!(r#"{{{}, "k7": 2}}"#, keys.join(", ")),
-        ] {
-            assert!(
-                matches!(Text::read(twice, 100), Err(Unread::DuplicateKey)),
-                "{twice}"
-            );
-        }
-    }
-}
+mod tests;

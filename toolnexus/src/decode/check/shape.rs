@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use super::limits::Limits;
 use crate::schema::resolve_reference;
 
 /// An input schema's structure, read once: one [`Node`] per subschema, `$ref`s resolved to
@@ -16,6 +17,24 @@ pub(crate) struct Shape {
     /// flattened parameter, whose root [`tool_schema_of`](crate::schema::tool_schema_of)
     /// closed): see [`named_keys`].
     pub(super) closed_keys: Option<Vec<String>>,
+    /// Whether some subschema states a limit or lists values (`enum`, `const`), which even
+    /// flat arguments must keep: `false` for most tools, which then skip the check of flat
+    /// arguments entirely.
+    pub(super) limited: bool,
+    /// How each top-level property is checked when the arguments are flat, for a limited
+    /// schema whose root is a plain object; `None` when flat arguments take the whole check.
+    pub(super) flat: Option<Vec<(String, Flat)>>,
+}
+
+/// What a flat (scalar) value of one top-level property is checked against.
+#[derive(Debug)]
+pub(super) enum Flat {
+    /// Nothing below the property limits values: nothing to check.
+    Free,
+    /// The property's own node, whose limits and listed values are all a scalar meets.
+    Own(usize),
+    /// A node that applies others (`$ref`, `allOf`, `anyOf`, `oneOf`): the whole check.
+    Applied,
 }
 
 /// The index of the root node in [`Shape::nodes`].
@@ -30,6 +49,8 @@ pub(super) struct Node {
     pub(super) kinds: Option<u8>,
     /// `const` or `enum`, when given.
     pub(super) listed: Option<Vec<Value>>,
+    /// The validation keywords, when it has any.
+    pub(super) limits: Option<Box<Limits>>,
     pub(super) reference: Option<usize>,
     pub(super) all_of: Vec<usize>,
     /// `anyOf`, then `oneOf`: each a list of branches, one of which must hold.
@@ -39,6 +60,13 @@ pub(super) struct Node {
     pub(super) other_keys: OtherKeys,
     pub(super) prefix_items: Vec<usize>,
     pub(super) items: Option<usize>,
+}
+
+impl Node {
+    /// Whether it applies other subschemas to the same value.
+    pub(super) fn applies_others(&self) -> bool {
+        self.reference.is_some() || !self.all_of.is_empty() || !self.alternatives.is_empty()
+    }
 }
 
 /// What a key `properties` does not name may hold.
@@ -84,10 +112,75 @@ impl Shape {
         };
         reader.node(&Value::Object(root.clone()));
         let closed_keys = checks_keys.then(|| named_keys(root)).flatten();
-        Self {
+        let limited = reader
+            .nodes
+            .iter()
+            .any(|node| node.limits.is_some() || node.listed.is_some());
+        let mut shape = Self {
             nodes: reader.nodes,
             closed_keys,
+            limited,
+            flat: None,
+        };
+        shape.flat = shape.flat_properties();
+        shape
+    }
+
+    fn flat_properties(&self) -> Option<Vec<(String, Flat)>> {
+        let root = &self.nodes[ROOT];
+        let plain_root = root.limits.is_none()
+            && root.listed.is_none()
+            && !root.applies_others()
+            && !root.nothing;
+        if !self.limited || !plain_root {
+            return None;
         }
+        let flat = root
+            .properties
+            .iter()
+            .map(|(name, at)| {
+                let node = &self.nodes[*at];
+                let check = if !self.limits_below(*at) {
+                    Flat::Free
+                } else if node.applies_others() {
+                    Flat::Applied
+                } else {
+                    Flat::Own(*at)
+                };
+                (name.clone(), check)
+            })
+            .collect();
+        Some(flat)
+    }
+
+    /// Whether the node at `at`, or one it leads to, limits values.
+    fn limits_below(&self, at: usize) -> bool {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut pending = vec![at];
+        while let Some(at) = pending.pop() {
+            if std::mem::replace(&mut seen[at], true) {
+                continue;
+            }
+            let node = &self.nodes[at];
+            if node.limits.is_some() || node.listed.is_some() {
+                return true;
+            }
+            pending.extend(node.reference);
+            pending.extend(&node.all_of);
+            pending.extend(node.alternatives.iter().flatten());
+            pending.extend(node.properties.iter().map(|(_, child)| *child));
+            if let OtherKeys::Schema(other) = node.other_keys {
+                pending.push(other);
+            }
+            pending.extend(&node.prefix_items);
+            pending.extend(node.items);
+        }
+        false
+    }
+
+    /// Whether some subschema limits values, which even flat arguments must keep.
+    pub(crate) fn limited(&self) -> bool {
+        self.limited
     }
 
     /// Whether the root applies schemas to the whole arguments object (`allOf`, `anyOf`,
@@ -164,6 +257,7 @@ impl Reader<'_> {
             nothing: false,
             kinds: schema.get("type").and_then(kinds),
             listed,
+            limits: Limits::read(schema),
             reference,
             all_of: self.nodes(schema.get("allOf")),
             alternatives,

@@ -1,7 +1,6 @@
 //! The OpenAI Responses API: flat tool definitions, the `function_call` items of a
 //! response, and the `function_call_output` items that answer them.
 
-
 use serde_json::{Map, Value, json};
 
 use super::super::{essence, inline_image, unsupported_placeholder};

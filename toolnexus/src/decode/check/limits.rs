@@ -1,0 +1,483 @@
+//! The validation keywords of a subschema, compiled once per tool with its [`Shape`]
+//! (`super::shape`): numeric bounds, `multipleOf`, string lengths and `pattern`, item counts,
+//! `uniqueItems`, property counts. Each is read exactly as JSON Schema 2020-12 reads it, so a
+//! value the schema admits is never refused, and one it refuses never reaches the tool.
+//!
+//! `pattern` is an ECMA-262 regular expression, as JSON Schema says, compiled by the
+//! `regress` crate (ECMAScript 2018 syntax: lookaround, named groups, backreferences,
+//! `\p{…}` classes), in Unicode mode where the pattern allows it. What differs from a
+//! JavaScript engine: strings are matched as code points, never as UTF-16 halves (even without
+//! the `u` flag, where JavaScript would split a surrogate pair); and regress is a backtracking
+//! engine, so a pattern written to backtrack exponentially (`^(a+)+$`) costs what it costs in
+//! JavaScript — the tool's author chooses the pattern, the model only the string, which the
+//! argument size limit bounds. A pattern regress cannot compile does not panic: every string it
+//! reaches is refused with ``the schema's pattern `…` cannot be checked: …``, and
+//! [`broken_patterns`] lists such patterns, for `check` to report before any call.
+//!
+//! [`Shape`]: super::Shape
+
+use std::cmp::Ordering;
+use std::fmt::Write as _;
+
+use serde_json::{Map, Number, Value};
+
+use super::tree::{Tree, View};
+use crate::decode::error::quoted;
+
+/// What one subschema limits, beyond the structure the check reads elsewhere.
+#[derive(Debug, Default)]
+pub(super) struct Limits {
+    minimum: Option<Bound>,
+    maximum: Option<Bound>,
+    exclusive_minimum: Option<Bound>,
+    exclusive_maximum: Option<Bound>,
+    multiple_of: Option<Number>,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    pattern: Option<Pattern>,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+    unique_items: bool,
+    min_properties: Option<u64>,
+    max_properties: Option<u64>,
+}
+
+/// A numeric bound: as written, for messages, and as compared.
+#[derive(Debug)]
+struct Bound {
+    written: Number,
+    value: Num,
+}
+
+/// A JSON number as compared: exactly, as the integer or the float it holds.
+#[derive(Clone, Copy, Debug)]
+enum Num {
+    Integer(i128),
+    Float(f64),
+}
+
+impl Num {
+    fn of(number: &Number) -> Self {
+        match integer(number) {
+            Some(integer) => Num::Integer(integer),
+            None => Num::Float(number.as_f64().unwrap_or(0.0)),
+        }
+    }
+}
+
+/// A `pattern`, compiled; or why it could not be.
+#[derive(Debug)]
+struct Pattern {
+    source: String,
+    compiled: Result<regress::Regex, String>,
+}
+
+impl Limits {
+    /// The limits `schema` states, or `None` when it states none (most subschemas), so a
+    /// tool without limits carries nothing to check.
+    pub(super) fn read(schema: &Map<String, Value>) -> Option<Box<Self>> {
+        let number = |key: &str| match schema.get(key) {
+            Some(Value::Number(number)) => Some(number.clone()),
+            _ => None,
+        };
+        let bound = |key: &str| {
+            number(key).map(|written| Bound {
+                value: Num::of(&written),
+                written,
+            })
+        };
+        let count = |key: &str| schema.get(key).and_then(Value::as_u64);
+        let limits = Self {
+            minimum: bound("minimum"),
+            maximum: bound("maximum"),
+            exclusive_minimum: bound("exclusiveMinimum"),
+            exclusive_maximum: bound("exclusiveMaximum"),
+            // Zero or less is no valid `multipleOf`; such a keyword says nothing.
+            multiple_of: number("multipleOf").filter(|n| n.as_f64().is_some_and(|n| n > 0.0)),
+            min_length: count("minLength"),
+            max_length: count("maxLength"),
+            pattern: match schema.get("pattern") {
+                Some(Value::String(source)) => Some(Pattern {
+                    source: source.clone(),
+                    compiled: compile(source),
+                }),
+                _ => None,
+            },
+            min_items: count("minItems"),
+            max_items: count("maxItems"),
+            unique_items: schema.get("uniqueItems") == Some(&Value::Bool(true)),
+            min_properties: count("minProperties"),
+            max_properties: count("maxProperties"),
+        };
+        let none = limits.minimum.is_none()
+            && limits.maximum.is_none()
+            && limits.exclusive_minimum.is_none()
+            && limits.exclusive_maximum.is_none()
+            && limits.multiple_of.is_none()
+            && limits.min_length.is_none()
+            && limits.max_length.is_none()
+            && limits.pattern.is_none()
+            && limits.min_items.is_none()
+            && limits.max_items.is_none()
+            && !limits.unique_items
+            && limits.min_properties.is_none()
+            && limits.max_properties.is_none();
+        (!none).then(|| Box::new(limits))
+    }
+
+    /// How `value` breaks these limits, as the message says it; `None` if it keeps them.
+    /// `properties` is how many keys an object counts as having (its `null`s may mean absent).
+    pub(super) fn check<T: Tree>(&self, value: &T, properties: Option<usize>) -> Option<String> {
+        match value.view() {
+            View::Number(number) => self.number(number),
+            View::String(text) => self.string(text),
+            View::Array(items) => self.array(items),
+            View::Object => self.object(properties?),
+            View::Null | View::Bool(_) => None,
+        }
+    }
+
+    fn number(&self, number: &Number) -> Option<String> {
+        let value = Num::of(number);
+        fn beyond(
+            value: Num,
+            bound: &Option<Bound>,
+            refused: fn(Ordering) -> bool,
+        ) -> Option<&Bound> {
+            bound
+                .as_ref()
+                .filter(|bound| refused(compare_num(value, bound.value)))
+        }
+        if let Some(bound) = beyond(value, &self.maximum, Ordering::is_gt) {
+            return Some(format!(
+                "{number} is greater than the maximum of {}",
+                bound.written
+            ));
+        }
+        if let Some(bound) = beyond(value, &self.minimum, Ordering::is_lt) {
+            return Some(format!(
+                "{number} is less than the minimum of {}",
+                bound.written
+            ));
+        }
+        if let Some(bound) = beyond(value, &self.exclusive_maximum, Ordering::is_ge) {
+            return Some(format!(
+                "{number} is not less than the exclusive maximum of {}",
+                bound.written
+            ));
+        }
+        if let Some(bound) = beyond(value, &self.exclusive_minimum, Ordering::is_le) {
+            return Some(format!(
+                "{number} is not greater than the exclusive minimum of {}",
+                bound.written
+            ));
+        }
+        let multiple = self.multiple_of.as_ref()?;
+        (!is_multiple(number, multiple))
+            .then(|| format!("{number} is not a multiple of {multiple}"))
+    }
+
+    fn string(&self, text: &str) -> Option<String> {
+        if self.min_length.is_some() || self.max_length.is_some() {
+            // JSON Schema counts code points, as `chars` does.
+            let length = text.chars().count() as u64;
+            if let Some(min) = self.min_length.filter(|min| length < *min) {
+                return Some(format!(
+                    "{} is {}, fewer than the minimum of {min}",
+                    quoted(text),
+                    characters(length)
+                ));
+            }
+            if let Some(max) = self.max_length.filter(|max| length > *max) {
+                return Some(format!(
+                    "{} is {}, more than the maximum of {max}",
+                    quoted(text),
+                    characters(length)
+                ));
+            }
+        }
+        let pattern = self.pattern.as_ref()?;
+        match &pattern.compiled {
+            // `pattern` is not anchored: a match anywhere in the string is enough.
+            Ok(regex) if regex.find(text).is_some() => None,
+            Ok(_) => Some(format!(
+                "{} does not match the pattern `{}`",
+                quoted(text),
+                pattern.source
+            )),
+            Err(error) => Some(format!(
+                "the schema's pattern `{}` cannot be checked: {error}",
+                pattern.source
+            )),
+        }
+    }
+
+    fn array<T: Tree>(&self, items: &[T]) -> Option<String> {
+        let length = items.len() as u64;
+        if let Some(min) = self.min_items.filter(|min| length < *min) {
+            return Some(format!(
+                "{}, fewer than the minimum of {min}",
+                count_of(length, "item")
+            ));
+        }
+        if let Some(max) = self.max_items.filter(|max| length > *max) {
+            return Some(format!(
+                "{}, more than the maximum of {max}",
+                count_of(length, "item")
+            ));
+        }
+        if !self.unique_items {
+            return None;
+        }
+        let (first, second) = first_repeat(items)?;
+        Some(format!(
+            "items {first} and {second} are equal, and the items must be unique"
+        ))
+    }
+
+    fn object(&self, properties: usize) -> Option<String> {
+        let length = properties as u64;
+        if let Some(min) = self.min_properties.filter(|min| length < *min) {
+            return Some(format!(
+                "{}, fewer than the minimum of {min}",
+                count_of(length, "key")
+            ));
+        }
+        if let Some(max) = self.max_properties.filter(|max| length > *max) {
+            return Some(format!(
+                "{}, more than the maximum of {max}",
+                count_of(length, "key")
+            ));
+        }
+        None
+    }
+}
+
+fn characters(length: u64) -> String {
+    match length {
+        1 => "1 character long".to_owned(),
+        _ => format!("{length} characters long"),
+    }
+}
+
+/// `the array has 3 items`, `the object has 1 key`.
+fn count_of(length: u64, noun: &str) -> String {
+    let container = if noun == "item" { "array" } else { "object" };
+    match length {
+        1 => format!("the {container} has 1 {noun}"),
+        _ => format!("the {container} has {length} {noun}s"),
+    }
+}
+
+/// Compiles a `pattern` as ECMA-262 reads it, in Unicode mode (the `u` flag, as JSON Schema's
+/// own test suite expects: `\p{L}`, code points rather than UTF-16 halves); a pattern only the
+/// older, looser syntax admits (`\-` outside a class, a lone `{`) is compiled without it.
+fn compile(source: &str) -> Result<regress::Regex, String> {
+    regress::Regex::with_flags(source, "u")
+        .or_else(|_| regress::Regex::new(source))
+        .map_err(|error| error.to_string())
+}
+
+/// Why each `pattern` of `schema` (and every subschema) does not compile, as `(JSON pointer,
+/// pattern, error)`: a tool whose schema holds one refuses every string that reaches it, with
+/// that error, so `check` can report it before any call. Empty when every pattern compiles.
+pub(crate) fn broken_patterns(schema: &Value) -> Vec<(String, String, String)> {
+    let mut broken = Vec::new();
+    let mut pending = vec![(String::new(), schema)];
+    while let Some((pointer, schema)) = pending.pop() {
+        match schema {
+            Value::Object(map) => {
+                if let Some(Value::String(source)) = map.get("pattern") {
+                    if let Err(error) = compile(source) {
+                        broken.push((pointer.clone(), source.clone(), error));
+                    }
+                }
+                // Values, not schemas: a `pattern` key in one is data.
+                let schemas = map.iter().filter(|(key, _)| {
+                    !matches!(key.as_str(), "enum" | "const" | "default" | "examples")
+                });
+                for (key, child) in schemas.rev() {
+                    pending.push((format!("{pointer}/{}", escape(key)), child));
+                }
+            }
+            Value::Array(items) => {
+                for (index, child) in items.iter().enumerate().rev() {
+                    pending.push((format!("{pointer}/{index}"), child));
+                }
+            }
+            _ => {}
+        }
+    }
+    broken
+}
+
+/// A key as one step of a JSON pointer (RFC 6901).
+fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// Compares two JSON numbers exactly: an integer past 2^53 does not survive a trip through
+/// `f64`, so an integer and a float are compared as the numbers they are.
+pub(super) fn compare(a: &Number, b: &Number) -> Ordering {
+    compare_num(Num::of(a), Num::of(b))
+}
+
+fn compare_num(a: Num, b: Num) -> Ordering {
+    match (a, b) {
+        (Num::Integer(a), Num::Integer(b)) => a.cmp(&b),
+        (Num::Integer(a), Num::Float(b)) => compare_integer(a, b),
+        (Num::Float(a), Num::Integer(b)) => compare_integer(b, a).reverse(),
+        (Num::Float(a), Num::Float(b)) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
+    }
+}
+
+fn integer(number: &Number) -> Option<i128> {
+    if number.is_f64() {
+        return None;
+    }
+    number
+        .as_i64()
+        .map(i128::from)
+        .or_else(|| number.as_u64().map(i128::from))
+}
+
+fn compare_integer(integer: i128, float: f64) -> Ordering {
+    match (integer as f64).partial_cmp(&float) {
+        // The nearest float is the bound itself: the bound is a whole number, within an
+        // `i128`, and the two compare exactly as integers.
+        Some(Ordering::Equal) => integer.cmp(&(float as i128)),
+        Some(order) => order,
+        None => Ordering::Equal,
+    }
+}
+
+/// Whether `number` divided by `multiple` is an integer, computed exactly on the values the
+/// JSON numbers hold (`0.3` is not a multiple of `0.1` as binary floats: validators that
+/// divide in floating point disagree with each other on such cases).
+pub(super) fn is_multiple(number: &Number, multiple: &Number) -> bool {
+    if let (Some(number), Some(multiple)) = (integer(number), integer(multiple)) {
+        return multiple != 0 && number % multiple == 0;
+    }
+    let (Some(number), Some(multiple)) = (number.as_f64(), multiple.as_f64()) else {
+        return true;
+    };
+    if number == 0.0 {
+        return true;
+    }
+    // Each is an odd integer times a power of two; the quotient is an integer exactly when
+    // the odd part of the multiple divides the number's and the power left is not negative.
+    let (Some((odd_n, exp_n)), Some((odd_m, exp_m))) = (odd_part(number), odd_part(multiple))
+    else {
+        return true;
+    };
+    odd_n % odd_m == 0 && exp_n >= exp_m
+}
+
+/// `value` as `odd × 2^exponent`; `None` for zero or a value that is not finite.
+fn odd_part(value: f64) -> Option<(u64, i32)> {
+    if value == 0.0 || !value.is_finite() {
+        return None;
+    }
+    let bits = value.abs().to_bits();
+    let exponent_bits = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = bits & ((1 << 52) - 1);
+    let (mantissa, exponent) = match exponent_bits {
+        0 => (fraction, -1074),
+        _ => (fraction | (1 << 52), exponent_bits - 1075),
+    };
+    let zeros = mantissa.trailing_zeros();
+    Some((mantissa >> zeros, exponent + zeros as i32))
+}
+
+/// The first two positions whose items are equal as JSON Schema compares values (`1` and
+/// `1.0` are one number; an object's keys have no order): each item is written in a
+/// canonical form, and the forms are sorted, so a long array costs `n log n`, not `n²`.
+fn first_repeat<T: Tree>(items: &[T]) -> Option<(usize, usize)> {
+    let forms: Vec<String> = items.iter().map(canonical).collect();
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|a, b| forms[*a].cmp(&forms[*b]).then(a.cmp(b)));
+    order
+        .windows(2)
+        .filter(|pair| forms[pair[0]] == forms[pair[1]])
+        .map(|pair| (pair[0], pair[1]))
+        .min_by_key(|(_, second)| *second)
+}
+
+/// A value's text with one spelling per value: whole numbers as integers, keys sorted.
+fn canonical<T: Tree>(value: &T) -> String {
+    let mut text = String::new();
+    write_canonical(value, &mut text);
+    text
+}
+
+fn write_canonical<T: Tree>(value: &T, text: &mut String) {
+    match value.view() {
+        View::Null => text.push_str("null"),
+        View::Bool(flag) => {
+            let _ = write!(text, "{flag}");
+        }
+        View::Number(number) => match (integer(number), number.as_f64()) {
+            (Some(integer), _) => {
+                let _ = write!(text, "{integer}");
+            }
+            (None, Some(float)) if float.fract() == 0.0 && float.abs() < 1e38 => {
+                let _ = write!(text, "{}", float as i128);
+            }
+            _ => {
+                let _ = write!(text, "{number}");
+            }
+        },
+        View::String(string) => text.push_str(&Value::from(string).to_string()),
+        View::Array(items) => {
+            text.push('[');
+            for item in items {
+                write_canonical(item, text);
+                text.push(',');
+            }
+            text.push(']');
+        }
+        View::Object => {
+            let mut entries: Vec<(&str, &T)> = value.entries().into_iter().flatten().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            text.push('{');
+            for (key, child) in entries {
+                text.push_str(&Value::from(key).to_string());
+                text.push(':');
+                write_canonical(child, text);
+                text.push(',');
+            }
+            text.push('}');
+        }
+    }
+}
+
+/// Whether two values are equal as JSON Schema compares them (`enum`, `const`).
+pub(super) fn equal<A: Tree, B: Tree>(a: &A, b: &B) -> bool {
+    match (a.view(), b.view()) {
+        (View::Null, View::Null) => true,
+        (View::Bool(a), View::Bool(b)) => a == b,
+        (View::Number(a), View::Number(b)) => compare(a, b) == Ordering::Equal,
+        (View::String(a), View::String(b)) => a == b,
+        (View::Array(a), View::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| equal(a, b))
+        }
+        (View::Object, View::Object) => {
+            let (Some(a_entries), Some(b_entries)) = (a.entries(), b.entries()) else {
+                return false;
+            };
+            let b_entries: Vec<(&str, &B)> = b_entries.collect();
+            let mut count = 0;
+            for (key, value) in a_entries {
+                count += 1;
+                let Some((_, other)) = b_entries.iter().find(|(other, _)| *other == key) else {
+                    return false;
+                };
+                if !equal(value, *other) {
+                    return false;
+                }
+            }
+            count == b_entries.len()
+        }
+        _ => false,
+    }
+}

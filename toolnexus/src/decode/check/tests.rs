@@ -1,0 +1,300 @@
+//! The check's own cases: budgets, reference loops, text and `Value` read alike.
+use serde_json::{Value, json};
+
+use super::tree::{Text, Unread};
+use super::{BUDGET, Shape, TextCheck, check_args, check_text, check_within};
+
+fn object(value: Value) -> serde_json::Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => unreachable!("an object literal"),
+    }
+}
+
+/// Three branches that each descend into the same list: checking each branch's children
+/// anew at every level would take 3^60 steps on a value that breaks all of them at its
+/// deepest leaf; the definition is checked once per value instead.
+#[test]
+fn a_recursive_definition_is_checked_once_per_value() {
+    let root = object(json!({
+        "type": "object",
+        "properties": {"tree": {"$ref": "#/$defs/Tree"}},
+        "$defs": {"Tree": {"anyOf": [
+            {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
+            {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
+            {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}},
+        ]}},
+    }));
+    let shape = Shape::of(&root, false);
+    let tree = |depth: usize| {
+        let mut tree = json!("leaf");
+        for _ in 0..depth {
+            tree = json!({"c": [tree]});
+        }
+        json!({ "tree": tree })
+    };
+    let refused = check_args("t", &shape, &tree(60)).unwrap_err();
+    let path = "[0].c".repeat(59);
+    assert_eq!(
+        refused.output,
+        format!(
+            "invalid arguments for `t`: field `tree.c{path}[0]`: invalid type: string \
+             \"leaf\", expected object"
+        )
+    );
+    // Past the budget the arguments are let through, as serde took them.
+    assert!(check_within("t", &shape, &tree(3), 5).is_ok());
+    assert!(check_within("t", &shape, &tree(3), BUDGET).is_err());
+}
+
+/// A hostile object's keys count against the budget, each compared with the names of
+/// every branch that reads it.
+#[test]
+fn the_keys_of_an_object_count_against_the_budget() {
+    let root = object(json!({
+        "type": "object",
+        "properties": {"x": {"type": "object", "properties": {"a": {"type": "string"}}}},
+    }));
+    let shape = Shape::of(&root, false);
+    let keys: serde_json::Map<String, Value> = (0..1_000)
+        .map(|key| (format!("k{key}"), json!(1)))
+        .collect();
+    let mut args = json!({"x": keys});
+    args["x"]["a"] = json!(1);
+    assert!(check_within("t", &shape, &args, 1_000).is_ok());
+    assert_eq!(
+        check_within("t", &shape, &args, 10_000).unwrap_err().output,
+        "invalid arguments for `t`: field `x.a`: invalid type: integer `1`, expected string"
+    );
+}
+
+/// A `$ref` loop that never reaches the value says nothing about it.
+#[test]
+fn a_reference_loop_admits_the_value() {
+    let root = object(json!({
+        "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/A"}},
+        "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}},
+    }));
+    assert!(check_args("t", &Shape::of(&root, false), &json!({"x": [1]})).is_ok());
+}
+
+/// Text is read into its own tree for the check; what it finds is what the check of the
+/// same `Value` finds, and text with more values than are checked is not read.
+#[test]
+fn text_and_value_are_checked_alike() {
+    let root = object(json!({
+        "type": "object",
+        "properties": {
+            "points": {"type": "array", "items": {"$ref": "#/$defs/Point"}},
+            "unit": {"type": "string", "enum": ["cm", "in"]},
+            "label": {"type": ["string", "null"]},
+        },
+        "$defs": {"Point": {
+            "type": "object",
+            "properties": {"x": {"type": "integer"}, "y": {"type": "number"}},
+            "required": ["x", "y"],
+            "additionalProperties": false,
+        }},
+    }));
+    let shape = Shape::of(&root, false);
+    let cases = [
+        json!({"points": [{"x": 1, "y": 2.5}], "unit": "cm", "label": null}),
+        json!({"points": [{"x": 1.0, "y": 2}, [1, 2]]}),
+        json!({"points": [{"x": 1.5, "y": 2}]}),
+        json!({"points": [{"x": 1}]}),
+        json!({"points": [{"x": 1, "y": 2, "z": 3}]}),
+        json!({"points": [], "unit": "mm"}),
+        json!({"points": [], "label": "café \"a\""}),
+    ];
+    for args in cases {
+        let text = args.to_string();
+        let from_text = match check_text("t", &shape, &text) {
+            TextCheck::Fits => Ok(()),
+            TextCheck::Refused(refused) => Err(refused),
+            TextCheck::Reread => unreachable!("no key is given twice"),
+        };
+        assert_eq!(from_text, check_args("t", &shape, &args), "{text}");
+    }
+    let refused = check_args("t", &shape, &json!({"points": [{"x": 1.5, "y": 2}]}));
+    assert_eq!(
+        refused.unwrap_err().output,
+        "invalid arguments for `t`: field `points[0].x`: invalid type: number `1.5`, \
+         expected integer"
+    );
+    assert!(Text::read("[1, 2, 3]", 4).is_ok());
+    assert!(matches!(Text::read("[1, 2, 3]", 3), Err(Unread::Other)));
+    let keys: Vec<String> = (0..40).map(|key| format!(r#""k{key}": 1"#)).collect();
+    let unique = format!("{{{}}}", keys.join(", "));
+    assert!(Text::read(&unique, 100).is_ok());
+    for twice in [
+        r#"{"a": {"x": 1, "x": 2}}"#,
+        &format!(r#"{{{}, "k7": 2}}"#, keys.join(", ")),
+    ] {
+        assert!(
+            matches!(Text::read(twice, 100), Err(Unread::DuplicateKey)),
+            "{twice}"
+        );
+    }
+}
+
+/// The text walk's own number reading takes exactly the numbers serde_json takes, as far.
+#[test]
+fn numbers_are_read_as_serde_json_reads_them() {
+    for text in [
+        "0",
+        "-0",
+        "12,",
+        "01",
+        "1.",
+        "1.5}",
+        ".5",
+        "-",
+        "1e5",
+        "1E+5 ",
+        "1e",
+        "2e-3",
+        "-12.5e3",
+        "1.e3",
+        "00",
+        "9007199254740993",
+        "18446744073709551616",
+        "1.0",
+        "+1",
+        "1ea",
+    ] {
+        let mut values = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+        let serde = match values.next() {
+            Some(Ok(Value::Number(_))) => Some(values.byte_offset()),
+            _ => None,
+        };
+        let ours = super::tree::json_number_length(text.as_bytes()).map(|(length, _)| length);
+        // The walk goes on only where a separator follows (`01` is `0`, then a `1` it
+        // refuses), so that is where the two must agree.
+        let separated =
+            |end: &usize| matches!(text.as_bytes().get(*end), None | Some(b',' | b'}' | b' '));
+        assert_eq!(ours.filter(separated), serde.filter(separated), "{text}");
+    }
+}
+
+/// Short decimals read the fast way are the floats serde_json reads.
+#[test]
+fn short_decimals_are_read_exactly() {
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut texts: Vec<String> = [
+        "0.1",
+        "-0.0",
+        "0.30000000000000004",
+        "123456789.012345",
+        "9.5",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    for _ in 0..20_000 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let digits = 2 + (seed % 14) as usize;
+        let point = 1 + (seed >> 8) as usize % (digits - 1);
+        let all = format!("{:015}", seed % 1_000_000_000_000_000);
+        let (whole, fraction) = all[15 - digits..].split_at(point);
+        let sign = if seed >> 60 & 1 == 1 { "-" } else { "" };
+        texts.push(format!(
+            "{sign}{}.{fraction}",
+            whole.trim_start_matches('0').max("0")
+        ));
+    }
+    for text in texts {
+        let Some(super::tree::Text::Number(ours)) = super::tree::Text::scalar(&text) else {
+            panic!("{text} is a number");
+        };
+        let serde: f64 = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            ours.as_f64().map(f64::to_bits),
+            Some(serde.to_bits()),
+            "{text}"
+        );
+    }
+}
+
+/// The limits' own arithmetic and the broken-pattern report.
+mod limits {
+    use serde_json::{Number, json};
+
+    use super::super::limits::{broken_patterns, compare, is_multiple};
+
+    fn number(value: serde_json::Value) -> Number {
+        match value {
+            serde_json::Value::Number(number) => number,
+            other => unreachable!("{other} is a number"),
+        }
+    }
+
+    /// Integers past 2^53 compare exactly with floats, and multiples are exact on the
+    /// values the numbers hold.
+    #[test]
+    fn numbers_compare_and_divide_exactly() {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        let cases = [
+            (
+                json!(9_007_199_254_740_993u64),
+                json!(9_007_199_254_740_992.0),
+                Greater,
+            ),
+            (json!(u64::MAX), json!(1.8446744073709552e19), Less),
+            (json!(1), json!(1.0), Equal),
+            (json!(-1), json!(-0.5), Less),
+            (json!(0.1), json!(0.2), Less),
+        ];
+        for (a, b, order) in cases {
+            assert_eq!(
+                compare(&number(a.clone()), &number(b.clone())),
+                order,
+                "{a} {b}"
+            );
+        }
+        let multiples = [
+            (json!(15), json!(5), true),
+            (json!(-15), json!(5), true),
+            (json!(7), json!(5), false),
+            (json!(0.75), json!(0.25), true),
+            (json!(-2.5), json!(0.5), true),
+            (json!(0.3), json!(0.1), false),
+            (json!(0), json!(0.1), true),
+            (json!(3), json!(1.5), true),
+        ];
+        for (value, multiple, expected) in multiples {
+            assert_eq!(
+                is_multiple(&number(value.clone()), &number(multiple.clone())),
+                expected,
+                "{value} / {multiple}"
+            );
+        }
+    }
+
+    /// `check` can list the patterns that do not compile, with where they are; values that
+    /// hold a `pattern` key are data, not schemas.
+    #[test]
+    fn broken_patterns_are_listed_with_their_place() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "ok": {"type": "string", "pattern": "^[a-z]+$"},
+                "bad": {"type": "string", "pattern": "(unclosed"},
+                "a/b": {"items": {"pattern": "[z-a]"}},
+            },
+            "default": {"pattern": "("},
+        });
+        let broken: Vec<(String, String)> = broken_patterns(&schema)
+            .into_iter()
+            .map(|(pointer, pattern, _)| (pointer, pattern))
+            .collect();
+        assert_eq!(
+            broken,
+            [
+                ("/properties/bad".to_owned(), "(unclosed".to_owned()),
+                ("/properties/a~1b/items".to_owned(), "[z-a]".to_owned()),
+            ]
+        );
+    }
+}
