@@ -348,9 +348,9 @@ impl Toolkit {
     /// Every place where the schema `profile` sends cannot say what a tool of this toolkit
     /// accepts, tool by tool in registration order ([`check`](crate::check) for one tool).
     ///
-    /// Assert in your own tests that nothing is unsaid (limits said in a description instead,
-    /// [`IssueKind::EnforcedByTool`](crate::IssueKind::EnforcedByTool), are enforced by the
-    /// tool; Anthropic strict tool use, say, has no numeric bounds):
+    /// Assert in your own tests that nothing is reported but limits said in a description
+    /// instead ([`IssueKind::EnforcedByTool`](crate::IssueKind::EnforcedByTool): enforced by
+    /// the tool; Anthropic strict tool use, say, has no numeric bounds):
     ///
     /// ```
     /// use toolnexus::{IssueKind, Profile, Toolkit, tool, tools};
@@ -366,7 +366,7 @@ impl Toolkit {
     ///     let unsaid: Vec<String> = toolkit
     ///         .check(profile)
     ///         .iter()
-    ///         .filter(|issue| issue.kind == IssueKind::Unsaid)
+    ///         .filter(|issue| issue.kind != IssueKind::EnforcedByTool)
     ///         .map(|issue| issue.to_string())
     ///         .collect();
     ///     assert!(unsaid.is_empty(), "{}", unsaid.join("\n"));

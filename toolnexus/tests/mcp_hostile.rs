@@ -8,7 +8,6 @@
 #[path = "common/mcp_raw.rs"]
 mod mcp_raw;
 #[path = "common/mcp_tools.rs"]
-#[allow(dead_code, reason = "the schema check is for tests/mcp_http.rs")]
 mod mcp_tools;
 
 use std::net::SocketAddr;

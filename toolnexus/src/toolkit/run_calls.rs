@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use super::Toolkit;
 use crate::result::ToolResult;
 use crate::tool::ToolContext;
-use crate::turn::ToolCall;
+use crate::turn::call::ToolCall;
 
 impl Toolkit {
     /// Bounds [`run_calls`](Self::run_calls) to `n` calls at a time (by default there is no

@@ -451,8 +451,14 @@ fn write_canonical<T: Tree>(value: &T, text: &mut String) {
     }
 }
 
+/// Whether `listed` (an `enum`, or a `const` alone) holds `value`, as JSON Schema compares
+/// values: `1` and `1.0` are one number, an object's keys have no order.
+pub(super) fn listed_in<T: Tree>(value: &T, listed: &[Value]) -> bool {
+    listed.iter().any(|option| equal(value, option))
+}
+
 /// Whether two values are equal as JSON Schema compares them (`enum`, `const`).
-pub(super) fn equal<A: Tree, B: Tree>(a: &A, b: &B) -> bool {
+fn equal<A: Tree, B: Tree>(a: &A, b: &B) -> bool {
     match (a.view(), b.view()) {
         (View::Null, View::Null) => true,
         (View::Bool(a), View::Bool(b)) => a == b,

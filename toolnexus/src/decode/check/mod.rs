@@ -38,9 +38,9 @@ use std::fmt::Write as _;
 use serde_json::{Number, Value};
 
 use limits::Limits;
-use shape::{Flat, KINDS, Node, OtherKeys, ROOT};
+use shape::{Flat, Node, OtherKeys, ROOT};
 pub(crate) use shape::{Shape, named_keys};
-use tree::{Text, Tree, Unread};
+use tree::{KINDS, Text, Tree, Unread};
 
 use super::error::{at_field, invalid_args, unknown_field};
 use crate::result::ToolResult;
@@ -479,7 +479,7 @@ impl<'s> Checker<'s> {
 /// How `value` is not among the values `node` lists (`enum`, `const`), if it is not.
 fn unlisted<T: Tree>(node: &Node, value: &T) -> Option<Problem> {
     let listed = node.listed.as_ref()?;
-    if value.listed_in(listed) {
+    if limits::listed_in(value, listed) {
         return None;
     }
     let listed: Vec<String> = listed.iter().map(Value::to_string).collect();

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::limits::Limits;
+use super::tree::KINDS;
 use crate::schema::resolve_reference;
 
 /// An input schema's structure, read once: one [`Node`] per subschema, `$ref`s resolved to
@@ -45,7 +46,7 @@ pub(super) const ROOT: usize = 0;
 pub(super) struct Node {
     /// The `false` schema: no value.
     pub(super) nothing: bool,
-    /// `type`, as a set of [`Kind`] bits; `None` admits every kind.
+    /// `type`, as a set of `Kind` bits; `None` admits every kind.
     pub(super) kinds: Option<u8>,
     /// `const` or `enum`, when given.
     pub(super) listed: Option<Vec<Value>>,
@@ -78,28 +79,6 @@ pub(super) enum OtherKeys {
     Nothing,
     Schema(usize),
 }
-
-/// The JSON types, as bits of [`Node::kinds`].
-#[derive(Clone, Copy)]
-pub(super) enum Kind {
-    Null = 1,
-    Boolean = 2,
-    Integer = 4,
-    Number = 8,
-    String = 16,
-    Array = 32,
-    Object = 64,
-}
-
-pub(super) const KINDS: [(Kind, &str); 7] = [
-    (Kind::Null, "null"),
-    (Kind::Boolean, "boolean"),
-    (Kind::Integer, "integer"),
-    (Kind::Number, "number"),
-    (Kind::String, "string"),
-    (Kind::Array, "array"),
-    (Kind::Object, "object"),
-];
 
 impl Shape {
     /// Reads `root`, an input schema; `checks_keys` when decoding must refuse the keys it
@@ -339,7 +318,7 @@ pub(crate) fn named_keys(root: &Map<String, Value>) -> Option<Vec<String>> {
     Some(keys)
 }
 
-/// `type` as [`Kind`] bits; `None` when it names a type this check does not know, which
+/// `type` as `Kind` bits; `None` when it names a type this check does not know, which
 /// might admit anything.
 fn kinds(types: &Value) -> Option<u8> {
     let bit = |name: &str| {

@@ -8,8 +8,27 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Number, Value};
 
-use super::limits::equal;
-use super::shape::Kind;
+/// The JSON types, as bits of `Node::kinds`.
+#[derive(Clone, Copy)]
+pub(super) enum Kind {
+    Null = 1,
+    Boolean = 2,
+    Integer = 4,
+    Number = 8,
+    String = 16,
+    Array = 32,
+    Object = 64,
+}
+
+pub(super) const KINDS: [(Kind, &str); 7] = [
+    (Kind::Null, "null"),
+    (Kind::Boolean, "boolean"),
+    (Kind::Integer, "integer"),
+    (Kind::Number, "number"),
+    (Kind::String, "string"),
+    (Kind::Array, "array"),
+    (Kind::Object, "object"),
+];
 
 /// A JSON value as the check reads it: each form says what it holds ([`Tree::view`]), and the
 /// check's questions are answered once, from that.
@@ -51,12 +70,6 @@ pub(super) trait Tree: Sized {
             View::Array(_) => "array".to_owned(),
             View::Object => "object".to_owned(),
         }
-    }
-
-    /// Whether `listed` (an `enum`, or a `const` alone) holds it, as JSON Schema compares
-    /// values: `1` and `1.0` are one number, an object's keys have no order.
-    fn listed_in(&self, listed: &[Value]) -> bool {
-        listed.iter().any(|option| equal(self, option))
     }
 
     fn is_null(&self) -> bool {

@@ -6,7 +6,7 @@ use super::super::{essence, unsupported_placeholder};
 use super::function_calls::is_synthesized;
 use crate::part::{ContentPart, Source};
 use crate::result::ToolResult;
-use crate::turn::ToolCall;
+use crate::turn::call::ToolCall;
 
 /// Media a function response carries inline, from Gemini's function-calling guide
 /// (multimodal function responses); `fileData` there is Vertex AI only.

@@ -7,7 +7,7 @@ use super::super::{essence, inline_image, unsupported_placeholder};
 use super::data_url;
 use crate::part::{ContentPart, Media, Source};
 use crate::result::ToolResult;
-use crate::turn::{Reader, ResponseError, ToolCall};
+use crate::turn::call::{Reader, ResponseError, ToolCall};
 
 /// `[{"type":"function","name","description","parameters","strict"}]`: each entry of the
 /// Chat strict definitions with its `function` lifted to the top, so the two APIs get the
