@@ -274,7 +274,12 @@ fn steps_past(schema: &serde_json::Map<String, Value>, value: &Value) -> Vec<Val
                 }
                 (Some(step), _) => {
                     let (step, n) = (step.as_f64().unwrap_or(1.0), number.as_f64().unwrap_or(0.0));
-                    past.extend(serde_json::Number::from_f64(n + step / 2.0).map(Value::Number));
+                    // Past 2^50 steps a float may have no half step: its neighbours are multiples.
+                    if (n / step).abs() < 1_125_899_906_842_624.0 {
+                        past.extend(
+                            serde_json::Number::from_f64(n + step / 2.0).map(Value::Number),
+                        );
+                    }
                 }
                 (None, _) => {}
             }

@@ -1,5 +1,6 @@
-//! Suspensions that reach the human over MCP (SPEC §8C), driven by rmcp's client over an
-//! in-process pipe for each protocol generation: MRTR (`InputRequiredResult`, sealed
+//! Suspensions that reach the human over MCP (SPEC §8C), driven by rmcp's client for each
+//! protocol generation over an in-process pipe and over HTTP (with sessions, and stateless
+//! where the generation can be asked without one): MRTR (`InputRequiredResult`, sealed
 //! `requestState`) on 2026-07-28, `elicitation/create` on 2025-06-18 and 2025-11-25, and
 //! today's `isError` result for a client that cannot be asked. Every message is checked
 //! against the revision's schema.
@@ -54,10 +55,72 @@ fn asking_revisions() -> [ProtocolVersion; 3] {
     ]
 }
 
-async fn connect(revision: &ProtocolVersion, modes: Modes) -> (Client, TestClient, Log) {
+/// How the client reaches the server.
+#[derive(Clone, Copy, Debug)]
+enum Transport {
+    Pipe,
+    #[cfg(feature = "mcp-http")]
+    Http {
+        stateless: bool,
+    },
+}
+
+/// Every transport a client of `revision` can be asked over: a stateless HTTP server cannot
+/// send a 2025-* client a request (that client gets today's result, `mcp_http_revisions.rs`).
+fn transports(revision: &ProtocolVersion) -> Vec<Transport> {
+    let mut transports = vec![Transport::Pipe];
+    #[cfg(feature = "mcp-http")]
+    {
+        transports.push(Transport::Http { stateless: false });
+        if *revision == ProtocolVersion::V_2026_07_28 {
+            transports.push(Transport::Http { stateless: true });
+        }
+    }
+    let _ = revision;
+    transports
+}
+
+/// `server` served to `client` over `transport`; an HTTP server lives until the test's
+/// runtime ends.
+async fn serve(server: McpServer, client: TestClient, transport: Transport) -> (Client, Log) {
+    match transport {
+        Transport::Pipe => connect_pipe(server, client).await,
+        #[cfg(feature = "mcp-http")]
+        Transport::Http { stateless } => {
+            use toolnexus::mcp::{HttpOptions, HttpServer};
+            let options = HttpOptions::new().stateless(stateless);
+            let http = HttpServer::bind("127.0.0.1:0", server, options)
+                .await
+                .expect("binds a loopback port");
+            let url = format!("http://{}/mcp", http.local_addr());
+            tokio::spawn(http.run_until(std::future::pending::<()>()));
+            mcp_client::connect_http(&url, client).await
+        }
+    }
+}
+
+/// Each of `revisions` with each transport its client can be asked over.
+fn cases(
+    revisions: impl IntoIterator<Item = ProtocolVersion>,
+) -> Vec<(ProtocolVersion, Transport)> {
+    revisions
+        .into_iter()
+        .flat_map(|revision| {
+            transports(&revision)
+                .into_iter()
+                .map(move |over| (revision.clone(), over))
+        })
+        .collect()
+}
+
+async fn connect(
+    revision: &ProtocolVersion,
+    modes: Modes,
+    transport: Transport,
+) -> (Client, TestClient, Log) {
     let client = TestClient::new(revision.clone(), modes);
     let script = client.clone();
-    let (running, log) = connect_pipe(McpServer::new(asking_tools().0), client).await;
+    let (running, log) = serve(McpServer::new(asking_tools().0), client, transport).await;
     (running, script, log)
 }
 
@@ -68,17 +131,21 @@ async fn finish(client: Client, revision: &ProtocolVersion, log: &Log) {
 
 #[tokio::test]
 async fn an_approval_asks_and_runs_once_approved() {
-    for revision in asking_revisions() {
-        let (client, script, log) = connect(&revision, Modes::Both).await;
+    for (revision, over) in cases(asking_revisions()) {
+        let (client, script, log) = connect(&revision, Modes::Both, over).await;
         script.answer(ElicitationAction::Accept, Some(json!({})));
         let done = call(&client, "delete_note", json!({"id": 1})).await;
-        assert_eq!(text(&done), ("deleted note 1", Some(false)), "{revision}");
+        assert_eq!(
+            text(&done),
+            ("deleted note 1", Some(false)),
+            "{revision} over {over:?}"
+        );
         let asked = script.asked();
-        assert_eq!(asked.len(), 1, "{revision}");
+        assert_eq!(asked.len(), 1, "{revision} over {over:?}");
         assert_eq!(
             asked[0],
             json!({"mode": "form", "message": "Delete note 1?", "requestedSchema": {"type": "object", "properties": {}}}),
-            "{revision}"
+            "{revision} over {over:?}"
         );
         finish(client, &revision, &log).await;
     }
@@ -86,18 +153,18 @@ async fn an_approval_asks_and_runs_once_approved() {
 
 #[tokio::test]
 async fn a_declined_approval_never_runs_the_tool() {
-    for revision in asking_revisions() {
+    for (revision, over) in cases(asking_revisions()) {
         let client = TestClient::new(revision.clone(), Modes::Form);
         client.answer(ElicitationAction::Decline, None);
         let (toolkit, runs) = asking_tools();
-        let (running, log) = connect_pipe(McpServer::new(toolkit), client).await;
+        let (running, log) = serve(McpServer::new(toolkit), client, over).await;
         let declined = call(&running, "delete_note", json!({"id": 1})).await;
         assert_eq!(
             text(&declined),
             ("declined/expired: Delete note 1?", Some(true)),
-            "{revision}"
+            "{revision} over {over:?}"
         );
-        assert_eq!(runs.load(Ordering::SeqCst), 0, "{revision}");
+        assert_eq!(runs.load(Ordering::SeqCst), 0, "{revision} over {over:?}");
         finish(running, &revision, &log).await;
     }
 }
@@ -109,27 +176,32 @@ async fn a_login_is_a_url_elicitation() {
         Some(true),
     );
     // 2025-06-18 has no URL mode: its client gets today's result.
-    let revision = ProtocolVersion::V_2025_06_18;
-    let (client, script, log) = connect(&revision, Modes::Both).await;
-    assert_eq!(text(&call(&client, "login", json!({})).await), login_result);
-    assert!(script.asked().is_empty());
-    finish(client, &revision, &log).await;
+    for (revision, over) in cases([ProtocolVersion::V_2025_06_18]) {
+        let (client, script, log) = connect(&revision, Modes::Both, over).await;
+        assert_eq!(text(&call(&client, "login", json!({})).await), login_result);
+        assert!(script.asked().is_empty());
+        finish(client, &revision, &log).await;
+    }
 
-    for revision in [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28] {
-        let (client, script, log) = connect(&revision, Modes::Both).await;
+    for (revision, over) in cases([ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28]) {
+        let (client, script, log) = connect(&revision, Modes::Both, over).await;
         script.answer(ElicitationAction::Accept, None);
         let done = call(&client, "login", json!({})).await;
-        assert_eq!(text(&done), ("logged in", Some(false)), "{revision}");
+        assert_eq!(
+            text(&done),
+            ("logged in", Some(false)),
+            "{revision} over {over:?}"
+        );
         let asked = &script.asked()[0];
-        assert_eq!(asked["mode"], "url", "{revision}");
+        assert_eq!(asked["mode"], "url", "{revision} over {over:?}");
         assert_eq!(asked["url"], "https://auth.example.com/login");
         assert_eq!(asked["message"], "Authorization required to continue");
         finish(client, &revision, &log).await;
 
         // Never a form for credentials: a client without URL mode gets today's result.
-        let (client, script, log) = connect(&revision, Modes::Form).await;
+        let (client, script, log) = connect(&revision, Modes::Form, over).await;
         let refused = call(&client, "login", json!({})).await;
-        assert_eq!(text(&refused), login_result, "{revision}");
+        assert_eq!(text(&refused), login_result, "{revision} over {over:?}");
         assert!(script.asked().is_empty());
         finish(client, &revision, &log).await;
     }
@@ -137,8 +209,8 @@ async fn a_login_is_a_url_elicitation() {
 
 #[tokio::test]
 async fn an_input_with_a_schema_is_a_form_and_its_content_the_answer() {
-    for revision in asking_revisions() {
-        let (client, script, log) = connect(&revision, Modes::Form).await;
+    for (revision, over) in cases(asking_revisions()) {
+        let (client, script, log) = connect(&revision, Modes::Form, over).await;
         script.answer(
             ElicitationAction::Accept,
             Some(json!({"env": "production"})),
@@ -147,19 +219,23 @@ async fn an_input_with_a_schema_is_a_form_and_its_content_the_answer() {
         assert_eq!(
             text(&done),
             ("deploying to production", Some(false)),
-            "{revision}"
+            "{revision} over {over:?}"
         );
         let asked = &script.asked()[0];
         assert_eq!(asked["message"], "Which environment?");
-        assert_eq!(asked["requestedSchema"], env_schema(), "{revision}");
+        assert_eq!(
+            asked["requestedSchema"],
+            env_schema(),
+            "{revision} over {over:?}"
+        );
         finish(client, &revision, &log).await;
     }
 }
 
 #[tokio::test]
 async fn a_tool_that_suspends_twice_is_unresolved() {
-    for revision in asking_revisions() {
-        let (client, script, log) = connect(&revision, Modes::Both).await;
+    for (revision, over) in cases(asking_revisions()) {
+        let (client, script, log) = connect(&revision, Modes::Both, over).await;
         script
             .answer(ElicitationAction::Accept, Some(json!({})))
             .answer(ElicitationAction::Accept, Some(json!({})));
@@ -167,18 +243,18 @@ async fn a_tool_that_suspends_twice_is_unresolved() {
         assert_eq!(
             text(&result),
             ("unresolved: Again?", Some(true)),
-            "{revision}"
+            "{revision} over {over:?}"
         );
         // Asked once: the loop never asks twice.
-        assert_eq!(script.asked().len(), 1, "{revision}");
+        assert_eq!(script.asked().len(), 1, "{revision} over {over:?}");
         finish(client, &revision, &log).await;
     }
 }
 
 #[tokio::test]
 async fn a_client_that_cannot_be_asked_gets_todays_result() {
-    for revision in REVISIONS {
-        let (client, script, log) = connect(&revision, Modes::None).await;
+    for (revision, over) in cases(REVISIONS) {
+        let (client, script, log) = connect(&revision, Modes::None, over).await;
         let (toolkit, _) = asking_tools();
         let direct = toolkit
             .execute(
@@ -188,14 +264,18 @@ async fn a_client_that_cannot_be_asked_gets_todays_result() {
             )
             .await;
         let result = call(&client, "delete_note", json!({"id": 1})).await;
-        assert_eq!(text(&result), ("Delete note 1?", Some(true)), "{revision}");
+        assert_eq!(
+            text(&result),
+            ("Delete note 1?", Some(true)),
+            "{revision} over {over:?}"
+        );
         let wire = serde_json::to_value(&result).unwrap();
         assert_eq!(wire["content"], direct.to_mcp()["content"]);
         assert!(script.asked().is_empty());
         finish(client, &revision, &log).await;
     }
     // 2025-03-26 had no elicitation: a client claiming it is not asked either.
-    let (client, script, log) = connect(&REVISIONS[0], Modes::Both).await;
+    let (client, script, log) = connect(&REVISIONS[0], Modes::Both, Transport::Pipe).await;
     let result = call(&client, "delete_note", json!({"id": 1})).await;
     assert_eq!(text(&result), ("Delete note 1?", Some(true)));
     assert!(script.asked().is_empty());
@@ -240,11 +320,16 @@ async fn retry(
 
 #[tokio::test]
 async fn a_2026_state_that_was_tampered_with_expired_or_is_for_other_arguments_runs_nothing() {
-    let revision = ProtocolVersion::V_2026_07_28;
+    for (revision, over) in cases([ProtocolVersion::V_2026_07_28]) {
+        state_attacks(revision, over).await;
+    }
+}
+
+async fn state_attacks(revision: ProtocolVersion, over: Transport) {
     let client = TestClient::new(revision.clone(), Modes::Both);
     let (toolkit, runs) = asking_tools();
     let server = McpServer::new(toolkit).with_state_expiry(Duration::from_millis(300));
-    let (client, log) = connect_pipe(server, client).await;
+    let (client, log) = serve(server, client, over).await;
     let args = json!({"id": 1});
 
     let question = first_round(&client, "delete_note", args.clone()).await;
