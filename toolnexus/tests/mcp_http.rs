@@ -5,6 +5,8 @@
 //! bounded.
 #![cfg(feature = "mcp-http")]
 
+#[path = "common/mcp_raw.rs"]
+mod mcp_raw;
 #[path = "common/mcp_tools.rs"]
 mod mcp_tools;
 
@@ -21,38 +23,14 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 use toolnexus::mcp::{HttpOptions, HttpServer, McpServer};
 use toolnexus::{Json, ToolContext, Toolkit, define_tool};
 
+use mcp_raw::Running;
 use mcp_tools::{McpTools, check_against, mcp_tools};
 
 const TOKEN: &str = "correct horse battery staple";
-
-/// A running server and the switch that shuts it down.
-struct Running {
-    addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    finished: tokio::task::JoinHandle<()>,
-}
-
-impl Running {
-    fn url(&self) -> String {
-        format!("http://{}/mcp", self.addr)
-    }
-
-    /// Shuts the server down and waits (boundedly) until it has.
-    async fn shut_down(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        tokio::time::timeout(Duration::from_secs(30), &mut self.finished)
-            .await
-            .expect("the server shuts down")
-            .expect("the server task did not panic");
-    }
-}
 
 /// The shared MCP tools plus `echo` (structured `{"n": n}`) and `slow` (300 ms), and the
 /// flag set when `stuck`'s future is dropped.
@@ -94,20 +72,7 @@ async fn start(options: HttpOptions) -> Running {
 }
 
 async fn start_with(toolkit: Toolkit, options: HttpOptions) -> Running {
-    let server = McpServer::new(toolkit);
-    let http = HttpServer::bind("127.0.0.1:0", server, options)
-        .await
-        .expect("binds a loopback port");
-    let addr = http.local_addr();
-    let (stop, stopped) = oneshot::channel::<()>();
-    let finished = tokio::spawn(http.run_until(async {
-        let _ = stopped.await;
-    }));
-    Running {
-        addr,
-        stop: Some(stop),
-        finished,
-    }
+    mcp_raw::start(toolkit, options).await
 }
 
 fn config(running: &Running) -> StreamableHttpClientTransportConfig {

@@ -7,10 +7,11 @@
 
 #[path = "common/mcp_client.rs"]
 mod mcp_client;
+#[path = "common/mcp_raw.rs"]
+mod mcp_raw;
 #[path = "common/mcp_tools.rs"]
 mod mcp_tools;
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use rmcp::model::{
@@ -18,53 +19,20 @@ use rmcp::model::{
 };
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::json;
-use tokio::sync::oneshot;
 use toolnexus::Toolkit;
-use toolnexus::mcp::{HttpOptions, HttpServer, McpServer};
+use toolnexus::mcp::{HttpOptions, McpServer};
 
 use mcp_client::{Modes, REVISIONS, TestClient, check_log, connect_http};
+use mcp_raw::Running;
 use mcp_tools::{asking_tools, mcp_tools, progress_tool, shaped_tools};
 
 /// A server on a loopback port, stopped by dropping `stop`.
-pub struct Running {
-    pub addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    finished: tokio::task::JoinHandle<()>,
-}
-
-impl Running {
-    pub fn url(&self) -> String {
-        format!("http://{}/mcp", self.addr)
-    }
-
-    pub async fn shut_down(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        tokio::time::timeout(Duration::from_secs(30), &mut self.finished)
-            .await
-            .expect("the server shuts down")
-            .expect("the server task did not panic");
-    }
-}
-
-pub async fn start(server: McpServer, stateless: bool) -> Running {
+/// `server` on a loopback port, in session or stateless mode.
+async fn start(server: McpServer, stateless: bool) -> Running {
     let options = HttpOptions::new()
         .stateless(stateless)
         .shutdown_grace(Duration::from_secs(1));
-    let http = HttpServer::bind("127.0.0.1:0", server, options)
-        .await
-        .expect("binds a loopback port");
-    let addr = http.local_addr();
-    let (stop, stopped) = oneshot::channel::<()>();
-    let finished = tokio::spawn(http.run_until(async {
-        let _ = stopped.await;
-    }));
-    Running {
-        addr,
-        stop: Some(stop),
-        finished,
-    }
+    mcp_raw::serve(server, options).await
 }
 
 fn toolkit() -> Toolkit {

@@ -1,4 +1,4 @@
-//! A served Toolkit on 127.0.0.1 (port 0) and a plain HTTP client that speaks MCP's
+//! A served Toolkit on 127.0.0.1 (port 0), for every HTTP test, and a plain HTTP client that speaks MCP's
 //! streamable HTTP by hand, for the tests that send what rmcp's own client never would.
 #![allow(dead_code, reason = "each test file uses its own part")]
 
@@ -40,16 +40,23 @@ impl Running {
     }
 
     /// Shuts the server down and waits (boundedly) until it has.
-    pub async fn shut_down(self) {
-        assert!(
-            self.shut_down_within(Duration::from_secs(30)).await,
-            "the server shuts down"
-        );
+    pub async fn shut_down(mut self) {
+        self.stop();
+        tokio::time::timeout(Duration::from_secs(30), &mut self.finished)
+            .await
+            .expect("the server shuts down")
+            .expect("the server task did not panic");
     }
 }
 
+/// `toolkit` served on a loopback port.
 pub async fn start(toolkit: Toolkit, options: HttpOptions) -> Running {
-    let http = HttpServer::bind("127.0.0.1:0", McpServer::new(toolkit), options)
+    serve(McpServer::new(toolkit), options).await
+}
+
+/// `server` served on a loopback port.
+pub async fn serve(server: McpServer, options: HttpOptions) -> Running {
+    let http = HttpServer::bind("127.0.0.1:0", server, options)
         .await
         .expect("binds a loopback port");
     let addr = http.local_addr();
