@@ -125,6 +125,35 @@ impl Limits {
         (!none).then(|| Box::new(limits))
     }
 
+    /// The integers these limits admit, when the only ones a number can break are whole
+    /// `minimum`/`maximum` bounds (a fixed-width integer's range, a `range` of whole numbers):
+    /// what the one-pass check (`super::stream`) compares an integer with directly.
+    pub(super) fn integer_range(&self) -> Option<(i128, i128)> {
+        if self.exclusive_minimum.is_some()
+            || self.exclusive_maximum.is_some()
+            || self.multiple_of.is_some()
+        {
+            return None;
+        }
+        // Every integer an `i128` holds below 2^63 in size is a float exactly.
+        const EXACT: f64 = 9_223_372_036_854_775_808.0;
+        let bound = |bound: &Option<Bound>, open: i128| match bound {
+            None => Some(open),
+            Some(Bound {
+                value: Num::Integer(value),
+                ..
+            }) => Some(*value),
+            Some(Bound {
+                value: Num::Float(value),
+                ..
+            }) => (value.fract() == 0.0 && value.abs() < EXACT).then_some(*value as i128),
+        };
+        Some((
+            bound(&self.minimum, i128::MIN)?,
+            bound(&self.maximum, i128::MAX)?,
+        ))
+    }
+
     /// How `value` breaks these limits, as the message says it; `None` if it keeps them.
     /// `properties` is how many keys an object counts as having (its `null`s may mean absent).
     pub(super) fn check<T: Tree>(&self, value: &T, properties: Option<usize>) -> Option<String> {

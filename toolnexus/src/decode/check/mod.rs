@@ -29,6 +29,7 @@
 
 pub(crate) mod limits;
 mod shape;
+mod stream;
 mod tree;
 
 use std::cell::{Cell, RefCell};
@@ -165,6 +166,9 @@ pub(crate) enum TextCheck {
 
 /// [`check_args`] for argument text that decoded.
 pub(crate) fn check_text(tool: &str, shape: &Shape, text: &str) -> TextCheck {
+    if stream::fits(shape, text) {
+        return TextCheck::Fits;
+    }
     match Text::read(text, MAX_CHECKED_VALUES) {
         Ok(args) => match check(tool, shape, &args) {
             Ok(()) => TextCheck::Fits,
@@ -264,6 +268,8 @@ enum NullMeansAbsent {
 struct Checker<'s> {
     shape: &'s Shape,
     budget: Cell<usize>,
+    /// Whether the budget ran out, letting the arguments through unchecked.
+    exhausted: Cell<bool>,
     /// What a `$ref`'s target found for a value, by (node, the value's address): under
     /// `anyOf`, every branch of a recursive type checks the same children against the same
     /// definition, which without this takes time exponential in the depth.
@@ -275,6 +281,7 @@ impl<'s> Checker<'s> {
         Self {
             shape,
             budget: Cell::new(budget),
+            exhausted: Cell::new(false),
             seen: RefCell::new(BTreeMap::new()),
         }
     }
@@ -352,7 +359,10 @@ impl<'s> Checker<'s> {
 
     /// Spends `steps` of the budget; `None` when it is spent, which lets the arguments through.
     fn spend(&self, steps: usize) -> Option<()> {
-        let left = self.budget.get().checked_sub(steps)?;
+        let Some(left) = self.budget.get().checked_sub(steps) else {
+            self.exhausted.set(true);
+            return None;
+        };
         self.budget.set(left);
         Some(())
     }
@@ -514,5 +524,7 @@ fn none_of<T: Tree>(value: &T) -> Mismatch {
     )))
 }
 
+#[cfg(test)]
+mod stream_tests;
 #[cfg(test)]
 mod tests;

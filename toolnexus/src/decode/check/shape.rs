@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use super::MAX_HOPS;
 use super::limits::Limits;
 use super::tree::KINDS;
 use crate::schema::resolve_reference;
@@ -61,12 +62,50 @@ pub(super) struct Node {
     pub(super) other_keys: OtherKeys,
     pub(super) prefix_items: Vec<usize>,
     pub(super) items: Option<usize>,
+    /// The node the one-pass check (`stream.rs`) judges a value of this one by: itself, or
+    /// the end of the `$ref`s it is nothing but; `None` when the value must be read whole.
+    pub(super) streamed: Option<usize>,
+    /// A bit per property, set for the required ones; `None` when some required name is no
+    /// property, there are more than 64, or a name holds a quote or backslash (the one-pass
+    /// check finds names in the raw text).
+    pub(super) required_properties: Option<u64>,
+    /// The integers it admits, when only whole bounds limit them (or nothing does) and it
+    /// lists no values: what the one-pass check compares an integer with.
+    pub(super) integers: Option<(i128, i128)>,
 }
 
 impl Node {
     /// Whether it applies other subschemas to the same value.
     pub(super) fn applies_others(&self) -> bool {
         self.reference.is_some() || !self.all_of.is_empty() || !self.alternatives.is_empty()
+    }
+
+    /// The target of a node that is nothing but a `$ref`.
+    fn only_reference(&self) -> Option<usize> {
+        let Node {
+            nothing: false,
+            kinds: None,
+            listed: None,
+            limits: None,
+            reference: Some(target),
+            all_of,
+            alternatives,
+            required,
+            properties,
+            other_keys: OtherKeys::Anything,
+            prefix_items,
+            items: None,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let alone = all_of.is_empty()
+            && alternatives.is_empty()
+            && required.is_empty()
+            && properties.is_empty()
+            && prefix_items.is_empty();
+        alone.then_some(*target)
     }
 }
 
@@ -102,7 +141,48 @@ impl Shape {
             flat: None,
         };
         shape.flat = shape.flat_properties();
+        shape.plan_streaming();
         shape
+    }
+
+    /// Sets each node's [`Node::streamed`], [`Node::required_properties`] and
+    /// [`Node::integers`].
+    fn plan_streaming(&mut self) {
+        for index in 0..self.nodes.len() {
+            let mut at = index;
+            // The tree check follows as many; past them it knows what the references admit.
+            for _ in 0..MAX_HOPS {
+                match self.nodes[at].only_reference() {
+                    Some(target) => at = target,
+                    None => break,
+                }
+            }
+            let end = &self.nodes[at];
+            let plain = !end.nothing && !end.applies_others();
+            let node = &self.nodes[index];
+            let plain_names = node.properties.len() <= 64
+                && !node
+                    .properties
+                    .iter()
+                    .any(|(name, _)| name.contains(['"', '\\']));
+            let required = plain_names
+                .then(|| {
+                    node.required.iter().try_fold(0_u64, |mask, name| {
+                        let at = node.properties.iter().position(|(key, _)| key == name)?;
+                        Some(mask | 1 << at)
+                    })
+                })
+                .flatten();
+            let integers = match (&node.listed, &node.limits) {
+                (Some(_), _) => None,
+                (None, None) => Some((i128::MIN, i128::MAX)),
+                (None, Some(limits)) => limits.integer_range(),
+            };
+            let node = &mut self.nodes[index];
+            node.streamed = plain.then_some(at);
+            node.required_properties = required;
+            node.integers = integers;
+        }
     }
 
     fn flat_properties(&self) -> Option<Vec<(String, Flat)>> {
@@ -252,6 +332,9 @@ impl Reader<'_> {
             other_keys,
             prefix_items: self.nodes(schema.get("prefixItems")),
             items: schema.get("items").map(|items| self.node(items)),
+            streamed: None,
+            required_properties: None,
+            integers: None,
         }
     }
 
