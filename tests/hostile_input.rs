@@ -327,3 +327,33 @@ fn a_deep_untagged_tree_with_a_wide_object_is_checked_once() {
         )
     );
 }
+
+/// Nested argument text cut anywhere (a model's output stopped mid-call) is an error that
+/// names the tool, never a panic: the text is judged as it decodes and read again for the
+/// check, and neither may run past its end.
+#[test]
+fn nested_argument_text_cut_anywhere_is_an_error() {
+    let toolkit = Toolkit::new().with_all(tools![sum_points, greet]);
+    let ctx = ToolContext::default();
+    for (name, text) in [
+        (
+            "sum_points",
+            r#"{"points": [{"x": 1, "y": -2}, {"x": 30, "y": 4}]}"#,
+        ),
+        (
+            "greet",
+            r#"{"name":"A\"b","tags":["x","\u00e9",""],"times":2}"#,
+        ),
+    ] {
+        let whole = block_on(toolkit.execute_json(name, text, &ctx));
+        assert!(!whole.is_error, "{}", whole.output);
+        for cut in (1..text.len()).filter(|cut| text.is_char_boundary(*cut)) {
+            let result = block_on(toolkit.execute_json(name, &text[..cut], &ctx));
+            let prefix = format!("invalid arguments for `{name}`: ");
+            assert!(
+                result.is_error && result.output.starts_with(&prefix),
+                "{cut}: {result:?}"
+            );
+        }
+    }
+}

@@ -43,6 +43,7 @@ impl ToolResult {
     /// let result = toolnexus::ToolResult::ok("done");
     /// assert!(!result.is_error);
     /// ```
+    #[inline]
     pub fn ok(output: impl Into<String>) -> Self {
         Self {
             output: output.into(),

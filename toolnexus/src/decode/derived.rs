@@ -5,7 +5,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::check::{TextCheck, check_args, check_flat, check_keys, check_text};
+use super::check::{Judge, ROOT, TextCheck, check_args, check_flat, check_keys, check_text};
 use super::error::at_path;
 use super::parse_args_strictly;
 use super::{
@@ -110,15 +110,28 @@ pub fn decode_args_json<T: DeserializeOwned>(
         && text.trim_start().starts_with('{')
     {
         // The parser's own recursion limit bounds nesting here.
-        match serde_json::from_str(text) {
+        // A bracket past the object's own brace may open a nested value (or sit in a string,
+        // which only costs the check).
+        let maybe_nested = text.bytes().filter(|b| matches!(b, b'[' | b'{')).nth(1);
+        let shape = schema.shape();
+        let checked = maybe_nested.is_some() || shape.limited();
+        let decoded = if checked {
+            // Checked as it is read; what the judge cannot vouch for is checked after.
+            let judge = Judge::new(shape);
+            match judge.decode(text, ROOT, true) {
+                Ok(args) if judge.vouches() => return Ok(args),
+                Ok(args) => Ok(args),
+                // A value the schema refuses, or one serde does: decided the plain way.
+                Err(_) => serde_json::from_str(text),
+            }
+        } else {
+            serde_json::from_str(text)
+        };
+        match decoded {
             Ok(args) => {
-                // A bracket past the object's own brace may open a nested value (or sit in
-                // a string, which only costs the check).
-                let maybe_nested = text.bytes().filter(|b| matches!(b, b'[' | b'{')).nth(1);
-                let shape = schema.shape();
-                let check = match maybe_nested {
-                    None if !shape.limited() => TextCheck::Fits,
-                    _ => check_text(tool, shape, text),
+                let check = match checked {
+                    false => TextCheck::Fits,
+                    true => check_text(tool, shape, text),
                 };
                 match check {
                     TextCheck::Fits => return Ok(args),

@@ -13,7 +13,7 @@ use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
 use super::check::{
-    Shape, TextCheck, check_args, check_flat, check_text, flat_number, flat_value_fits,
+    Judge, Shape, TextCheck, check_args, check_flat, check_text, flat_number, flat_value_fits,
 };
 use super::error::{at_path, invalid_args, without_position};
 use super::{
@@ -39,6 +39,14 @@ pub trait Slot {
     ) -> Result<(), serde_path_to_error::Error<serde_json::Error>>;
     /// Decodes the JSON value at the start of `text`; returns how many bytes it took.
     fn decode_prefix(&mut self, text: &str) -> Result<usize, serde_json::Error>;
+    /// [`Self::decode_prefix`], judging the value against the schema's node at `node` as it
+    /// is read ([`Judge`]); a value the schema refuses fails.
+    fn decode_judged(
+        &mut self,
+        text: &str,
+        judge: &Judge<'_>,
+        node: usize,
+    ) -> Result<usize, serde_json::Error>;
     /// Fills the slot for a key the arguments lack, as serde does for a struct field: an
     /// `Option` is `None`, anything else is a ``missing field `NAME` `` error.
     fn missing(&mut self, name: &'static str) -> Result<(), serde_json::Error>;
@@ -69,6 +77,17 @@ impl<T: DeserializeOwned> Slot for Option<T> {
             .unwrap_or_else(|| Err(de::Error::custom("no value")))?;
         *self = Some(value);
         Ok(values.byte_offset())
+    }
+
+    fn decode_judged(
+        &mut self,
+        text: &str,
+        judge: &Judge<'_>,
+        node: usize,
+    ) -> Result<usize, serde_json::Error> {
+        let (value, read) = judge.decode_prefix(text, node)?;
+        *self = Some(value);
+        Ok(read)
     }
 
     fn missing(&mut self, name: &'static str) -> Result<(), serde_json::Error> {
@@ -145,10 +164,9 @@ pub fn decode_params_json(
 ) -> Result<(), ToolResult> {
     if !schema.text_via_value && text.len() <= MAX_ARGUMENT_BYTES {
         let shape = schema.shape();
-        let limits = shape.limited().then_some(shape);
-        match text_walk(text, keys, slots, limits) {
+        match text_walk(text, keys, slots, shape) {
             Ok(Walked::Fits) => return Ok(()),
-            Ok(Walked::Unchecked) => match check_text(tool, shape, text) {
+            Ok(Walked::Unchecked | Walked::Judged) => match check_text(tool, shape, text) {
                 TextCheck::Fits => return Ok(()),
                 TextCheck::Refused(refused) => return Err(refused),
                 TextCheck::Reread => {}
@@ -244,15 +262,19 @@ fn owned_walk(
 /// value straight from the text into its slot (so it is read once, by serde_json). Any
 /// failure — bad JSON, a bad value, an unknown, repeated or missing key, a value that might
 /// nest too deep — sends the caller to the reference path, which reports it. What this
-/// accepts is exactly a JSON object whose values the reference path decodes alike.
+/// accepts is exactly a JSON object whose values the reference path decodes alike. A nested
+/// value is checked against its schema as it is decoded ([`Judge`]), where the schema allows,
+/// so the text need not be read again for the check.
 fn text_walk(
     text: &str,
     keys: &'static [&'static str],
     slots: &mut [&mut dyn Slot],
-    limits: Option<&Shape>,
+    shape: &Shape,
 ) -> Result<Walked, ()> {
+    let limits = shape.limited().then_some(shape);
     let mut filled = 0;
     let mut walked = Walked::Fits;
+    let judge = Judge::of_parameters(shape);
     let mut text = Text {
         bytes: text.as_bytes(),
         text,
@@ -271,6 +293,7 @@ fn text_walk(
             text.expect(b':')?;
             text.skip_whitespace();
             let rest = &text.text[text.at..];
+            let nested = matches!(rest.as_bytes().first(), Some(b'[' | b'{'));
             // A number under limits is read once, checked, and decoded from what was read.
             let number = limits.and_then(|shape| flat_number(shape, keys[at], rest));
             let (read, checked) = match number {
@@ -279,14 +302,20 @@ fn text_walk(
                     (read, true)
                 }
                 Some(Err(())) => return Err(()),
-                None => (slot.decode_prefix(rest).map_err(drop)?, false),
+                None => match judge.as_ref() {
+                    Some(judge) if nested => decode_nested(&mut **slot, rest, judge, keys[at])?,
+                    _ => (slot.decode_prefix(rest).map_err(drop)?, false),
+                },
             };
             // Decoded on its own, a value may open one level more than inside the arguments
             // object; one that might is left to the reference path, which refuses it. A
             // value opens a bracket per level, so only a long one is counted.
             let value = &rest.as_bytes()[..read];
-            if let Some(b'[' | b'{') = value.first() {
-                walked = Walked::Unchecked;
+            if nested {
+                walked = match walked {
+                    Walked::Fits | Walked::Judged if checked => Walked::Judged,
+                    _ => Walked::Unchecked,
+                };
             } else if let Some(shape) = limits.filter(|_| !checked) {
                 // A scalar is checked here, alone, against its parameter's limits.
                 match flat_value_fits(shape, keys[at], &rest[..read]) {
@@ -313,14 +342,47 @@ fn text_walk(
     if text.at != text.bytes.len() {
         return Err(());
     }
+    // What was judged while decoding vouches for the arguments only with the whole object in
+    // view: every key the schema requires given.
+    if let (Walked::Judged, Some(judge)) = (&walked, &judge) {
+        let given = |name: &String| position(keys, name).is_some_and(|at| slots[at].is_filled());
+        walked = match judge.vouches() && judge.required().iter().all(given) {
+            true => Walked::Fits,
+            false => Walked::Unchecked,
+        };
+    }
     fill_missing(filled, keys, slots).map_err(drop)?;
     Ok(walked)
 }
 
+/// Decodes the nested value at the start of `rest` for the parameter `key`, judged as it is
+/// read: its length, and whether it was judged. When the schema names no such property, or
+/// the judged decoding failed (a value the schema refuses, or one serde refuses), it is
+/// decoded the plain way, unjudged, and the check after decoding decides. Out of line: flat
+/// arguments never come here.
+#[inline(never)]
+fn decode_nested(
+    slot: &mut dyn Slot,
+    rest: &str,
+    judge: &Judge<'_>,
+    key: &str,
+) -> Result<(usize, bool), ()> {
+    if let Some(node) = judge.property(key) {
+        match slot.decode_judged(rest, judge, node) {
+            Ok(read) => return Ok((read, true)),
+            Err(_) => slot.clear(),
+        }
+    }
+    Ok((slot.decode_prefix(rest).map_err(drop)?, false))
+}
+
 /// What the text walk left to the schema check.
 enum Walked {
-    /// Nothing: every value is a scalar, each within its parameter's limits.
+    /// Nothing: every value is a scalar, each within its parameter's limits (or, after the
+    /// walk, nested values were judged as they decoded and the judge vouches for them).
     Fits,
+    /// So far, nested values were judged as they decoded; the walk's end decides.
+    Judged,
     /// Some value is an array or an object, or a scalar only the whole check can judge.
     Unchecked,
 }

@@ -27,6 +27,7 @@
 //! not a keyword lookup per value; argument text is read for it into a [`Text`], which costs
 //! less to build than a `Value`.
 
+mod during;
 pub(crate) mod limits;
 mod shape;
 mod stream;
@@ -38,8 +39,10 @@ use std::fmt::Write as _;
 
 use serde_json::{Number, Value};
 
+pub use during::Judge;
 use limits::Limits;
-use shape::{Flat, Node, OtherKeys, ROOT};
+pub(crate) use shape::ROOT;
+use shape::{Flat, Node, OtherKeys};
 pub(crate) use shape::{Shape, named_keys};
 use tree::{KINDS, Text, Tree, Unread};
 
@@ -524,6 +527,8 @@ fn none_of<T: Tree>(value: &T) -> Mismatch {
     )))
 }
 
+#[cfg(test)]
+mod during_tests;
 #[cfg(test)]
 mod stream_tests;
 #[cfg(test)]

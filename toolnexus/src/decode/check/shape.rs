@@ -26,6 +26,9 @@ pub(crate) struct Shape {
     /// How each top-level property is checked when the arguments are flat, for a limited
     /// schema whose root is a plain object; `None` when flat arguments take the whole check.
     pub(super) flat: Option<Vec<(String, Flat)>>,
+    /// Whether the root states nothing beyond its properties and `required`, so that the
+    /// values of its keys can be judged one at a time as they decode (`during.rs`).
+    pub(super) parameters_judged: bool,
 }
 
 /// What a flat (scalar) value of one top-level property is checked against.
@@ -40,7 +43,7 @@ pub(super) enum Flat {
 }
 
 /// The index of the root node in [`Shape::nodes`].
-pub(super) const ROOT: usize = 0;
+pub(crate) const ROOT: usize = 0;
 
 /// What one subschema says, in the terms this check reads.
 #[derive(Debug, Default)]
@@ -75,6 +78,28 @@ pub(super) struct Node {
 }
 
 impl Node {
+    /// A node that says nothing but its `kinds`, planned for the one-pass checks: `None`, the
+    /// schema `true`; `Some(0)`, a schema no value fits.
+    pub(super) const fn only(kinds: Option<u8>) -> Node {
+        Node {
+            nothing: false,
+            kinds,
+            listed: None,
+            limits: None,
+            reference: None,
+            all_of: Vec::new(),
+            alternatives: Vec::new(),
+            required: Vec::new(),
+            properties: Vec::new(),
+            other_keys: OtherKeys::Anything,
+            prefix_items: Vec::new(),
+            items: None,
+            streamed: None,
+            required_properties: Some(0),
+            integers: Some((i128::MIN, i128::MAX)),
+        }
+    }
+
     /// Whether it applies other subschemas to the same value.
     pub(super) fn applies_others(&self) -> bool {
         self.reference.is_some() || !self.all_of.is_empty() || !self.alternatives.is_empty()
@@ -139,9 +164,15 @@ impl Shape {
             closed_keys,
             limited,
             flat: None,
+            parameters_judged: false,
         };
         shape.flat = shape.flat_properties();
         shape.plan_streaming();
+        let root = &shape.nodes[ROOT];
+        shape.parameters_judged = root.streamed == Some(ROOT)
+            && root.listed.is_none()
+            && root.limits.is_none()
+            && root.required_properties.is_some();
         shape
     }
 

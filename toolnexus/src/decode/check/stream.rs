@@ -213,7 +213,7 @@ impl<'t> Pass<'_, 't> {
                     && self.text[self.at..].starts_with("null")
                     && property.is_none_or(|at| required & 1 << at == 0);
                 match (property, &node.other_keys) {
-                    _ if absent => self.scalar(&Node::default(), ROOT)?,
+                    _ if absent => self.scalar(&ANY, ROOT)?,
                     (Some(at), _) => {
                         self.value(node.properties[at].1, depth + 1, NullMeansAbsent::No)?;
                     }
@@ -326,7 +326,7 @@ impl<'t> Pass<'_, 't> {
     fn free(&mut self) -> Verdict {
         match self.byte()? {
             b'{' | b'[' => self.read_whole().map(drop),
-            _ => self.scalar(&Node::default(), ROOT),
+            _ => self.scalar(&ANY, ROOT),
         }
     }
 
@@ -379,9 +379,12 @@ impl<'t> Pass<'_, 't> {
 }
 
 /// Whether `node`'s type admits a value of one of `kinds`.
-fn allows(node: &Node, kinds: u8) -> bool {
+pub(super) fn allows(node: &Node, kinds: u8) -> bool {
     node.kinds.is_none_or(|allowed| allowed & kinds != 0)
 }
+
+/// What a value no subschema reads is judged against.
+pub(super) static ANY: Node = Node::only(None);
 
 /// What a key names.
 enum Key<'t> {

@@ -8,7 +8,7 @@ use super::tree::Text;
 use super::{Shape, check, stream};
 
 /// Schemas that use every keyword the pass reads, and some it leaves to the tree check.
-fn schemas() -> Vec<Shape> {
+pub(super) fn schemas() -> Vec<Shape> {
     let schemas = [
         json!({
             "type": "object",
@@ -68,7 +68,7 @@ fn schemas() -> Vec<Shape> {
 
 /// What the tree check alone says of `text`: `None` when it does not read it (a key given
 /// twice).
-fn tree_fits(shape: &Shape, text: &str) -> Option<bool> {
+pub(super) fn tree_fits(shape: &Shape, text: &str) -> Option<bool> {
     let args = Text::read(text, usize::MAX).ok()?;
     Some(check("t", shape, &args).is_ok())
 }
@@ -119,7 +119,7 @@ fn json_value() -> impl Strategy<Value = Value> {
 
 /// Arguments: an object, written compactly or with spaces, maybe with one object's first key
 /// written again, or a key spelled with an escape.
-fn arguments() -> impl Strategy<Value = String> {
+pub(super) fn arguments() -> impl Strategy<Value = String> {
     let object = prop::collection::vec((prop::sample::select(&KEYS[..]), json_value()), 0..5)
         .prop_map(|entries| {
             Value::Object(
