@@ -14,21 +14,19 @@ use std::time::Duration;
 
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full};
-use hyper::body::{Bytes, Incoming};
-use hyper::header::{AUTHORIZATION, HOST, HeaderValue, ORIGIN, RETRY_AFTER, WWW_AUTHENTICATE};
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::body::Bytes;
+use hyper::header::HeaderValue;
+use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use serde_json::Value;
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::sync::{Mutex, Semaphore, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
-use super::incoming::{self, Screened};
 use crate::toolkit::Toolkit;
 
 mod auth;
@@ -36,11 +34,12 @@ mod body;
 mod cors;
 mod options;
 mod origin;
+mod route;
 
-use auth::bearer_matches;
-use body::{Answer, CancelInSession, Extras, InFlight};
+use body::{Answer, Extras, InFlight};
 pub use options::HttpOptions;
 use origin::AllowedOrigins;
+use route::route;
 
 /// The one path the server answers on; anything else is 404.
 pub const MCP_PATH: &str = "/mcp";
@@ -48,9 +47,6 @@ pub const MCP_PATH: &str = "/mcp";
 /// Pause after a failed `accept` (e.g. out of file descriptors) before trying again, so the
 /// loop does not spin.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
-
-/// The header that names a request's session.
-const SESSION_ID: &str = "mcp-session-id";
 
 /// An MCP server bound to a TCP address, serving streamable HTTP at [`MCP_PATH`] (`/mcp`).
 ///
@@ -316,153 +312,6 @@ pub async fn serve_http(
 }
 
 type ResponseBody = UnsyncBoxBody<Bytes, Infallible>;
-
-/// One request: the path, the `Host` count, then the origin (403 comes before 401, as the
-/// MCP transport requires for a bad `Origin`), a CORS preflight, the token, the body, then
-/// rmcp. Every answer to an allowed origin carries CORS headers.
-async fn route(
-    shared: &Shared,
-    request: Request<Incoming>,
-    extras: &mut Extras,
-) -> Response<ResponseBody> {
-    if request.uri().path() != MCP_PATH {
-        return plain(StatusCode::NOT_FOUND, "Not Found: the MCP endpoint is /mcp");
-    }
-    if request.headers().get_all(HOST).iter().nth(1).is_some() {
-        // Which one a proxy or rmcp would read cannot be told; neither is trusted.
-        return plain(
-            StatusCode::BAD_REQUEST,
-            "Bad Request: more than one Host header",
-        );
-    }
-    let origins_allowed = request
-        .headers()
-        .get_all(ORIGIN)
-        .iter()
-        .all(|origin| shared.origins.allows(origin));
-    if !origins_allowed {
-        return plain(StatusCode::FORBIDDEN, "Forbidden: Origin not allowed");
-    }
-    let origin = request.headers().get(ORIGIN).cloned();
-    let mut response = match (&origin, request.method()) {
-        // A preflight carries no credentials, so it is answered before the token is asked.
-        (Some(origin), &Method::OPTIONS) => cors::preflight(origin),
-        _ => authorized(shared, request, extras).await,
-    };
-    if let Some(origin) = &origin {
-        cors::allow(response.headers_mut(), origin);
-    }
-    response
-}
-
-async fn authorized(
-    shared: &Shared,
-    request: Request<Incoming>,
-    extras: &mut Extras,
-) -> Response<ResponseBody> {
-    if let Some(token) = &shared.bearer_token {
-        if !bearer_matches(request.headers().get(AUTHORIZATION), token) {
-            let mut response = plain(
-                StatusCode::UNAUTHORIZED,
-                "Unauthorized: send Authorization: Bearer <token>",
-            );
-            response
-                .headers_mut()
-                .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-            return response;
-        }
-    }
-    let (parts, body) = request.into_parts();
-    if parts.method == Method::GET {
-        // A GET is the session's event stream, open until the client leaves; on shutdown it
-        // ends, so it does not hold the server up for the whole grace period.
-        let mut streams_end = shared.streams_end.clone();
-        extras.ends = Some(Box::pin(async move {
-            let _ = streams_end.wait_for(|ended| *ended).await;
-        }));
-    }
-    if parts.method != Method::POST {
-        let request = Request::from_parts(parts, Full::new(Bytes::new()));
-        return shared.endpoint.handle(request).await;
-    }
-    let body = match body::read(body, shared.max_body_bytes, shared.body_read_timeout).await {
-        Ok(body) => body,
-        Err(response) => return response,
-    };
-    let (head, body) = match incoming::screen(&body) {
-        Screened::Refused(error) => return json_rpc_error(&error),
-        Screened::Pass(head) => (head, body),
-        Screened::Rewritten(head, text) => (head, Bytes::from(text)),
-    };
-    let session = parts
-        .headers
-        .get(SESSION_ID)
-        .and_then(|id| id.to_str().ok())
-        .map(Arc::<str>::from);
-    let request = Request::from_parts(parts, Full::new(body));
-    let id = head.id.clone();
-    let Some(sessions) = &shared.sessions else {
-        return readable(shared.endpoint.handle(request).await, id).await;
-    };
-    let response = match (session, head.method.as_deref(), head.id) {
-        (None, Some("initialize"), _) => {
-            let _opening = sessions.opening.lock().await;
-            if sessions.manager.sessions.read().await.len() >= sessions.max {
-                let mut response = plain(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "Service Unavailable: the server has as many sessions as it keeps; try again later",
-                );
-                response
-                    .headers_mut()
-                    .insert(RETRY_AFTER, sessions.retry_after.clone());
-                return response;
-            }
-            shared.endpoint.handle(request).await
-        }
-        (Some(session), Some("tools/call"), Some(id)) => {
-            extras.cancel = Some(CancelInSession {
-                sessions: Arc::clone(&sessions.manager),
-                session,
-                request: id,
-            });
-            shared.endpoint.handle(request).await
-        }
-        _ => shared.endpoint.handle(request).await,
-    };
-    readable(response, id).await
-}
-
-/// rmcp's answer, except that a message it could not read as one of its own (which it
-/// answers `415`, as if the content type were wrong) gets the JSON-RPC `-32600` it is.
-async fn readable(response: Response<ResponseBody>, id: Option<Value>) -> Response<ResponseBody> {
-    if response.status() != StatusCode::UNSUPPORTED_MEDIA_TYPE {
-        return response;
-    }
-    let (parts, body) = response.into_parts();
-    let Ok(body) = body.collect().await.map(|body| body.to_bytes());
-    match body.strip_prefix(b"fail to deserialize request body ") {
-        Some(why) => json_rpc_error(&incoming::error(
-            id,
-            incoming::INVALID_REQUEST,
-            format_args!(
-                "Invalid Request: {}",
-                incoming::quoted(&String::from_utf8_lossy(why))
-            ),
-        )),
-        None => Response::from_parts(parts, Full::new(body).boxed_unsync()),
-    }
-}
-
-/// A JSON-RPC error answered by the server itself: `400` with the error as its body.
-fn json_rpc_error(error: &Value) -> Response<ResponseBody> {
-    let mut response = Response::new(Full::new(Bytes::from(error.to_string())).boxed_unsync());
-    *response.status_mut() = StatusCode::BAD_REQUEST;
-    response.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
-}
 
 fn plain(status: StatusCode, text: &'static str) -> Response<ResponseBody> {
     let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed_unsync());
