@@ -7,7 +7,8 @@
 //     with `versionNegotiation: {mode: "auto"}`: `server/discover`, 2026-07-28, input requests
 //     answered inside `callTool` (multi-round-trip, sealed `requestState`);
 //   - the same package in its default legacy mode (`initialize`, 2025-11-25, `elicitation/create`),
-//     and with `supportedProtocolVersions: ["2025-06-18"]`;
+//     and with `supportedProtocolVersions` of one older revision: 2025-06-18, 2025-03-26 and
+//     2024-11-05 (those two have no elicitation: the asking tools answer the isError prompt);
 //   - `@modelcontextprotocol/sdk` (v1), which always offers its latest, 2025-11-25.
 //
 // The approval (`delete_note`: note 1 approved, note 2 declined) and the form (`pick_environment`)
@@ -34,8 +35,8 @@
 // version negotiated; exits 1 if any check fails (~50 s, most of it the Inspector's start-up).
 //
 // Last run 2026-12-02 with node 22.23.3, @modelcontextprotocol/client 2.4.0,
-// @modelcontextprotocol/sdk 1.32.2 and @modelcontextprotocol/inspector 2.12.0: all 21 runs
-// (3 transports x 4 SDK clients + 3 transports x 3 Inspector eras) ok, 0 failed checks.
+// @modelcontextprotocol/sdk 1.32.2 and @modelcontextprotocol/inspector 2.12.0: all 27 runs
+// (3 transports x 6 SDK clients + 3 transports x 3 Inspector eras) ok, 0 failed checks.
 
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -102,6 +103,8 @@ const CLIENTS = [
   { name: "v2 auto", sdk: v2, options: { versionNegotiation: { mode: "auto" } }, expect: "2026-07-28" },
   { name: "v2 legacy", sdk: v2, options: {}, expect: "2025-11-25" },
   { name: "v2 06-18", sdk: v2, options: { supportedProtocolVersions: ["2025-06-18"] }, expect: "2025-06-18" },
+  { name: "v2 03-26", sdk: v2, options: { supportedProtocolVersions: ["2025-03-26"] }, expect: "2025-03-26" },
+  { name: "v2 11-05", sdk: v2, options: { supportedProtocolVersions: ["2024-11-05"] }, expect: "2024-11-05" },
   { name: "v1", sdk: v1, options: {}, expect: "2025-11-25" },
 ];
 
@@ -141,7 +144,9 @@ async function check(client, target, stateless) {
   }
   if (negotiated !== client.expect) fail(`negotiated ${negotiated}, expected ${client.expect}`);
   const modern = negotiated === "2026-07-28";
-  const canAsk = modern || !stateless;
+  // Elicitation came with 2025-06-18: before it, and where the server cannot send a request
+  // (2025-* over stateless HTTP), the asking tools answer the isError prompt.
+  const canAsk = negotiated >= "2025-06-18" && (modern || !stateless);
 
   try {
     const { tools } = await mcp.listTools();
