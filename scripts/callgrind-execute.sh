@@ -28,7 +28,7 @@ bench=$(cargo bench -p toolnexus --bench execute --no-run --message-format=json 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-echo "instructions per call ($CALLS calls, $(rustc --version), release profile):"
+echo "instructions per call ($CALLS calls, $(rustc --version), bench profile: release, codegen-units = 1):"
 for routine in "${ROUTINES[@]}"; do
     TOOLNEXUS_BENCH_CALLS=$CALLS TOOLNEXUS_BENCH_ROUTINE=$routine \
         valgrind --tool=callgrind --callgrind-out-file="$out/$routine" \

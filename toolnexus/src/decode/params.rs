@@ -40,7 +40,7 @@ pub trait Slot {
     /// Decodes the JSON value at the start of `text`; returns how many bytes it took.
     fn decode_prefix(&mut self, text: &str) -> Result<usize, serde_json::Error>;
     /// [`Self::decode_prefix`], judging the value against the schema's node at `node` as it
-    /// is read ([`Judge`]); a value the schema refuses fails.
+    /// is read (the check made during decoding); a value the schema refuses fails.
     fn decode_judged(
         &mut self,
         text: &str,

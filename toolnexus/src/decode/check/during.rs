@@ -19,7 +19,6 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Number;
 
 use super::shape::{Node, ROOT, Shape};
-use super::stream::allows;
 use super::tree::{Kind, Text, Tree};
 use super::{BUDGET, scalar_problem};
 
@@ -153,7 +152,7 @@ impl<'s> Judging<'_, 's> {
         if self.judged() {
             return self.scalar(&Text::String(Cow::Borrowed(text)));
         }
-        fit(allows(self.node, Kind::String as u8))
+        fit(self.node.allows(Kind::String as u8))
     }
 
     #[inline(always)]
@@ -165,7 +164,7 @@ impl<'s> Judging<'_, 's> {
         match self.node.integers {
             Some((low, high)) => {
                 let integral = Kind::Integer as u8 | Kind::Number as u8;
-                fit(allows(self.node, integral) && low <= integer && integer <= high)
+                fit(self.node.allows(integral) && low <= integer && integer <= high)
             }
             None => self.scalar(&Text::Number(number())),
         }
@@ -177,7 +176,7 @@ impl<'s> Judging<'_, 's> {
             return Ok(());
         }
         let node = self.node;
-        fit(allows(node, value.kinds()) && scalar_problem(node, value).is_none())
+        fit(node.allows(value.kinds()) && scalar_problem(node, value).is_none())
     }
 
     /// Whether an array or object may be judged entry by entry: its own node neither lists
@@ -187,7 +186,7 @@ impl<'s> Judging<'_, 's> {
         if self.node.listed.is_some() || self.node.limits.is_some() {
             return Ok(self.judge.leave());
         }
-        fit(allows(self.node, kind as u8)).map(|()| Some(self))
+        fit(self.node.allows(kind as u8)).map(|()| Some(self))
     }
 
     /// The judging of a value inside this one, at the node at `index`.

@@ -24,8 +24,13 @@
 //! keyword not read here (`format`, `patternProperties`, `dependentRequired`, …) can only let
 //! a value through, so nothing the schema admits is refused. The schema is read once per tool
 //! into a [`Shape`], limits and patterns compiled, so a check costs a walk of the arguments,
-//! not a keyword lookup per value; argument text is read for it into a [`Text`], which costs
-//! less to build than a `Value`.
+//! not a keyword lookup per value.
+//!
+//! Argument text is checked in up to three steps, each cheaper than the next and each only
+//! ever saying "fits": while serde reads it ([`Judge`], `during.rs`: the text is read once);
+//! failing that, in one pass over the text after decoding (`stream.rs`); failing that, by the
+//! walk here over the text read into a [`Text`] (which costs less to build than a `Value`),
+//! which also words every refusal. So the first two make a verdict cheaper, never different.
 
 mod during;
 mod flat;

@@ -105,6 +105,11 @@ impl Node {
         self.reference.is_some() || !self.all_of.is_empty() || !self.alternatives.is_empty()
     }
 
+    /// Whether its type admits a value of one of `kinds`.
+    pub(super) fn allows(&self, kinds: u8) -> bool {
+        self.kinds.is_none_or(|allowed| allowed & kinds != 0)
+    }
+
     /// The target of a node that is nothing but a `$ref`.
     fn only_reference(&self) -> Option<usize> {
         let Node {
@@ -133,6 +138,9 @@ impl Node {
         alone.then_some(*target)
     }
 }
+
+/// What a value no subschema reads is judged against by the one-pass checks.
+pub(super) static ANY: Node = Node::only(None);
 
 /// What a key `properties` does not name may hold.
 #[derive(Debug, Default)]

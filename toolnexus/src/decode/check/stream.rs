@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use serde_json::Number;
 
-use super::shape::{Node, OtherKeys, ROOT, Shape};
+use super::shape::{ANY, Node, OtherKeys, ROOT, Shape};
 use super::tree::{Kind, Text, Tree, json_number_length, number};
 use super::{BUDGET, Checker, MAX_CHECKED_VALUES, NullMeansAbsent, scalar_problem};
 use crate::decode::MAX_NESTING;
@@ -68,7 +68,7 @@ impl<'t> Pass<'_, 't> {
         match *bytes.first()? {
             b'"' if node.listed.is_none() && node.limits.is_none() => {
                 let (end, _) = string_end(bytes)?;
-                Some(self.read_scalar(allows(node, Kind::String as u8), end))
+                Some(self.read_scalar(node.allows(Kind::String as u8), end))
             }
             b'-' | b'0'..=b'9' => {
                 let (low, high) = node.integers?;
@@ -77,7 +77,7 @@ impl<'t> Pass<'_, 't> {
                 };
                 let integral = Kind::Integer as u8 | Kind::Number as u8;
                 let within = low <= integer && integer <= high;
-                Some(self.read_scalar(within && allows(node, integral), length))
+                Some(self.read_scalar(within && node.allows(integral), length))
             }
             _ => None,
         }
@@ -114,7 +114,7 @@ impl<'t> Pass<'_, 't> {
     /// A string, number, boolean or `null` against its node's type, list and limits.
     fn scalar(&mut self, node: &Node, index: usize) -> Verdict {
         let judged = node.listed.is_some() || node.limits.is_some();
-        let allows = |kinds: u8| allows(node, kinds);
+        let allows = |kinds: u8| node.allows(kinds);
         let bytes = &self.text.as_bytes()[self.at..];
         let (value, length) = match bytes[0] {
             b'"' => {
@@ -377,14 +377,6 @@ impl<'t> Pass<'_, 't> {
         }
     }
 }
-
-/// Whether `node`'s type admits a value of one of `kinds`.
-pub(super) fn allows(node: &Node, kinds: u8) -> bool {
-    node.kinds.is_none_or(|allowed| allowed & kinds != 0)
-}
-
-/// What a value no subschema reads is judged against.
-pub(super) static ANY: Node = Node::only(None);
 
 /// What a key names.
 enum Key<'t> {

@@ -111,8 +111,9 @@ impl HttpOptions {
         self
     }
 
-    /// Serves without sessions: every request stands alone and gets a plain JSON answer, no
-    /// `Mcp-Session-Id`, no server-sent-event stream to resume. Several replicas can then sit
+    /// Serves without sessions: every request stands alone and gets its own answer (JSON, or
+    /// for a call that asked for progress an event stream of that call's progress and then its
+    /// result), no `Mcp-Session-Id`, no server-sent-event stream to resume. Several replicas can then sit
     /// behind an ordinary load balancer without session affinity. The price: the server
     /// cannot send notifications between requests, and a client cancels a call by closing
     /// its request rather than with `notifications/cancelled`.

@@ -4,8 +4,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess};
 
 use super::keys::{Key, KeySeed, Named};
 use super::{Checked, Judging, MISFIT, fit};
-use crate::decode::check::shape::{Node, OtherKeys};
-use crate::decode::check::stream::ANY;
+use crate::decode::check::shape::{ANY, Node, OtherKeys};
 
 /// An array's items, each judged against its `prefixItems` or `items` node.
 pub(super) struct Items<'j, 's, A> {

@@ -50,6 +50,7 @@ impl Named<'_> {
     }
 }
 
+/// The seed of a key, whose name [`Named`] learns as serde reads it.
 pub(super) struct KeySeed<'k, 'n, K> {
     pub(super) inner: K,
     pub(super) named: &'k mut Named<'n>,
