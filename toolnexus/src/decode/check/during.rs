@@ -106,11 +106,12 @@ impl<'s> Judge<'s> {
     }
 
     fn judging(&self, index: usize, top: bool) -> Option<Judging<'_, 's>> {
-        match self.shape.nodes[index].streamed {
+        let node = &self.shape.nodes[index];
+        match node.streamed {
             Some(at) => Some(Judging {
                 judge: self,
                 node: &self.shape.nodes[at],
-                absent_ok: false,
+                absent_ok: node.null_fits,
                 top,
             }),
             None => self.leave(),
@@ -136,7 +137,8 @@ impl<'s> Judge<'s> {
 struct Judging<'j, 's> {
     judge: &'j Judge<'s>,
     node: &'s Node,
-    /// A `null` here stands for an absent key (at the top of the arguments).
+    /// A `null` here fits whatever `node` says: it stands for an absent key (at the top of the
+    /// arguments), or the node is a nullable `anyOf` (`Node::null_fits`).
     absent_ok: bool,
     /// This is the arguments object: a `null` for a key it does not require is no value.
     top: bool,
@@ -193,10 +195,11 @@ impl<'s> Judging<'_, 's> {
     #[inline(always)]
     fn inner(self, index: usize) -> Option<Self> {
         let shape = self.judge.shape;
-        match shape.nodes[index].streamed {
+        let node = &shape.nodes[index];
+        match node.streamed {
             Some(at) => Some(Judging {
                 node: &shape.nodes[at],
-                absent_ok: false,
+                absent_ok: node.null_fits,
                 top: false,
                 ..self
             }),

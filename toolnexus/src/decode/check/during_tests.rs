@@ -63,7 +63,8 @@ proptest! {
         let mut order = json!({"items": items, "note": note});
         if extra {
             // A key the schema does not name, which it allows, and serde skips.
-            order["gift"] = json!({"wrap": [true]});
+            order["wrapping"] = json!({"wrap": [true]});
+            order["gift"] = json!({"sku": "G-1", "quantity": 1});
         }
         let args = json!({"order": order, "a": null});
         let text = if pretty { serde_json::to_string_pretty(&args).unwrap() } else { args.to_string() };
@@ -101,6 +102,22 @@ fn the_judge_leaves_each_hard_case_to_the_check_after() {
         assert!(!vouches::<Args>(&judge, text), "{text}");
         assert!(!vouches::<Value>(&Judge::new(&shapes[0]), text), "{text}");
     }
+    // An `Option` of a struct (`anyOf` with `null`) is judged as it decodes, `null` or not;
+    // a `oneOf` whose other branch also admits `null` is left to the tree check.
+    for gift in ["null", r#"{"sku":"G-1","quantity":1}"#] {
+        let text = format!(r#"{{"order":{{"items":[],"note":null,"gift":{gift}}}}}"#);
+        assert!(vouches::<Args>(&Judge::new(&shapes[0]), &text), "{text}");
+        assert!(super::stream::fits(&shapes[0], &text), "{text}");
+    }
+    for refused in [r#""G-1""#, r#"{"sku":"G-1"}"#] {
+        let text = format!(r#"{{"order":{{"items":[],"note":null,"gift":{refused}}}}}"#);
+        assert!(!vouches::<Value>(&Judge::new(&shapes[0]), &text), "{text}");
+        assert!(!super::stream::fits(&shapes[0], &text), "{text}");
+        assert_eq!(tree_fits(&shapes[0], &text), Some(false), "{text}");
+    }
+    let both_null = r#"{"order":{"items":[],"note":null,"either":null}}"#;
+    let judge = Judge::new(&shapes[0]);
+    assert!(judge.decode::<Value>(both_null, ROOT, true).is_err() || !judge.vouches());
     // A `null` at the top stands for an absent key; below, it is a value.
     assert!(vouches::<Value>(
         &Judge::new(&shapes[0]),

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::MAX_HOPS;
 use super::limits::Limits;
-use super::tree::KINDS;
+use super::tree::{KINDS, Kind};
 use crate::schema::resolve_reference;
 
 /// An input schema's structure, read once: one [`Node`] per subschema, `$ref`s resolved to
@@ -65,9 +65,13 @@ pub(super) struct Node {
     pub(super) other_keys: OtherKeys,
     pub(super) prefix_items: Vec<usize>,
     pub(super) items: Option<usize>,
-    /// The node the one-pass check (`stream.rs`) judges a value of this one by: itself, or
-    /// the end of the `$ref`s it is nothing but; `None` when the value must be read whole.
+    /// The node the one-pass checks (`stream.rs`, `during.rs`) judge a value of this one by:
+    /// itself, the end of the `$ref`s it is nothing but, or the branch of a nullable `anyOf`
+    /// (see `null_fits`); `None` when the value must be read whole.
     pub(super) streamed: Option<usize>,
+    /// Whether `null` fits it whatever `streamed` says: an `Option` of a struct's
+    /// `anyOf: [{"$ref": …}, {"type": "null"}]`.
+    pub(super) null_fits: bool,
     /// A bit per property, set for the required ones; `None` when some required name is no
     /// property, there are more than 64, or a name holds a quote or backslash (the one-pass
     /// check finds names in the raw text).
@@ -95,6 +99,7 @@ impl Node {
             prefix_items: Vec::new(),
             items: None,
             streamed: None,
+            null_fits: false,
             required_properties: Some(0),
             integers: Some((i128::MIN, i128::MAX)),
         }
@@ -108,6 +113,27 @@ impl Node {
     /// Whether its type admits a value of one of `kinds`.
     pub(super) fn allows(&self, kinds: u8) -> bool {
         self.kinds.is_none_or(|allowed| allowed & kinds != 0)
+    }
+
+    /// Whether it says nothing but its `type` (and, when `alternatives`, its `anyOf`/`oneOf`).
+    fn says_only_kinds(&self, alternatives: bool) -> bool {
+        let Node {
+            nothing: false,
+            listed: None,
+            limits: None,
+            reference: None,
+            other_keys: OtherKeys::Anything,
+            items: None,
+            ..
+        } = self
+        else {
+            return false;
+        };
+        self.all_of.is_empty()
+            && self.required.is_empty()
+            && self.properties.is_empty()
+            && self.prefix_items.is_empty()
+            && (alternatives || self.alternatives.is_empty())
     }
 
     /// The target of a node that is nothing but a `$ref`.
@@ -188,16 +214,13 @@ impl Shape {
     /// [`Node::integers`].
     fn plan_streaming(&mut self) {
         for index in 0..self.nodes.len() {
-            let mut at = index;
-            // The tree check follows as many; past them it knows what the references admit.
-            for _ in 0..MAX_HOPS {
-                match self.nodes[at].only_reference() {
-                    Some(target) => at = target,
-                    None => break,
-                }
-            }
-            let end = &self.nodes[at];
-            let plain = !end.nothing && !end.applies_others();
+            let (streamed, null_fits) = match self.plain_end(index) {
+                Some(at) => (Some(at), false),
+                None => match self.nullable(index) {
+                    Some(at) => (Some(at), true),
+                    None => (None, false),
+                },
+            };
             let node = &self.nodes[index];
             let plain_names = node.properties.len() <= 64
                 && !node
@@ -218,10 +241,56 @@ impl Shape {
                 (None, Some(limits)) => limits.integer_range(),
             };
             let node = &mut self.nodes[index];
-            node.streamed = plain.then_some(at);
+            node.streamed = streamed;
+            node.null_fits = null_fits;
             node.required_properties = required;
             node.integers = integers;
         }
+    }
+
+    /// The node at `index`, or the end of the `$ref`s it is nothing but, when that node reads
+    /// a value alone (no `anyOf`, `oneOf`, `allOf` or `$ref` beside its other keywords).
+    fn plain_end(&self, index: usize) -> Option<usize> {
+        let mut at = index;
+        // The tree check follows as many; past them it knows what the references admit.
+        for _ in 0..MAX_HOPS {
+            match self.nodes[at].only_reference() {
+                Some(target) => at = target,
+                None => break,
+            }
+        }
+        let end = &self.nodes[at];
+        (!end.nothing && !end.applies_others()).then_some(at)
+    }
+
+    /// For `anyOf`/`oneOf` of a schema `X` and `{"type": "null"}` alone (an `Option` of a
+    /// struct), the plain end of `X`, when `X`'s type refuses `null`: then `null` fits exactly
+    /// one branch, and any other value fits exactly when it fits `X`, whichever keyword it is.
+    fn nullable(&self, index: usize) -> Option<usize> {
+        let node = &self.nodes[index];
+        let [branches] = node.alternatives.as_slice() else {
+            return None;
+        };
+        let [first, second] = branches.as_slice() else {
+            return None;
+        };
+        let just_null = |at: usize| {
+            let branch = &self.nodes[at];
+            branch.says_only_kinds(false) && branch.kinds == Some(Kind::Null as u8)
+        };
+        let other = match (just_null(*first), just_null(*second)) {
+            (false, true) => *first,
+            (true, false) => *second,
+            _ => return None,
+        };
+        if !node.says_only_kinds(true) || node.kinds.is_some() {
+            return None;
+        }
+        let end = self.plain_end(other)?;
+        let refuses_null = self.nodes[end]
+            .kinds
+            .is_some_and(|kinds| kinds & Kind::Null as u8 == 0);
+        refuses_null.then_some(end)
     }
 
     fn flat_properties(&self) -> Option<Vec<(String, Flat)>> {
@@ -372,6 +441,7 @@ impl Reader<'_> {
             prefix_items: self.nodes(schema.get("prefixItems")),
             items: schema.get("items").map(|items| self.node(items)),
             streamed: None,
+            null_fits: false,
             required_properties: None,
             integers: None,
         }

@@ -87,6 +87,10 @@ impl<'t> Pass<'_, 't> {
     #[inline(never)]
     fn other_value(&mut self, index: usize, depth: usize, nulls: NullMeansAbsent) -> Verdict {
         self.spend(1)?;
+        if self.shape.nodes[index].null_fits && self.text[self.at..].starts_with("null") {
+            self.at += "null".len();
+            return Ok(());
+        }
         let Some(at) = self.shape.nodes[index].streamed else {
             return self.whole(index, nulls);
         };

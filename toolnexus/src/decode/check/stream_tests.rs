@@ -20,6 +20,8 @@ pub(super) fn schemas() -> Vec<Shape> {
                     "properties": {
                         "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
                         "note": {"type": ["string", "null"]},
+                        "gift": {"anyOf": [{"$ref": "#/$defs/Item"}, {"type": "null"}]},
+                        "either": {"oneOf": [{"type": "null"}, {"type": ["integer", "null"]}]},
                     },
                     "required": ["items", "note"],
                 },
@@ -73,9 +75,9 @@ pub(super) fn tree_fits(shape: &Shape, text: &str) -> Option<bool> {
     Some(check("t", shape, &args).is_ok())
 }
 
-const KEYS: [&str; 20] = [
+const KEYS: [&str; 22] = [
     "order", "items", "note", "sku", "quantity", "a", "tags", "pair", "unit", "shape", "kind", "r",
-    "side", "any", "extra", "both", "x", "tree", "name", "children",
+    "side", "any", "extra", "both", "x", "tree", "name", "children", "gift", "either",
 ];
 
 fn json_value() -> impl Strategy<Value = Value> {

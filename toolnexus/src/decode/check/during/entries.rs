@@ -173,7 +173,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Entries<'_, '_, A> {
                 _ => true,
             };
         let judging = judging.map(|judging| Judging {
-            absent_ok,
+            absent_ok: absent_ok || judging.absent_ok,
             ..judging
         });
         self.inner.next_value_seed(Seed {
