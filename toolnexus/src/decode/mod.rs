@@ -63,9 +63,16 @@ pub(crate) fn decode_leniently(
     text: bool,
     mut decode: impl FnMut(Form<'_>) -> bool,
 ) -> bool {
-    if decode(Form::Value(value)) {
-        return true;
-    }
+    decode(Form::Value(value)) || decode_other_forms(value, text, decode)
+}
+
+/// [`decode_leniently`] past its first form, the value itself (which a caller on the hot path
+/// tries directly).
+pub(crate) fn decode_other_forms(
+    value: &Value,
+    text: bool,
+    mut decode: impl FnMut(Form<'_>) -> bool,
+) -> bool {
     if text && decode(Form::Text(&value.to_string())) {
         return true;
     }
@@ -109,6 +116,7 @@ fn integers_for_integral_floats(value: &mut Value) -> bool {
 
 /// The arguments object and how it nests: `null` means `{}`; any other non-object, and
 /// arguments nested too deep, are refused.
+#[inline]
 pub(crate) fn arguments_object(
     tool: &str,
     args: Value,
@@ -277,23 +285,22 @@ pub(crate) enum Nesting {
 
 /// How `object` nests, found without recursion, and without allocating or walking for flat
 /// arguments (the common case on the hot path).
+#[inline]
 pub(crate) fn nesting(object: &Map<String, Value>) -> Nesting {
-    fn nested_children(value: &Value) -> impl Iterator<Item = &Value> {
-        let (items, fields) = match value {
-            Value::Array(items) => (Some(items.iter()), None),
-            Value::Object(map) => (None, Some(map.values())),
-            _ => (None, None),
-        };
-        items
-            .into_iter()
-            .flatten()
-            .chain(fields.into_iter().flatten())
-            .filter(|child| child.is_array() || child.is_object())
+    if object
+        .values()
+        .any(|child| child.is_array() || child.is_object())
+    {
+        nested_depth(object)
+    } else {
+        Nesting::Flat
     }
+}
+
+/// [`nesting`] for an object with an array or object inside.
+#[inline(never)]
+fn nested_depth(object: &Map<String, Value>) -> Nesting {
     let nested = |child: &&Value| child.is_array() || child.is_object();
-    if !object.values().any(|child| nested(&child)) {
-        return Nesting::Flat;
-    }
     let mut pending: Vec<(&Value, usize)> = object
         .values()
         .filter(nested)
@@ -303,7 +310,16 @@ pub(crate) fn nesting(object: &Map<String, Value>) -> Nesting {
         if depth > MAX_NESTING {
             return Nesting::TooDeep;
         }
-        pending.extend(nested_children(value).map(|child| (child, depth + 1)));
+        let (items, fields) = match value {
+            Value::Array(items) => (Some(items.iter()), None),
+            Value::Object(map) => (None, Some(map.values())),
+            _ => (None, None),
+        };
+        let children = items
+            .into_iter()
+            .flatten()
+            .chain(fields.into_iter().flatten());
+        pending.extend(children.filter(nested).map(|child| (child, depth + 1)));
     }
     Nesting::Nested
 }

@@ -17,7 +17,7 @@ use super::check::{
 };
 use super::error::{at_path, invalid_args, without_position};
 use super::{
-    Form, MAX_ARGUMENT_BYTES, MAX_NESTING, Nesting, arguments_object, decode_leniently,
+    Form, MAX_ARGUMENT_BYTES, MAX_NESTING, Nesting, arguments_object, decode_other_forms,
     integers_for_integral_floats, parse_args_strictly,
 };
 #[cfg(doc)]
@@ -220,8 +220,13 @@ fn borrowed_walk(
 }
 
 /// Decodes `value` into `slot` in any form either entry point takes; whether it did.
+#[inline]
 fn decode_into(slot: &mut dyn Slot, value: &Value) -> bool {
-    decode_leniently(value, true, |form| match form {
+    // The value as sent first, without the closure: what nearly every call takes.
+    if slot.decode_value(value).is_ok() {
+        return true;
+    }
+    decode_other_forms(value, true, |form| match form {
         Form::Value(value) => slot.decode_value(value).is_ok(),
         // A value's text is one value, all of which must be read.
         Form::Text(text) => slot
