@@ -22,7 +22,7 @@ use tokio::net::TcpStream;
 use toolnexus::mcp::HttpOptions;
 use toolnexus::{ToolContext, Toolkit, tool, tools};
 
-use mcp_raw::{Client, INITIALIZE, start};
+use mcp_raw::{Client, INITIALIZE, exchange, start};
 use mcp_tools::{McpTools, mcp_tools};
 
 /// Adds two integers.
@@ -182,18 +182,6 @@ async fn a_body_over_the_cap_gets_413_and_a_large_value_under_it_an_answer() {
     running.shut_down().await;
 }
 
-/// Sends `request` on a fresh connection and reads until the server closes it; the answer.
-async fn raw(addr: SocketAddr, request: &str) -> String {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = Vec::new();
-    tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut response))
-        .await
-        .expect("the server answers and closes")
-        .unwrap();
-    String::from_utf8_lossy(&response).into_owned()
-}
-
 fn request_head(addr: SocketAddr, method: &str, extra: &str, length: usize) -> String {
     format!(
         "{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {length}\r\nConnection: close\r\n{extra}\r\n"
@@ -205,10 +193,10 @@ async fn two_host_headers_are_refused_with_400() {
     let running = start(toolkit(), HttpOptions::new().stateless(true)).await;
     let addr = running.addr;
     let twice = request_head(addr, "POST", "Host: evil.example\r\n", INITIALIZE.len()) + INITIALIZE;
-    let response = raw(addr, &twice).await;
+    let response = exchange(addr, &twice).await;
     assert!(response.starts_with("HTTP/1.1 400"), "{response}");
     let once = request_head(addr, "POST", "", INITIALIZE.len()) + INITIALIZE;
-    let response = raw(addr, &once).await;
+    let response = exchange(addr, &once).await;
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     running.shut_down().await;
 }

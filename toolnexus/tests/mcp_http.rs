@@ -22,7 +22,6 @@ use rmcp::service::{PeerRequestOptions, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::task::JoinSet;
 use toolnexus::mcp::{HttpOptions, HttpServer, McpServer};
 use toolnexus::{Json, ToolContext, Toolkit, define_tool};
@@ -144,14 +143,7 @@ async fn stateless_serves_list_call_and_concurrent_calls() {
 
 /// The status line of one raw HTTP/1.1 exchange, and the response as text.
 async fn raw(addr: SocketAddr, request: &str) -> (u16, String) {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = Vec::new();
-    tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut response))
-        .await
-        .expect("the server answers and closes")
-        .unwrap();
-    let response = String::from_utf8_lossy(&response).into_owned();
+    let response = mcp_raw::exchange(addr, request).await;
     let status = response
         .split(' ')
         .nth(1)

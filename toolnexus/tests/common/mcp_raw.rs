@@ -152,6 +152,20 @@ impl Client {
 
 /// The JSON-RPC message in an answer's body: the body itself, or the last `data:` line of an
 /// event stream that holds one.
+/// Sends `request` as it is on a fresh connection and reads until the server closes it: the
+/// whole response, for the tests that send bytes no HTTP client would.
+pub async fn exchange(addr: SocketAddr, request: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut response))
+        .await
+        .expect("the server answers and closes")
+        .unwrap();
+    String::from_utf8_lossy(&response).into_owned()
+}
+
 pub fn message_in(text: &str) -> Value {
     if let Ok(message) = serde_json::from_str(text) {
         return message;
