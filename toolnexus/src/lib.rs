@@ -176,6 +176,7 @@
 mod approval;
 mod attach;
 mod cancel;
+mod context;
 mod deadline;
 mod decode;
 mod future;
@@ -203,6 +204,7 @@ pub use mcp::{McpServer, serve_stdio};
 
 pub use attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
 pub use cancel::{CancelSignal, Cancelled};
+pub use context::{Extension, Extensions, FromToolContext, State, StateType};
 pub use decode::MAX_ARGUMENT_BYTES;
 pub use future::{BoxFuture, ToolFuture};
 pub use lower::{IntoToolError, IntoToolResult, Json};
@@ -224,7 +226,7 @@ pub use suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
 };
 pub use tool::{Tool, ToolAnnotations, ToolContext, ToolSource, sanitize};
-pub use toolkit::Toolkit;
+pub use toolkit::{Next, Toolkit};
 pub use toolnexus_macros::*;
 pub use turn::{Api, ResponseError, ToolCall, tool_calls, tool_results};
 
@@ -252,6 +254,7 @@ pub mod __private {
     pub use serde_json;
 
     pub use crate::approval::{approval_arguments, approval_arguments_json, approve};
+    pub use crate::context::{inject, inject_extension, inject_optional_extension, inject_state};
     pub use crate::decode::{
         Slot, decode_args, decode_args_json, decode_params, decode_params_json, take,
     };
@@ -269,8 +272,8 @@ pub mod __private {
     };
     // The public items generated code names, reached the same way as everything else here.
     pub use crate::{
-        BoxFuture, IntoToolResult, Request, Tool, ToolAnnotations, ToolContext, ToolFuture,
-        ToolResult, pending,
+        BoxFuture, IntoToolResult, Request, StateType, Tool, ToolAnnotations, ToolContext,
+        ToolFuture, ToolResult, pending,
     };
 }
 
