@@ -35,15 +35,15 @@ pub use http::Extensions;
 /// ```
 /// use toolnexus::{State, ToolContext, Toolkit, tool, tools};
 ///
-/// struct Greeting(String);
+/// struct Greeting { text: String }
 ///
 /// /// Greets someone.
 /// #[tool]
 /// fn greet(name: String, greeting: State<Greeting>) -> String {
-///     format!("{}, {name}!", greeting.0)
+///     format!("{}, {name}!", greeting.text)
 /// }
 ///
-/// let toolkit = Toolkit::new().with_state(Greeting("Hello".into())).with_all(tools![greet]);
+/// let toolkit = Toolkit::new().with_state(Greeting { text: "Hello".into() }).with_all(tools![greet]);
 /// assert!(toolkit.missing_state().is_empty());
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let ctx = ToolContext::default();

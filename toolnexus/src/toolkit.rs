@@ -287,6 +287,18 @@ impl Toolkit {
         self.guarded_json("", name, args, ctx)
     }
 
+    /// [`execute_json`](Self::execute_json) of a call whose layers see `id`.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn execute_json_as<'a>(
+        &'a self,
+        id: &'a str,
+        name: &str,
+        args: &'a str,
+        ctx: &'a ToolContext,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
+        self.guarded_json(id, name, args, ctx)
+    }
+
     /// [`execute_json`](Self::execute_json)'s future, as a type known to be `Unpin`.
     fn guarded_json<'a>(
         &'a self,
