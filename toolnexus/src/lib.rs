@@ -47,6 +47,9 @@
 //!   `mcp` module.
 //! - Bound a call: [`ToolContext::timeout`] and [`ToolContext::cancel`] are enforced by every
 //!   [`Toolkit`] call (see [`Toolkit::execute`]).
+//! - Serve an app (SPEC §12): [`State`], [`Extension`] and [`FromToolContext`] parameters
+//!   reach a tool without reaching its schema; [`Toolkit::around`] runs layers around every
+//!   call; [`Toolkit::visible_if`] shows each caller its own tools.
 //! - Keep the schemas honest: [`Toolkit::check`] (or [`check`] for one tool) lists every place
 //!   a provider's schema dialect ([`Profile`]) cannot say what a tool accepts; assert it is
 //!   empty in your tests. The other way round is done for you: a `#[tool]`'s decoded

@@ -17,7 +17,9 @@ use serde_json::{Value, json};
 use toolnexus::mcp::{ClientInfo, HttpOptions, McpServer};
 use toolnexus::{Extension, Json, Next, State, Tool, ToolCall, ToolContext, Toolkit, tool, tools};
 
-use mcp_client::{Modes, TestClient, connect_pipe};
+use mcp_client::{Log, Modes, TestClient, connect_over};
+use rmcp::ServiceExt;
+use toolnexus::mcp::LineTransport;
 use mcp_raw::Running;
 
 /// What an HTTP layer in front of the endpoint decided about the caller.
@@ -95,13 +97,35 @@ fn text_of(result: &rmcp::model::CallToolResult) -> Value {
     serde_json::from_str(&text).unwrap_or(Value::String(text))
 }
 
+/// `server` on the stdio transport (`LineTransport`, what `serve_stdio` runs on) over an
+/// in-process pipe, and `client` connected to it.
+async fn connect_stdio(
+    server: McpServer,
+    client: TestClient,
+) -> (rmcp::service::RunningService<rmcp::RoleClient, TestClient>, Log) {
+    let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        let (read, write) = tokio::io::split(server_end);
+        let running = server
+            .serve(LineTransport::new(read, write))
+            .await
+            .expect("server starts");
+        let _ = running.waiting().await;
+    });
+    let log = Log::default();
+    let (read, write) = tokio::io::split(client_end);
+    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(read, write);
+    let running = connect_over(client, transport, &log).await;
+    (running, log)
+}
+
 #[tokio::test]
-async fn over_a_pipe_the_tool_learns_the_client_and_layers_see_the_request_id() {
+async fn over_stdio_the_tool_learns_the_client_and_layers_see_the_request_id() {
     for revision in [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28] {
         let (toolkit, seen) = toolkit();
         let server = McpServer::new(toolkit);
         let client = TestClient::new(revision.clone(), Modes::None);
-        let (running, log) = connect_pipe(server, client).await;
+        let (running, log) = connect_stdio(server, client).await;
         let result = running
             .call_tool(CallToolRequestParams::new("whoami"))
             .await
