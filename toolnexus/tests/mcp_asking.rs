@@ -151,21 +151,26 @@ async fn an_approval_asks_and_runs_once_approved() {
     }
 }
 
+/// Decline and cancel are not `ok`: the destructive tool never runs.
 #[tokio::test]
-async fn a_declined_approval_never_runs_the_tool() {
-    for (revision, over) in cases(asking_revisions()) {
-        let client = TestClient::new(revision.clone(), Modes::Form);
-        client.answer(ElicitationAction::Decline, None);
-        let (toolkit, runs) = asking_tools();
-        let (running, log) = serve(McpServer::new(toolkit), client, over).await;
-        let declined = call(&running, "delete_note", json!({"id": 1})).await;
-        assert_eq!(
-            text(&declined),
-            ("declined/expired: Delete note 1?", Some(true)),
-            "{revision} over {over:?}"
-        );
-        assert_eq!(runs.load(Ordering::SeqCst), 0, "{revision} over {over:?}");
-        finish(running, &revision, &log).await;
+async fn a_declined_or_cancelled_approval_never_runs_the_tool() {
+    for action in [ElicitationAction::Decline, ElicitationAction::Cancel] {
+        for (revision, over) in cases(asking_revisions()) {
+            let client = TestClient::new(revision.clone(), Modes::Form);
+            client.answer(action.clone(), None);
+            let (toolkit, runs) = asking_tools();
+            let (running, log) = serve(McpServer::new(toolkit), client.clone(), over).await;
+            let declined = call(&running, "delete_note", json!({"id": 1})).await;
+            let case = format!("{action:?} on {revision} over {over:?}");
+            assert_eq!(
+                text(&declined),
+                ("declined/expired: Delete note 1?", Some(true)),
+                "{case}"
+            );
+            assert_eq!(client.asked().len(), 1, "{case}");
+            assert_eq!(runs.load(Ordering::SeqCst), 0, "{case}");
+            finish(running, &revision, &log).await;
+        }
     }
 }
 
