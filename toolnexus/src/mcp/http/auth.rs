@@ -53,7 +53,10 @@ mod tests {
         let token = b"0123456789abcdef";
         for guess in [b"X123456789abcdef", b"0123456789abcdeX", token] {
             let read = std::cell::Cell::new(0);
-            let pairs = guess.iter().zip(token).inspect(|_| read.set(read.get() + 1));
+            let pairs = guess
+                .iter()
+                .zip(token)
+                .inspect(|_| read.set(read.get() + 1));
             let same = difference(pairs) == 0;
             assert_eq!(same, guess == token);
             assert_eq!(read.get(), token.len());
