@@ -1,6 +1,6 @@
 //! A flood of `initialize`s against the default [`HttpOptions`]: the session cap holds, the
 //! rest get `503` with `Retry-After`, and the process grows by under 80 KiB a session (README:
-//! ~29 MiB for the 500 of the default cap, measured here). Its own test
+//! ~28 MiB for the 500 of the default cap, measured here). Its own test
 //! binary, so the resident size it reads from `/proc/self/status` is this test's alone.
 #![cfg(all(feature = "mcp-http", target_os = "linux"))]
 
