@@ -127,7 +127,13 @@ async fn a_call_still_running_when_shutdown_grace_ends_is_dropped() {
             running.shut_down_within(Duration::from_secs(20)).await,
             "the server waited past its grace on a call that never ends"
         );
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        // Closing the sessions (or, stateless, rmcp's cancellation of the calls) drops the
+        // tool's future on its own task, just after.
+        let mut waited = 0;
+        while !stuck_dropped.load(Ordering::SeqCst) && waited < 200 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            waited += 1;
+        }
         assert!(
             stuck_dropped.load(Ordering::SeqCst),
             "stateless: {stateless}: the call was dropped"
