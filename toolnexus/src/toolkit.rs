@@ -23,7 +23,7 @@ use crate::provider::{anthropic, mcp_result, openai};
 use crate::result::ToolResult;
 use crate::suspend::{Answer, Request};
 use crate::tool::{Tool, ToolContext};
-use around::{Arguments, Around};
+use around::{Arguments, Around, Start};
 use guarded::Guarded;
 
 pub use around::Next;
@@ -246,14 +246,14 @@ impl Toolkit {
         args: Value,
         ctx: &'a ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
-        let around = self.wrapping();
         match self.find(name, ctx) {
-            Some(tool) => Guarded::new(tool.as_ref(), ctx, move || match around {
-                None => ToolFuture::from(tool.execute(args, ctx)),
-                Some(around) => {
-                    ToolFuture::boxed(around.run(self, tool, id, Arguments::Value(args), ctx))
-                }
-            }),
+            Some(tool) => {
+                let start = self.start(tool, id, args, Arguments::Value, ctx);
+                Guarded::new(tool.as_ref(), ctx, move || match start {
+                    Start::Plain(args) => tool.execute(args, ctx).into(),
+                    Start::Around(chain) => ToolFuture::boxed(chain),
+                })
+            }
             None => Guarded::unknown(name, ctx),
         }
     }
@@ -264,9 +264,23 @@ impl Toolkit {
             .filter(|tool| self.around.is_none() || self.is_visible(tool.as_ref(), ctx))
     }
 
-    /// What runs around each execution, when anything does.
-    fn wrapping(&self) -> Option<&Around> {
-        self.around.as_deref().filter(|around| around.wraps_calls())
+    /// How a call of `tool` starts: straight away, or (SPEC §12) through the layers and with
+    /// the state. Decided when the call is made, so the plain call carries no more than its
+    /// arguments into its future; the chain runs only when polled.
+    fn start<'a, A>(
+        &'a self,
+        tool: &'a Arc<dyn Tool>,
+        id: &'a str,
+        args: A,
+        wrap: fn(A) -> Arguments<'a>,
+        ctx: &ToolContext,
+    ) -> Start<'a, A> {
+        match self.around.as_deref() {
+            Some(around) if around.wraps_calls() => {
+                Start::Around(around.run(self, tool, id, wrap(args), ctx))
+            }
+            _ => Start::Plain(args),
+        }
     }
 
     /// Runs the tool called `name` with the raw argument string a model produced.
@@ -307,14 +321,14 @@ impl Toolkit {
         args: &'a str,
         ctx: &'a ToolContext,
     ) -> Guarded<'a, impl FnOnce() -> ToolFuture<'a> + Send + Unpin + 'a> {
-        let around = self.wrapping();
         match self.find(name, ctx) {
-            Some(tool) => Guarded::new(tool.as_ref(), ctx, move || match around {
-                None => tool.execute_json(args, ctx),
-                Some(around) => {
-                    ToolFuture::boxed(around.run(self, tool, id, Arguments::Text(args), ctx))
-                }
-            }),
+            Some(tool) => {
+                let start = self.start(tool, id, args, Arguments::Text, ctx);
+                Guarded::new(tool.as_ref(), ctx, move || match start {
+                    Start::Plain(args) => tool.execute_json(args, ctx),
+                    Start::Around(chain) => ToolFuture::boxed(chain),
+                })
+            }
             None => Guarded::unknown(name, ctx),
         }
     }

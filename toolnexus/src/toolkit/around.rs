@@ -57,6 +57,7 @@ impl Around {
     }
 
     /// One execution of `tool`: through the layers, or straight to the tool with the state.
+    /// Nothing runs until the future is polled.
     pub(super) fn run<'a>(
         &'a self,
         toolkit: &'a Toolkit,
@@ -103,6 +104,14 @@ impl Around {
 pub(super) enum Arguments<'a> {
     Value(Value),
     Text(&'a str),
+}
+
+/// How a call through the toolkit starts ([`Toolkit::start`]).
+pub(super) enum Start<'a, A> {
+    /// The tool itself, with these arguments.
+    Plain(A),
+    /// The chain of layers (or the tool with the state), not yet polled.
+    Around(BoxFuture<'a, ToolResult>),
 }
 
 /// The rest of the chain after a layer ([`Toolkit::around`]): the layers inside it, then the
