@@ -24,7 +24,7 @@ pub(crate) use crate::pointer::resolve_reference;
 /// (SPEC §11): every fixed-width integer carries its real bounds, a set admits duplicates
 /// (serde keeps one), a tuple names its elements' schemas in `items` as well.
 pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
-    tool_schema_from(portable_root_and_width(root_schema::<T>(settings()))).input
+    tool_schema_from(portable_root_and_width(root_schema::<T>(settings()), true), false).input
 }
 
 /// What a `#[tool]` builds once from its arguments' schema: the input schema, and whether its
@@ -38,10 +38,9 @@ pub struct ToolSchema {
     /// holds: reading such text straight into the arguments would accept what
     /// `Tool::execute` refuses.
     pub text_via_value: bool,
-    /// The input schema read for checking decoded arguments, on their first check.
-    shape: OnceLock<Shape>,
-    /// The root was closed by [`tool_schema_of`], not by serde: decoding checks the keys.
-    checks_keys: bool,
+    /// The input schema read for checking decoded arguments, knowing which of its bounds the
+    /// decoder enforces (see [`align::align_marking`]).
+    shape: Shape,
     /// A parameter is flattened: its keys sit beside the others, where serde's map would keep
     /// the last of a key given twice, so its text is read the reference way.
     pub(crate) flattened: bool,
@@ -50,8 +49,7 @@ pub struct ToolSchema {
 impl ToolSchema {
     /// The input schema's structure, for the schema check of decoded arguments (`decode/check/`).
     pub(crate) fn shape(&self) -> &Shape {
-        self.shape
-            .get_or_init(|| Shape::of(&self.input, self.checks_keys))
+        &self.shape
     }
 }
 
@@ -81,10 +79,9 @@ pub fn tool_schema_of(
         // Where draft 2020-12's settings keep them (`definitions_path`).
         root.insert("$defs".to_owned(), Value::Object(definitions));
     }
-    let (mut root, wide) = portable_root_and_width(schema);
+    let (mut root, wide) = portable_root_and_width(schema, true);
     let closed_here = flattened && close_flattened(&mut root);
-    let mut tool_schema = tool_schema_from((root, wide));
-    tool_schema.checks_keys = closed_here;
+    let mut tool_schema = tool_schema_from((root, wide), closed_here);
     tool_schema.flattened = flattened;
     tool_schema
 }
@@ -135,7 +132,13 @@ impl<T> Built<T> {
     }
 }
 
-fn tool_schema_from((mut root, text_via_value): (Map<String, Value>, bool)) -> ToolSchema {
+/// The [`ToolSchema`] of a root marked by [`align::align_marking`]: its shape is read with
+/// the marks, which are then removed from the input schema; `checks_keys` when the root was
+/// closed by [`tool_schema_of`], not by serde, so decoding checks the keys.
+fn tool_schema_from(
+    (mut root, text_via_value): (Map<String, Value>, bool),
+    checks_keys: bool,
+) -> ToolSchema {
     // Some clients reject an object schema without `properties`, so a tool without
     // parameters still says `"properties": {}`.
     root.entry("properties")
@@ -149,11 +152,13 @@ fn tool_schema_from((mut root, text_via_value): (Map<String, Value>, bool)) -> T
     // The tool's own description says what the arguments are for.
     root.remove("description");
     ordered.extend(root);
+    let shape = Shape::of_generated(&ordered, checks_keys);
+    let mut input = Schema::from(ordered);
+    align::unmark(&mut input);
     ToolSchema {
-        input: ordered,
+        input: into_map(input),
         text_via_value,
-        shape: OnceLock::new(),
-        checks_keys: false,
+        shape,
         flattened: false,
     }
 }
@@ -167,7 +172,7 @@ fn tool_schema_from((mut root, text_via_value): (Map<String, Value>, bool)) -> T
 /// `skip_serializing_if`, a `#[serde(default)]` one) is required, and one it never writes
 /// (`skip_serializing`) is absent.
 fn output_root<T: JsonSchema>() -> Map<String, Value> {
-    portable_root_and_width(root_schema::<T>(settings().for_serialize())).0
+    portable_root_and_width(root_schema::<T>(settings().for_serialize()), false).0
 }
 
 /// Draft 2020-12 with subschemas inlined where they can be, for what a model's arguments must
@@ -184,22 +189,27 @@ fn root_schema<T: JsonSchema>(settings: SchemaSettings) -> Schema {
 
 /// The portable root of a root schema (see [`output_root`]), and whether it had an
 /// `int128`/`uint128` format (schemars' mark for `i128`/`u128`) before the non-standard
-/// formats were dropped.
-fn portable_root_and_width(mut schema: Schema) -> (Map<String, Value>, bool) {
+/// formats were dropped. `mark`: the bounds the decoder enforces are marked (see
+/// [`align::align_marking`]), for an input schema's shape.
+fn portable_root_and_width(mut schema: Schema, mark: bool) -> (Map<String, Value>, bool) {
     let wide = has_wide_integer(schema.as_value());
     // Reads the integer `format`s, so it must run before `RestrictFormats` drops them, and
     // after `has_wide_integer`, because it removes the ones it reads.
-    align::align(&mut schema);
+    align::align_marking(&mut schema, mark);
     // Infers the allowed formats from `$schema`, so it must run before `$schema` is removed.
     RestrictFormats::default().transform(&mut schema);
-    let mut root = match schema.to_value() {
-        Value::Object(root) => root,
-        _ => Map::new(),
-    };
+    let mut root = into_map(schema);
     for key in ["$schema", "title"] {
         root.remove(key);
     }
     (root, wide)
+}
+
+fn into_map(schema: Schema) -> Map<String, Value> {
+    match schema.to_value() {
+        Value::Object(root) => root,
+        _ => Map::new(),
+    }
 }
 
 /// Whether any subschema says `"format": "int128"` or `"uint128"`; iterative, as schemas of
@@ -417,6 +427,71 @@ mod tests {
         assert_eq!(by_hand.input, input_schema_for::<Args>());
         assert!(by_hand.input.contains_key("$defs"));
         assert!(by_hand.text_via_value);
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Integers {
+        a: i64,
+        b: Option<u32>,
+        c: std::num::NonZeroI16,
+        points: Vec<Point>,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Capped {
+        #[schemars(range(max = 10))]
+        a: i64,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Wide {
+        wide: i128,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Small {
+        small: f32,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Positive {
+        positive: std::num::NonZeroU8,
+    }
+
+    #[test]
+    fn the_bounds_the_decoder_enforces_are_not_checked_again() {
+        fn unmarked(schema: &ToolSchema) -> bool {
+            !Value::Object(schema.input.clone())
+                .to_string()
+                .contains(align::DECODED)
+        }
+        // SPEC §9: an integer type's own range (and a signed `NonZero`'s gap at zero) is
+        // serde's to enforce, so a schema of such integers alone has nothing to check ...
+        let integers = tool_schema_of(<Integers as schemars::JsonSchema>::json_schema, false);
+        assert!(!integers.shape().limited(), "{integers:?}");
+        // ... and says so nowhere in what is published, where the bounds stay.
+        assert!(unmarked(&integers));
+        assert_eq!(integers.input["properties"]["a"]["maximum"], i64::MAX);
+        assert_eq!(input_schema_for::<Integers>(), integers.input);
+        assert!(!output_schema_for::<Json<Integers>>().contains_key(align::DECODED));
+        // A bound a user set, `i128`'s, `f32`'s and an unsigned `NonZero`'s minimum (written
+        // as a user's `range(min = 1)` would be) are checked: each makes its schema limited.
+        let checked: [fn(&mut SchemaGenerator) -> Schema; 4] = [
+            <Capped as schemars::JsonSchema>::json_schema,
+            <Wide as schemars::JsonSchema>::json_schema,
+            <Small as schemars::JsonSchema>::json_schema,
+            <Positive as schemars::JsonSchema>::json_schema,
+        ];
+        for json_schema in checked {
+            let schema = tool_schema_of(json_schema, false);
+            assert!(schema.shape().limited(), "{schema:?}");
+            assert!(unmarked(&schema));
+        }
     }
 
     #[test]

@@ -24,6 +24,7 @@ use super::tree::{Tree, View};
 
 mod equality;
 
+use crate::decode::align::DECODED;
 use crate::decode::error::quoted;
 use equality::first_repeat;
 pub(super) use equality::listed_in;
@@ -78,14 +79,20 @@ struct Pattern {
 
 impl Limits {
     /// The limits `schema` states, or `None` when it states none (most subschemas), so a
-    /// tool without limits carries nothing to check.
-    pub(super) fn read(schema: &Map<String, Value>) -> Option<Box<Self>> {
+    /// tool without limits carries nothing to check. With `marked`, the bounds the schema
+    /// marks as the decoder's (`align::align_marking`) are left out: serde enforces them.
+    pub(super) fn read(schema: &Map<String, Value>, marked: bool) -> Option<Box<Self>> {
         let number = |key: &str| match schema.get(key) {
             Some(Value::Number(number)) => Some(number.clone()),
             _ => None,
         };
+        let decoded = |key: &str| match schema.get(DECODED) {
+            Some(Value::Array(keys)) if marked => keys.iter().any(|k| k == key),
+            _ => false,
+        };
         let bound = |key: &str| {
-            number(key).map(|written| Bound {
+            let number = number(key).filter(|_| !decoded(key));
+            number.map(|written| Bound {
                 value: Num::of(&written),
                 written,
             })

@@ -180,12 +180,28 @@ pub(super) enum OtherKeys {
 
 impl Shape {
     /// Reads `root`, an input schema; `checks_keys` when decoding must refuse the keys it
-    /// does not name.
+    /// does not name. Every bound it states is checked: for schemas this crate did not
+    /// generate (a remote MCP tool's, issue #27).
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "the shape of a schema read from elsewhere (issue #27)")
+    )]
     pub(crate) fn of(root: &Map<String, Value>, checks_keys: bool) -> Self {
+        Self::read(root, checks_keys, false)
+    }
+
+    /// [`Self::of`] for a schema this crate generated and marked with the bounds its decoder
+    /// enforces (`align::align_marking`), which are then not checked again.
+    pub(crate) fn of_generated(root: &Map<String, Value>, checks_keys: bool) -> Self {
+        Self::read(root, checks_keys, true)
+    }
+
+    fn read(root: &Map<String, Value>, checks_keys: bool, marked: bool) -> Self {
         let mut reader = Reader {
             root,
             nodes: Vec::new(),
             references: BTreeMap::new(),
+            marked,
         };
         reader.node(&Value::Object(root.clone()));
         let closed_keys = checks_keys.then(|| named_keys(root)).flatten();
@@ -365,6 +381,8 @@ struct Reader<'s> {
     nodes: Vec<Node>,
     /// The node each `$ref` already read stands for, so a recursive type is read once.
     references: BTreeMap<String, Option<usize>>,
+    /// Whether the bounds a schema marks as the decoder's are left out of its limits.
+    marked: bool,
 }
 
 impl Reader<'_> {
@@ -424,7 +442,7 @@ impl Reader<'_> {
             nothing: false,
             kinds: schema.get("type").and_then(kinds),
             listed,
-            limits: Limits::read(schema),
+            limits: Limits::read(schema, self.marked),
             reference,
             all_of: self.nodes(schema.get("allOf")),
             alternatives,
