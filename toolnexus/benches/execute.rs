@@ -85,7 +85,10 @@ fn registry_from_str() -> Registry<&'static str> {
             add_ints_by_hand(a, b).to_string()
         })
     };
-    let by_name = [("add_ints".to_owned(), entry()), ("add_capped".to_owned(), entry())];
+    let by_name = [
+        ("add_ints".to_owned(), entry()),
+        ("add_capped".to_owned(), entry()),
+    ];
     Registry {
         by_name: by_name.into_iter().collect(),
     }
@@ -99,7 +102,10 @@ fn registry_from_value() -> Registry<Value> {
             add_ints_by_hand(a, b).to_string()
         })
     };
-    let by_name = [("add_ints".to_owned(), entry()), ("add_capped".to_owned(), entry())];
+    let by_name = [
+        ("add_ints".to_owned(), entry()),
+        ("add_capped".to_owned(), entry()),
+    ];
     Registry {
         by_name: by_name.into_iter().collect(),
     }
@@ -277,7 +283,10 @@ fn main() {
     assert_eq!(capped_toolkit_execute_json(INTS).output, "-5");
     assert_eq!(capped_toolkit_execute(ints.clone()).output, "-5");
     let over = capped_toolkit_execute_json(r#"{"a":11,"b":0}"#);
-    assert!(over.output.contains("greater than the maximum of 10"), "{over:?}");
+    assert!(
+        over.output.contains("greater than the maximum of 10"),
+        "{over:?}"
+    );
 
     if let Some((routine, calls)) = callgrind_request() {
         let value = || args.clone();

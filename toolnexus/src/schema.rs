@@ -24,7 +24,11 @@ pub(crate) use crate::pointer::resolve_reference;
 /// (SPEC §11): every fixed-width integer carries its real bounds, a set admits duplicates
 /// (serde keeps one), a tuple names its elements' schemas in `items` as well.
 pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
-    tool_schema_from(portable_root_and_width(root_schema::<T>(settings()), true), false).input
+    tool_schema_from(
+        portable_root_and_width(root_schema::<T>(settings()), true),
+        false,
+    )
+    .input
 }
 
 /// What a `#[tool]` builds once from its arguments' schema: the input schema, and whether its

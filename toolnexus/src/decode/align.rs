@@ -42,7 +42,10 @@ pub(crate) fn align(schema: &mut Schema) {
 /// (text decodes past it) and of `f32` (serde rounds to infinity), and an unsigned `NonZero`'s
 /// `minimum: 1`, which the schema writes exactly as a `range(min = 1)` on the plain type.
 pub(crate) fn align_marking(schema: &mut Schema, mark: bool) {
-    transform_subschemas(&mut |schema: &mut Schema| align_marking(schema, mark), schema);
+    transform_subschemas(
+        &mut |schema: &mut Schema| align_marking(schema, mark),
+        schema,
+    );
     let Some(map) = schema.as_object_mut() else {
         return;
     };
@@ -56,13 +59,14 @@ pub(crate) fn align_marking(schema: &mut Schema, mark: bool) {
         .and_then(Value::as_str)
         .and_then(decodable_range);
     if let (true, Some((min, max))) = (numeric, range) {
-        let decoded = mark && map.get("format").is_some_and(|f| !matches!(f.as_str(), Some("int128" | "uint128" | "float")));
+        let decoded = mark
+            && map
+                .get("format")
+                .is_some_and(|f| !matches!(f.as_str(), Some("int128" | "uint128" | "float")));
         tighten(map, "minimum", min.clone(), Ordering::Greater);
         tighten(map, "maximum", max.clone(), Ordering::Less);
         if decoded {
-            let own = |map: &Map<String, Value>, key: &str, bound: &Number| {
-                matches!(map.get(key), Some(Value::Number(n)) if compare(n, bound) == Ordering::Equal)
-            };
+            let own = |map: &Map<String, Value>, key: &str, bound: &Number| matches!(map.get(key), Some(Value::Number(n)) if compare(n, bound) == Ordering::Equal);
             let keys: Vec<Value> = [("minimum", &min), ("maximum", &max)]
                 .into_iter()
                 .filter(|(key, bound)| own(map, key, bound))

@@ -4,7 +4,7 @@
 use serde_json::{Number, Value};
 
 use super::shape::{Flat, ROOT, Shape};
-use super::tree::{self, Text};
+use super::tree::{self, TextTree};
 use super::{Mismatch, NullMeansAbsent, Step, absent, check_args, scalar_problem};
 use crate::result::ToolResult;
 
@@ -43,7 +43,7 @@ pub(crate) fn flat_value_fits(shape: &Shape, key: &str, text: &str) -> Option<bo
         (_, Flat::Free) => return Some(true),
         (_, Flat::Applied) => return None,
     };
-    let Some(value) = Text::scalar(text) else {
+    let Some(value) = TextTree::scalar(text) else {
         // `null` (for a key that may be absent, absent), or text read the reference way.
         return Some(false);
     };
@@ -69,14 +69,14 @@ pub(crate) fn flat_number(
     let Some((length, integral)) = tree::json_number_length(text.as_bytes()) else {
         return Some(Err(()));
     };
-    let Some(number) = tree::number(&text[..length], integral).map(Text::Number) else {
+    let Some(number) = tree::number(&text[..length], integral).map(TextTree::Number) else {
         return Some(Err(()));
     };
     if scalar_problem(&shape.nodes[*at], &number).is_some() {
         return Some(Err(()));
     }
     match number {
-        Text::Number(number) => Some(Ok((length, number))),
+        TextTree::Number(number) => Some(Ok((length, number))),
         _ => Some(Err(())),
     }
 }

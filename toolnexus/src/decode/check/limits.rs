@@ -31,7 +31,7 @@ pub(super) use equality::listed_in;
 
 /// What one subschema limits, beyond the structure the check reads elsewhere.
 #[derive(Debug, Default)]
-pub(super) struct Limits {
+pub(super) struct Keywords {
     minimum: Option<Bound>,
     maximum: Option<Bound>,
     exclusive_minimum: Option<Bound>,
@@ -77,7 +77,7 @@ struct Pattern {
     compiled: Result<regress::Regex, String>,
 }
 
-impl Limits {
+impl Keywords {
     /// The limits `schema` states, or `None` when it states none (most subschemas), so a
     /// tool without limits carries nothing to check. With `marked`, the bounds the schema
     /// marks as the decoder's (`align::align_marking`) are left out: serde enforces them.

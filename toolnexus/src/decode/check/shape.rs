@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::MAX_HOPS;
-use super::limits::Limits;
+use super::limits::Keywords;
 use super::tree::{KINDS, Kind};
 use crate::schema::resolve_reference;
 
@@ -55,7 +55,7 @@ pub(super) struct Node {
     /// `const` or `enum`, when given.
     pub(super) listed: Option<Vec<Value>>,
     /// The validation keywords, when it has any.
-    pub(super) limits: Option<Box<Limits>>,
+    pub(super) limits: Option<Box<Keywords>>,
     pub(super) reference: Option<usize>,
     pub(super) all_of: Vec<usize>,
     /// `anyOf`, then `oneOf`: each a list of branches, one of which must hold.
@@ -184,7 +184,10 @@ impl Shape {
     /// generate (a remote MCP tool's, issue #27).
     #[cfg_attr(
         not(test),
-        expect(dead_code, reason = "the shape of a schema read from elsewhere (issue #27)")
+        expect(
+            dead_code,
+            reason = "the shape of a schema read from elsewhere (issue #27)"
+        )
     )]
     pub(crate) fn of(root: &Map<String, Value>, checks_keys: bool) -> Self {
         Self::read(root, checks_keys, false)
@@ -442,7 +445,7 @@ impl Reader<'_> {
             nothing: false,
             kinds: schema.get("type").and_then(kinds),
             listed,
-            limits: Limits::read(schema, self.marked),
+            limits: Keywords::read(schema, self.marked),
             reference,
             all_of: self.nodes(schema.get("allOf")),
             alternatives,

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use serde_json::Number;
 
 use super::shape::{ANY, Node, OtherKeys, ROOT, Shape};
-use super::tree::{Kind, Text, Tree, json_number_length, number};
+use super::tree::{Kind, TextTree, Tree, json_number_length, number};
 use super::{BUDGET, Checker, MAX_CHECKED_VALUES, NullMeansAbsent, scalar_problem};
 use crate::decode::MAX_NESTING;
 
@@ -130,7 +130,7 @@ impl<'t> Pass<'_, 't> {
                     return self.whole(index, NullMeansAbsent::No);
                 }
                 let text = &self.text[self.at + 1..self.at + end - 1];
-                (Text::String(Cow::Borrowed(text)), end)
+                (TextTree::String(Cow::Borrowed(text)), end)
             }
             b'-' | b'0'..=b'9' => {
                 // JSON Schema counts a whole number (`3`, `3.0`) as an integer.
@@ -144,7 +144,7 @@ impl<'t> Pass<'_, 't> {
                             Ok(integer) => Number::from(integer),
                             Err(_) => Number::from(integer as i64),
                         };
-                        (Text::Number(number), length)
+                        (TextTree::Number(number), length)
                     }
                     // Past 64 bits, read as the tree check reads it.
                     Some((_, None)) => return self.whole(index, NullMeansAbsent::No),
@@ -155,15 +155,15 @@ impl<'t> Pass<'_, 't> {
                         }
                         let text = &self.text[self.at..self.at + length];
                         match number(text, integral) {
-                            Some(number) => (Text::Number(number), length),
+                            Some(number) => (TextTree::Number(number), length),
                             None => return self.whole(index, NullMeansAbsent::No),
                         }
                     }
                 }
             }
-            _ if bytes.starts_with(b"true") => (Text::Bool(true), 4),
-            _ if bytes.starts_with(b"false") => (Text::Bool(false), 5),
-            _ if bytes.starts_with(b"null") => (Text::Null, 4),
+            _ if bytes.starts_with(b"true") => (TextTree::Bool(true), 4),
+            _ if bytes.starts_with(b"false") => (TextTree::Bool(false), 5),
+            _ if bytes.starts_with(b"null") => (TextTree::Null, 4),
             _ => return Err(Unsure),
         };
         if !allows(value.kinds()) || scalar_problem(node, &value).is_some() {
@@ -353,9 +353,10 @@ impl<'t> Pass<'_, 't> {
     /// The value at `at` as a [`Text`] (which refuses a key given twice), read past.
     #[cold]
     #[inline(never)]
-    fn read_whole(&mut self) -> Result<Text<'t>, Unsure> {
+    fn read_whole(&mut self) -> Result<TextTree<'t>, Unsure> {
         let end = self.at + value_length(&self.text.as_bytes()[self.at..]).ok_or(Unsure)?;
-        let value = Text::read(&self.text[self.at..end], MAX_CHECKED_VALUES).map_err(|_| Unsure)?;
+        let value =
+            TextTree::read(&self.text[self.at..end], MAX_CHECKED_VALUES).map_err(|_| Unsure)?;
         self.at = end;
         Ok(value)
     }
