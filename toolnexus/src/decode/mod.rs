@@ -23,6 +23,7 @@ pub(crate) mod align;
 mod check;
 mod derived;
 mod error;
+mod lex;
 mod params;
 
 use std::fmt;

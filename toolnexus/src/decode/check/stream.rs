@@ -11,6 +11,7 @@
 //! twice, a key with escapes — ends the pass unsure, and the whole tree check decides and
 //! words the refusal, so this pass can only make a verdict cheaper, never different.
 
+use crate::decode::lex::{self, string_end};
 use std::borrow::Cow;
 
 use serde_json::Number;
@@ -372,14 +373,7 @@ impl<'t> Pass<'_, 't> {
 
     /// JSON's whitespace, as serde_json reads it.
     fn skip_whitespace(&mut self) {
-        let bytes = self.text.as_bytes();
-        // Most argument text has none.
-        if bytes.get(self.at).is_some_and(|byte| *byte > b' ') {
-            return;
-        }
-        while let Some(b' ' | b'\n' | b'\r' | b'\t') = bytes.get(self.at) {
-            self.at += 1;
-        }
+        self.at = lex::skip_whitespace(self.text.as_bytes(), self.at);
     }
 }
 
@@ -387,41 +381,6 @@ impl<'t> Pass<'_, 't> {
 enum Key<'t> {
     Property(usize),
     Other(&'t str),
-}
-
-/// The length of the string at the start of `bytes`, quotes included, and whether it has
-/// escapes.
-#[inline(always)]
-fn string_end(bytes: &[u8]) -> Option<(usize, bool)> {
-    const ONES: u64 = u64::from_ne_bytes([1; 8]);
-    const HIGHS: u64 = ONES << 7;
-    // The bytes of `word` that are `byte`, as their high bits; exact up to the first.
-    let find = |word: u64, byte: u8| {
-        let differs = word ^ (ONES * u64::from(byte));
-        differs.wrapping_sub(ONES) & !differs & HIGHS
-    };
-    let mut escaped = false;
-    let mut at = 1;
-    loop {
-        // Eight bytes at a time up to the next quote or backslash.
-        while let Some(chunk) = bytes.get(at..at + 8) {
-            let word = u64::from_le_bytes(chunk.try_into().ok()?);
-            let found = find(word, b'"') | find(word, b'\\');
-            if found != 0 {
-                at += found.trailing_zeros() as usize / 8;
-                break;
-            }
-            at += 8;
-        }
-        match *bytes.get(at)? {
-            b'"' => return Some((at + 1, escaped)),
-            b'\\' => {
-                escaped = true;
-                at += 2;
-            }
-            _ => at += 1,
-        }
-    }
 }
 
 /// The length of the integer literal at the start of `bytes` (no fraction, no exponent), and
