@@ -34,7 +34,7 @@ units="default"
 if [[ -n "${CODEGEN_UNITS:-}" ]]; then
     units="$CODEGEN_UNITS"
     export CARGO_PROFILE_BENCH_CODEGEN_UNITS="$CODEGEN_UNITS"
-    export CARGO_TARGET_DIR="$ROOT/target/cgu-$CODEGEN_UNITS"
+    export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target/cgu-$CODEGEN_UNITS}"
 fi
 bench=$(cargo bench -p toolnexus --bench execute --no-run --message-format=json 2>/dev/null |
     sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)

@@ -77,28 +77,11 @@ impl<I> Registry<I> {
     }
 }
 
-/// The floor for text: `from_str::<IntArgs>` behind a lookup by name.
-fn registry_from_str() -> Registry<&'static str> {
-    let entry = || -> Box<dyn Fn(&'static str) -> String> {
-        Box::new(|text| {
-            let IntArgs { a, b } = serde_json::from_str(text).unwrap();
-            add_ints_by_hand(a, b).to_string()
-        })
-    };
-    let by_name = [
-        ("add_ints".to_owned(), entry()),
-        ("add_capped".to_owned(), entry()),
-    ];
-    Registry {
-        by_name: by_name.into_iter().collect(),
-    }
-}
-
-/// The floor for a `Value`: `from_value::<IntArgs>` behind a lookup by name.
-fn registry_from_value() -> Registry<Value> {
-    let entry = || -> Box<dyn Fn(Value) -> String> {
-        Box::new(|args| {
-            let IntArgs { a, b } = serde_json::from_value(args).unwrap();
+/// A floor: `decode` (`from_str` or `from_value` into `IntArgs`) behind a lookup by name.
+fn registry<I: 'static>(decode: fn(I) -> IntArgs) -> Registry<I> {
+    let entry = || -> Box<dyn Fn(I) -> String> {
+        Box::new(move |args| {
+            let IntArgs { a, b } = decode(args);
             add_ints_by_hand(a, b).to_string()
         })
     };
@@ -263,7 +246,8 @@ fn main() {
     // The flat tool of integers, by name, against floors that look their entry up by name.
     let ints_toolkit = Toolkit::new().with_all(tools![add_ints, add_capped]);
     let ints: Value = serde_json::from_str(INTS).unwrap();
-    let (by_name_str, by_name_value) = (registry_from_str(), registry_from_value());
+    let by_name_str: Registry<&'static str> = registry(|text| serde_json::from_str(text).unwrap());
+    let by_name_value: Registry<Value> = registry(|args| serde_json::from_value(args).unwrap());
     let ints_floor_from_str = |text: &'static str| by_name_str.call(black_box("add_ints"), text);
     let ints_floor_from_value = |args: Value| by_name_value.call(black_box("add_ints"), args);
     let ints_toolkit_execute_json = |text: &str| {

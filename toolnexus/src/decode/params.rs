@@ -394,7 +394,7 @@ enum Walked {
 const TOO_DEEP: usize = MAX_NESTING;
 
 /// The key at the cursor, as the position of its parameter. One with escapes is decoded by
-/// serde_json (which refuses a raw control character, invalid in a JSON string).
+/// serde_json.
 fn key(text: &mut Cursor<'_>, keys: &'static [&'static str]) -> Result<usize, ()> {
     let (quoted, escaped) = text.string()?;
     if escaped {
