@@ -3,7 +3,7 @@
 
 use serde_json::{Number, Value};
 
-use super::shape::{Flat, ROOT, Shape};
+use super::shape::{OtherKeys, ROOT, Shape};
 use super::tree::{self, TextTree};
 use super::{Mismatch, NullMeansAbsent, Step, absent, check_args, scalar_problem};
 use crate::result::ToolResult;
@@ -78,5 +78,72 @@ pub(crate) fn flat_number(
     match number {
         TextTree::Number(number) => Some(Ok((length, number))),
         _ => Some(Err(())),
+    }
+}
+
+/// What a flat (scalar) value of one top-level property is checked against.
+#[derive(Debug)]
+pub(super) enum Flat {
+    /// Nothing below the property limits values: nothing to check.
+    Free,
+    /// The property's own node, whose limits and listed values are all a scalar meets.
+    Own(usize),
+    /// A node that applies others (`$ref`, `allOf`, `anyOf`, `oneOf`): the whole check.
+    Applied,
+}
+
+impl Shape {
+    /// How each top-level property of a limited schema whose root is a plain object is
+    /// checked when the arguments are flat; `None` when flat arguments take the whole check.
+    pub(super) fn flat_properties(&self) -> Option<Vec<(String, Flat)>> {
+        let root = &self.nodes[ROOT];
+        let plain_root = root.limits.is_none()
+            && root.listed.is_none()
+            && !root.applies_others()
+            && !root.nothing;
+        if !self.limited || !plain_root {
+            return None;
+        }
+        let flat = root
+            .properties
+            .iter()
+            .map(|(name, at)| {
+                let node = &self.nodes[*at];
+                let check = if !self.limits_below(*at) {
+                    Flat::Free
+                } else if node.applies_others() {
+                    Flat::Applied
+                } else {
+                    Flat::Own(*at)
+                };
+                (name.clone(), check)
+            })
+            .collect();
+        Some(flat)
+    }
+
+    /// Whether the node at `at`, or one it leads to, limits values.
+    fn limits_below(&self, at: usize) -> bool {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut pending = vec![at];
+        while let Some(at) = pending.pop() {
+            if std::mem::replace(&mut seen[at], true) {
+                continue;
+            }
+            let node = &self.nodes[at];
+            if node.limits.is_some() || node.listed.is_some() {
+                return true;
+            }
+            pending.extend(node.reference);
+            pending.extend(&node.all_of);
+            pending.extend(node.alternatives.iter().flatten());
+            pending.extend(node.properties.iter().map(|(_, child)| *child));
+            if let OtherKeys::Schema(other) = node.other_keys {
+                pending.push(other);
+            }
+            pending.extend(&node.prefix_items);
+            pending.extend(node.items);
+        }
+        false
     }
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::MAX_HOPS;
+use super::flat::Flat;
 use super::limits::Keywords;
 use super::tree::{KINDS, Kind};
 use crate::schema::resolve_reference;
@@ -29,17 +30,6 @@ pub(crate) struct Shape {
     /// Whether the root states nothing beyond its properties and `required`, so that the
     /// values of its keys can be judged one at a time as they decode (`during.rs`).
     pub(super) parameters_judged: bool,
-}
-
-/// What a flat (scalar) value of one top-level property is checked against.
-#[derive(Debug)]
-pub(super) enum Flat {
-    /// Nothing below the property limits values: nothing to check.
-    Free,
-    /// The property's own node, whose limits and listed values are all a scalar meets.
-    Own(usize),
-    /// A node that applies others (`$ref`, `allOf`, `anyOf`, `oneOf`): the whole check.
-    Applied,
 }
 
 /// The index of the root node in [`Shape::nodes`].
@@ -310,58 +300,6 @@ impl Shape {
             .kinds
             .is_some_and(|kinds| kinds & Kind::Null as u8 == 0);
         refuses_null.then_some(end)
-    }
-
-    fn flat_properties(&self) -> Option<Vec<(String, Flat)>> {
-        let root = &self.nodes[ROOT];
-        let plain_root = root.limits.is_none()
-            && root.listed.is_none()
-            && !root.applies_others()
-            && !root.nothing;
-        if !self.limited || !plain_root {
-            return None;
-        }
-        let flat = root
-            .properties
-            .iter()
-            .map(|(name, at)| {
-                let node = &self.nodes[*at];
-                let check = if !self.limits_below(*at) {
-                    Flat::Free
-                } else if node.applies_others() {
-                    Flat::Applied
-                } else {
-                    Flat::Own(*at)
-                };
-                (name.clone(), check)
-            })
-            .collect();
-        Some(flat)
-    }
-
-    /// Whether the node at `at`, or one it leads to, limits values.
-    fn limits_below(&self, at: usize) -> bool {
-        let mut seen = vec![false; self.nodes.len()];
-        let mut pending = vec![at];
-        while let Some(at) = pending.pop() {
-            if std::mem::replace(&mut seen[at], true) {
-                continue;
-            }
-            let node = &self.nodes[at];
-            if node.limits.is_some() || node.listed.is_some() {
-                return true;
-            }
-            pending.extend(node.reference);
-            pending.extend(&node.all_of);
-            pending.extend(node.alternatives.iter().flatten());
-            pending.extend(node.properties.iter().map(|(_, child)| *child));
-            if let OtherKeys::Schema(other) = node.other_keys {
-                pending.push(other);
-            }
-            pending.extend(&node.prefix_items);
-            pending.extend(node.items);
-        }
-        false
     }
 
     /// Whether some subschema limits values, which even flat arguments must keep.
