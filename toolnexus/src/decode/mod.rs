@@ -20,7 +20,9 @@
 )]
 
 pub(crate) mod align;
-mod check;
+// Crate-visible: the checker of arguments against a schema, for answers (SPEC §10B) and remote
+// tools (SPEC §13) too: `check::check_args(tool, &check::Shape::of(schema, false), &args)`.
+pub(crate) mod check;
 mod derived;
 mod error;
 mod lex;
