@@ -8,6 +8,7 @@ use syn::meta::ParseNestedMeta;
 use syn::{Attribute, LitStr};
 
 use crate::errors::Errors;
+use crate::symbol::{CRATE, TOOLNEXUS};
 
 /// `crate = "path"`, parsed.
 pub struct CratePath {
@@ -60,7 +61,7 @@ pub fn from_container(attrs: &[Attribute], errors: &mut Errors) -> Option<CrateP
     let mut krate = None;
     for attr in attrs.iter().filter(|attr| is_toolnexus_attr(attr)) {
         let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("crate") {
+            if meta.path == CRATE {
                 set(&meta, &mut krate, "toolnexus")
             } else {
                 Err(meta.error(format_args!(
@@ -78,7 +79,7 @@ pub fn from_container(attrs: &[Attribute], errors: &mut Errors) -> Option<CrateP
 
 /// `#[toolnexus(…)]`, which only a derived type itself takes.
 pub fn is_toolnexus_attr(attr: &Attribute) -> bool {
-    attr.path().is_ident("toolnexus")
+    attr.path() == TOOLNEXUS
 }
 
 /// `a::b`, as written, for messages.

@@ -15,6 +15,7 @@ mod format;
 mod idents;
 mod json_schema;
 mod output;
+mod symbol;
 mod tool;
 
 /// Turns a plain function into a tool: a name, a description, the JSON Schema of its

@@ -37,6 +37,63 @@ fn add_limited(
     a + b
 }
 
+/// Add two integers: the flat tool of integers of SPEC §9's `execute_json` budget, whose
+/// schema carries only its types' own ranges, which the decoder enforces.
+#[tool]
+fn add_ints(a: i64, b: i64) -> i64 {
+    a.wrapping_add(b)
+}
+
+/// `add_ints` with one real limit (`a` at most 10): it pays for that limit only.
+#[tool]
+fn add_capped(#[schemars(range(max = 10))] a: i64, b: i64) -> i64 {
+    a.wrapping_add(b)
+}
+
+/// The integer floor's arguments struct, written by hand.
+#[derive(Deserialize)]
+struct IntArgs {
+    a: i64,
+    b: i64,
+}
+
+/// The integer floor's call: the same body as the tools'.
+#[inline(never)]
+fn add_ints_by_hand(a: i64, b: i64) -> i64 {
+    a.wrapping_add(b)
+}
+
+/// A hand-written registry of the integer tools, looked up by name as `Toolkit` does
+/// (SPEC §9: the floor "looks the tool up by name"): each entry decodes its arguments with
+/// serde_json, calls, and `to_string`s, behind dynamic dispatch.
+struct Registry<I> {
+    by_name: std::collections::BTreeMap<String, Box<dyn Fn(I) -> String>>,
+}
+
+impl<I> Registry<I> {
+    #[inline(never)]
+    fn call(&self, name: &str, input: I) -> String {
+        (self.by_name[name])(input)
+    }
+}
+
+/// A floor: `decode` (`from_str` or `from_value` into `IntArgs`) behind a lookup by name.
+fn registry<I: 'static>(decode: fn(I) -> IntArgs) -> Registry<I> {
+    let entry = || -> Box<dyn Fn(I) -> String> {
+        Box::new(move |args| {
+            let IntArgs { a, b } = decode(args);
+            add_ints_by_hand(a, b).to_string()
+        })
+    };
+    let by_name = [
+        ("add_ints".to_owned(), entry()),
+        ("add_capped".to_owned(), entry()),
+    ];
+    Registry {
+        by_name: by_name.into_iter().collect(),
+    }
+}
+
 /// The floor's arguments struct, written by hand.
 #[derive(Deserialize)]
 struct Args {
@@ -102,6 +159,7 @@ fn units_by_hand(order: &Order) -> u64 {
 const ARGS: &str = r#"{"a":1.5,"b":2.25}"#;
 const ORDER: &str = r#"{"order":{"items":[{"sku":"A-1","quantity":2},{"sku":"B-22","quantity":1},{"sku":"C-333","quantity":5}],"note":"leave at the door"}}"#;
 const MISSING: &str = r#"{"a":1.5}"#;
+const INTS: &str = r#"{"a":7,"b":-12}"#;
 
 fn main() {
     let mut c = common::criterion();
@@ -185,6 +243,35 @@ fn main() {
             .to_string()
     };
 
+    // The flat tool of integers, by name, against floors that look their entry up by name.
+    let ints_toolkit = Toolkit::new().with_all(tools![add_ints, add_capped]);
+    let ints: Value = serde_json::from_str(INTS).unwrap();
+    let by_name_str: Registry<&'static str> = registry(|text| serde_json::from_str(text).unwrap());
+    let by_name_value: Registry<Value> = registry(|args| serde_json::from_value(args).unwrap());
+    let ints_floor_from_str = |text: &'static str| by_name_str.call(black_box("add_ints"), text);
+    let ints_floor_from_value = |args: Value| by_name_value.call(black_box("add_ints"), args);
+    let ints_toolkit_execute_json = |text: &str| {
+        block_on(ints_toolkit.execute_json(black_box("add_ints"), black_box(text), &ctx))
+    };
+    let ints_toolkit_execute =
+        |args: Value| block_on(ints_toolkit.execute(black_box("add_ints"), args, &ctx));
+    let capped_toolkit_execute_json = |text: &str| {
+        block_on(ints_toolkit.execute_json(black_box("add_capped"), black_box(text), &ctx))
+    };
+    let capped_toolkit_execute =
+        |args: Value| block_on(ints_toolkit.execute(black_box("add_capped"), args, &ctx));
+    assert_eq!(ints_floor_from_str(INTS), "-5");
+    assert_eq!(ints_floor_from_value(ints.clone()), "-5");
+    assert_eq!(ints_toolkit_execute_json(INTS).output, "-5");
+    assert_eq!(ints_toolkit_execute(ints.clone()).output, "-5");
+    assert_eq!(capped_toolkit_execute_json(INTS).output, "-5");
+    assert_eq!(capped_toolkit_execute(ints.clone()).output, "-5");
+    let over = capped_toolkit_execute_json(r#"{"a":11,"b":0}"#);
+    assert!(
+        over.output.contains("greater than the maximum of 10"),
+        "{over:?}"
+    );
+
     if let Some((routine, calls)) = callgrind_request() {
         let value = || args.clone();
         let missing_value = || missing.clone();
@@ -208,6 +295,14 @@ fn main() {
             "nested_tool_execute_json" => measured(calls, || ORDER, nested_tool_execute_json),
             "nested_floor_from_value" => measured(calls, || order.clone(), nested_floor_from_value),
             "nested_tool_execute" => measured(calls, || order.clone(), nested_tool_execute),
+            "ints_floor_from_str" => measured(calls, || INTS, ints_floor_from_str),
+            "ints_toolkit_execute_json" => measured(calls, || INTS, ints_toolkit_execute_json),
+            "capped_toolkit_execute_json" => {
+                measured(calls, || INTS, capped_toolkit_execute_json);
+            }
+            "ints_floor_from_value" => measured(calls, || ints.clone(), ints_floor_from_value),
+            "ints_toolkit_execute" => measured(calls, || ints.clone(), ints_toolkit_execute),
+            "capped_toolkit_execute" => measured(calls, || ints.clone(), capped_toolkit_execute),
             other => panic!("no routine named {other}"),
         }
         return;
@@ -341,6 +436,31 @@ fn main() {
         || ORDER,
         nested_floor_from_str,
         nested_tool_execute_json,
+    );
+
+    let mut group = c.benchmark_group("execute_ints");
+    group.bench_function("floor_from_str", |b| b.iter(|| ints_floor_from_str(INTS)));
+    group.bench_function("toolkit_execute_json", |b| {
+        b.iter(|| ints_toolkit_execute_json(INTS));
+    });
+    group.finish();
+    summary.compare_interleaved(
+        "execute_ints",
+        "floor_from_str",
+        "toolkit_execute_json",
+        Some(1.15),
+        || INTS,
+        ints_floor_from_str,
+        ints_toolkit_execute_json,
+    );
+    summary.compare_interleaved(
+        "execute_ints",
+        "floor_from_value",
+        "toolkit_execute",
+        Some(1.3),
+        || ints.clone(),
+        ints_floor_from_value,
+        ints_toolkit_execute,
     );
 
     c.final_summary();

@@ -14,7 +14,7 @@
 
 mod common;
 
-use std::future::{Future, poll_fn};
+use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;
 
@@ -75,17 +75,14 @@ async fn until_done<T>(
     on_cancel: impl FnOnce(),
 ) -> T {
     let mut work = pin!(work);
-    let mut cancelled = pin!(cancelled);
-    let mut on_cancel = Some(on_cancel);
-    poll_fn(|cx| {
-        if on_cancel.is_some() && cancelled.as_mut().poll(cx).is_ready() {
-            if let Some(on_cancel) = on_cancel.take() {
-                on_cancel();
-            }
+    tokio::select! {
+        biased;
+        () = cancelled => {
+            on_cancel();
+            work.await
         }
-        work.as_mut().poll(cx)
-    })
-    .await
+        output = &mut work => output,
+    }
 }
 
 /// A 2025-11-25 client that declares elicitation, or not.

@@ -217,13 +217,23 @@ pub use part::{
 };
 pub use profile::{IssueKind, Profile, SchemaIssue, check};
 pub use progress::Progress;
+pub use provider::{Style, encode_part};
+// One way to do each job (issue 25): these duplicate `Profile::rewrite` and `tool_results`, or
+// tune a profile's internals; hidden, not removed, so code that names them keeps building.
+#[doc(hidden)]
 pub use provider::anthropic::anthropic_tool_results;
+#[doc(hidden)]
 pub use provider::anthropic::strict::anthropic_strict_schema;
+#[doc(hidden)]
 pub use provider::gemini::json_schema::gemini_json_schema;
+#[doc(hidden)]
 pub use provider::gemini::{GEMINI_MAX_INLINED, GEMINI_RECURSION_DEPTH, gemini_schema};
+#[doc(hidden)]
 pub use provider::openai::openai_tool_messages;
+#[doc(hidden)]
 pub use provider::openai::strict::openai_strict_schema;
-pub use provider::{Style, encode_part, unsupported_placeholder};
+#[doc(hidden)]
+pub use provider::unsupported_placeholder;
 pub use result::ToolResult;
 pub use runtime_tool::{DefineToolError, FnTool, ToolDef, define_tool};
 pub use suspend::{

@@ -6,8 +6,9 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
+use crate::provider::loss::Loss;
 use crate::provider::openai::{self, strict};
 use crate::provider::{anthropic, gemini};
 use crate::tool::Tool;
@@ -20,17 +21,17 @@ pub enum Profile {
     /// [`to_openai`](crate::Toolkit::to_openai), [`to_anthropic`](crate::Toolkit::to_anthropic)
     /// and [`to_mcp`](crate::Toolkit::to_mcp) send.
     Plain,
-    /// [`openai_strict_schema`](crate::openai_strict_schema), what
-    /// [`to_openai_strict`](crate::Toolkit::to_openai_strict) sends for a tool it can express.
+    /// OpenAI strict mode's schema, what [`to_openai_strict`](crate::Toolkit::to_openai_strict)
+    /// sends for a tool it can express: every object closed and all its properties required,
+    /// optional ones nullable, no `default`.
     OpenAiStrict,
-    /// [`gemini_schema`](crate::gemini_schema), what [`to_gemini`](crate::Toolkit::to_gemini)
-    /// sends: Gemini's OpenAPI 3.0 subset, as `parameters`.
+    /// What [`to_gemini`](crate::Toolkit::to_gemini) sends: Gemini's OpenAPI 3.0 subset, as
+    /// `parameters` (no `$ref`, `nullable` instead of type arrays, `anyOf` for `oneOf`).
     Gemini,
-    /// [`gemini_json_schema`](crate::gemini_json_schema), what
-    /// [`to_gemini_json_schema`](crate::Toolkit::to_gemini_json_schema) sends as
+    /// What [`to_gemini_json_schema`](crate::Toolkit::to_gemini_json_schema) sends as
     /// `parametersJsonSchema`: JSON Schema, maps, tuples and recursion included.
     GeminiJsonSchema,
-    /// [`anthropic_strict_schema`](crate::anthropic_strict_schema), what
+    /// Anthropic strict tool use's schema subset, what
     /// [`to_anthropic_strict`](crate::Toolkit::to_anthropic_strict) sends for a tool it can
     /// express, with `"strict": true`.
     AnthropicStrict,
@@ -45,6 +46,46 @@ impl Profile {
         Profile::GeminiJsonSchema,
         Profile::AnthropicStrict,
     ];
+
+    /// The schema this profile sends for an input `schema`, and what it cannot say (each issue
+    /// as [`check`] reports it, with an empty [`SchemaIssue::tool`]): the one way to rewrite
+    /// a schema you hold yourself, where [`Toolkit`](crate::Toolkit) rewrites its tools'.
+    /// [`Profile::Plain`] returns the schema as it is.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolnexus::Profile;
+    ///
+    /// let schema = json!({
+    ///     "type": "object",
+    ///     "properties": {"city": {"type": "string"}, "days": {"type": "integer", "default": 3}},
+    ///     "required": ["city"],
+    /// });
+    /// let (strict, issues) = Profile::OpenAiStrict.rewrite(schema.as_object().unwrap());
+    /// assert_eq!(serde_json::Value::Object(strict), json!({
+    ///     "type": "object",
+    ///     "properties": {"city": {"type": "string"}, "days": {"type": ["integer", "null"]}},
+    ///     "required": ["city", "days"],
+    ///     "additionalProperties": false,
+    /// }));
+    /// assert!(issues.is_empty());
+    /// ```
+    pub fn rewrite(self, schema: &Map<String, Value>) -> (Map<String, Value>, Vec<SchemaIssue>) {
+        let (rewritten, losses) = self.losses(schema);
+        let issues = issues("", self, schema, losses);
+        (rewritten, issues)
+    }
+
+    /// The schema this profile sends for `schema`, and what its dialect could not say.
+    fn losses(self, schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Loss>) {
+        match self {
+            Profile::Plain => (schema.clone(), Vec::new()),
+            Profile::OpenAiStrict => strict::rewrite(schema),
+            Profile::Gemini => gemini::rewrite(schema),
+            Profile::GeminiJsonSchema => gemini::json_schema::rewrite(schema),
+            Profile::AnthropicStrict => anthropic::strict::rewrite(schema),
+        }
+    }
 }
 
 impl fmt::Display for Profile {
@@ -131,10 +172,10 @@ impl fmt::Display for SchemaIssue {
 ///   not lie. Described: `minLength`/`maxLength`, `uniqueItems`, `minProperties`/`maxProperties`
 ///   and formats strict mode does not document.
 /// - [`Profile::Gemini`]: unsaid are a map, a tuple of different types, a recursive type deeper
-///   than [`GEMINI_RECURSION_DEPTH`](crate::GEMINI_RECURSION_DEPTH); described: non-string
+///   than the depth Gemini's profile unrolls it to; described: non-string
 ///   `enum`s and `const`s, `exclusiveMinimum`/`exclusiveMaximum`, `multipleOf`, `uniqueItems`,
 ///   and formats Gemini does not document. [`to_gemini`](crate::Toolkit::to_gemini) sends the
-///   approximation [`gemini_schema`](crate::gemini_schema) describes.
+///   best approximation.
 /// - [`Profile::GeminiJsonSchema`]: maps, tuples, recursion and free values are said as they
 ///   are; unsaid are only keywords no tool enforces (`not`, `allOf`, `unevaluatedProperties`,
 ///   …); described: `exclusiveMinimum`/`exclusiveMaximum`, `multipleOf`, a non-string,
@@ -179,18 +220,41 @@ impl fmt::Display for SchemaIssue {
 /// ```
 pub fn check(tool: &dyn Tool, profile: Profile) -> Vec<SchemaIssue> {
     if profile == Profile::Plain {
-        return unenforceable(tool, profile);
+        return issues(tool.name(), profile, tool.input_schema(), Vec::new());
     }
     build(tool, profile).issues
 }
 
-/// Every `pattern` of `tool`'s schema that does not compile, as issues under `profile`.
-fn unenforceable(tool: &dyn Tool, profile: Profile) -> Vec<SchemaIssue> {
-    let schema = Value::Object(tool.input_schema().clone());
+/// The issues of the tool named `tool` under `profile`: its rewrite's `losses`, then every
+/// `pattern` of its `schema` that does not compile.
+fn issues(
+    tool: &str,
+    profile: Profile,
+    schema: &Map<String, Value>,
+    losses: Vec<Loss>,
+) -> Vec<SchemaIssue> {
+    let lost = losses.into_iter().map(|loss| SchemaIssue {
+        tool: tool.to_owned(),
+        profile,
+        path: loss.path,
+        lost: loss.lost,
+        why: loss.why,
+        kind: if loss.described {
+            IssueKind::EnforcedByTool
+        } else {
+            IssueKind::Unsaid
+        },
+    });
+    lost.chain(unenforceable(tool, profile, schema)).collect()
+}
+
+/// Every `pattern` of `schema` that does not compile, as issues under `profile`.
+fn unenforceable(tool: &str, profile: Profile, schema: &Map<String, Value>) -> Vec<SchemaIssue> {
+    let schema = Value::Object(schema.clone());
     crate::decode::broken_patterns(&schema)
         .into_iter()
         .map(|(pointer, pattern, error)| SchemaIssue {
-            tool: tool.name().to_owned(),
+            tool: tool.to_owned(),
             profile,
             path: argument_path(&pointer),
             lost: format!("the pattern `{pattern}`"),
@@ -243,45 +307,18 @@ struct Built {
 /// The rewrite `profile` makes of `tool`'s schema, and the entry it sends; the plain schema
 /// is sent as it is (its entry differs between providers) and loses nothing.
 fn build(tool: &dyn Tool, profile: Profile) -> Built {
-    let (entry, losses) = match profile {
-        Profile::Plain => (Value::Object(tool.input_schema().clone()), Vec::new()),
-        Profile::OpenAiStrict => {
-            let (schema, losses) = strict::rewrite(tool.input_schema());
-            // Limits said in words keep the tool strict; only what the model cannot be told
-            // sends it non-strict.
-            let exact = losses.iter().all(|loss| loss.described);
-            (openai::strict_entry(tool, schema, exact), losses)
-        }
-        Profile::Gemini => {
-            let (schema, losses) = gemini::rewrite(tool.input_schema());
-            (gemini::declaration(tool, schema), losses)
-        }
-        Profile::GeminiJsonSchema => {
-            let (schema, losses) = gemini::json_schema::rewrite(tool.input_schema());
-            (gemini::json_schema_declaration(tool, schema), losses)
-        }
-        Profile::AnthropicStrict => {
-            let (schema, losses) = anthropic::strict::rewrite(tool.input_schema());
-            let exact = losses.iter().all(|loss| loss.described);
-            (anthropic::strict_entry(tool, schema, exact), losses)
-        }
+    let (schema, losses) = profile.losses(tool.input_schema());
+    // Limits said in words keep a strict tool strict; only what the model cannot be told
+    // sends it non-strict.
+    let exact = losses.iter().all(|loss| loss.described);
+    let entry = match profile {
+        Profile::Plain => Value::Object(schema),
+        Profile::OpenAiStrict => openai::strict_entry(tool, schema, exact),
+        Profile::Gemini => gemini::declaration(tool, schema),
+        Profile::GeminiJsonSchema => gemini::json_schema_declaration(tool, schema),
+        Profile::AnthropicStrict => anthropic::strict_entry(tool, schema, exact),
     };
-    let issues = losses
-        .into_iter()
-        .map(|loss| SchemaIssue {
-            tool: tool.name().to_owned(),
-            profile,
-            path: loss.path,
-            lost: loss.lost,
-            why: loss.why,
-            kind: if loss.described {
-                IssueKind::EnforcedByTool
-            } else {
-                IssueKind::Unsaid
-            },
-        })
-        .chain(unenforceable(tool, profile))
-        .collect();
+    let issues = issues(tool.name(), profile, tool.input_schema(), losses);
     Built { entry, issues }
 }
 

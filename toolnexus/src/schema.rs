@@ -24,7 +24,11 @@ pub(crate) use crate::pointer::resolve_reference;
 /// (SPEC §11): every fixed-width integer carries its real bounds, a set admits duplicates
 /// (serde keeps one), a tuple names its elements' schemas in `items` as well.
 pub fn input_schema_for<T: JsonSchema>() -> Map<String, Value> {
-    tool_schema_from(portable_root_and_width(root_schema::<T>(settings()))).input
+    tool_schema_from(
+        portable_root_and_width(root_schema::<T>(settings()), true),
+        false,
+    )
+    .input
 }
 
 /// What a `#[tool]` builds once from its arguments' schema: the input schema, and whether its
@@ -38,10 +42,9 @@ pub struct ToolSchema {
     /// holds: reading such text straight into the arguments would accept what
     /// `Tool::execute` refuses.
     pub text_via_value: bool,
-    /// The input schema read for checking decoded arguments, on their first check.
-    shape: OnceLock<Shape>,
-    /// The root was closed by [`tool_schema_of`], not by serde: decoding checks the keys.
-    checks_keys: bool,
+    /// The input schema read for checking decoded arguments, knowing which of its bounds the
+    /// decoder enforces (see [`align::align_marking`]).
+    shape: Shape,
     /// A parameter is flattened: its keys sit beside the others, where serde's map would keep
     /// the last of a key given twice, so its text is read the reference way.
     pub(crate) flattened: bool,
@@ -50,8 +53,7 @@ pub struct ToolSchema {
 impl ToolSchema {
     /// The input schema's structure, for the schema check of decoded arguments (`decode/check/`).
     pub(crate) fn shape(&self) -> &Shape {
-        self.shape
-            .get_or_init(|| Shape::of(&self.input, self.checks_keys))
+        &self.shape
     }
 }
 
@@ -81,10 +83,9 @@ pub fn tool_schema_of(
         // Where draft 2020-12's settings keep them (`definitions_path`).
         root.insert("$defs".to_owned(), Value::Object(definitions));
     }
-    let (mut root, wide) = portable_root_and_width(schema);
+    let (mut root, wide) = portable_root_and_width(schema, true);
     let closed_here = flattened && close_flattened(&mut root);
-    let mut tool_schema = tool_schema_from((root, wide));
-    tool_schema.checks_keys = closed_here;
+    let mut tool_schema = tool_schema_from((root, wide), closed_here);
     tool_schema.flattened = flattened;
     tool_schema
 }
@@ -135,7 +136,13 @@ impl<T> Built<T> {
     }
 }
 
-fn tool_schema_from((mut root, text_via_value): (Map<String, Value>, bool)) -> ToolSchema {
+/// The [`ToolSchema`] of a root marked by [`align::align_marking`]: its shape is read with
+/// the marks, which are then removed from the input schema; `checks_keys` when the root was
+/// closed by [`tool_schema_of`], not by serde, so decoding checks the keys.
+fn tool_schema_from(
+    (mut root, text_via_value): (Map<String, Value>, bool),
+    checks_keys: bool,
+) -> ToolSchema {
     // Some clients reject an object schema without `properties`, so a tool without
     // parameters still says `"properties": {}`.
     root.entry("properties")
@@ -149,11 +156,13 @@ fn tool_schema_from((mut root, text_via_value): (Map<String, Value>, bool)) -> T
     // The tool's own description says what the arguments are for.
     root.remove("description");
     ordered.extend(root);
+    let shape = Shape::of_generated(&ordered, checks_keys);
+    let mut input = Schema::from(ordered);
+    align::unmark(&mut input);
     ToolSchema {
-        input: ordered,
+        input: into_map(input),
         text_via_value,
-        shape: OnceLock::new(),
-        checks_keys: false,
+        shape,
         flattened: false,
     }
 }
@@ -167,7 +176,7 @@ fn tool_schema_from((mut root, text_via_value): (Map<String, Value>, bool)) -> T
 /// `skip_serializing_if`, a `#[serde(default)]` one) is required, and one it never writes
 /// (`skip_serializing`) is absent.
 fn output_root<T: JsonSchema>() -> Map<String, Value> {
-    portable_root_and_width(root_schema::<T>(settings().for_serialize())).0
+    portable_root_and_width(root_schema::<T>(settings().for_serialize()), false).0
 }
 
 /// Draft 2020-12 with subschemas inlined where they can be, for what a model's arguments must
@@ -184,22 +193,27 @@ fn root_schema<T: JsonSchema>(settings: SchemaSettings) -> Schema {
 
 /// The portable root of a root schema (see [`output_root`]), and whether it had an
 /// `int128`/`uint128` format (schemars' mark for `i128`/`u128`) before the non-standard
-/// formats were dropped.
-fn portable_root_and_width(mut schema: Schema) -> (Map<String, Value>, bool) {
+/// formats were dropped. `mark`: the bounds the decoder enforces are marked (see
+/// [`align::align_marking`]), for an input schema's shape.
+fn portable_root_and_width(mut schema: Schema, mark: bool) -> (Map<String, Value>, bool) {
     let wide = has_wide_integer(schema.as_value());
     // Reads the integer `format`s, so it must run before `RestrictFormats` drops them, and
     // after `has_wide_integer`, because it removes the ones it reads.
-    align::align(&mut schema);
+    align::align_marking(&mut schema, mark);
     // Infers the allowed formats from `$schema`, so it must run before `$schema` is removed.
     RestrictFormats::default().transform(&mut schema);
-    let mut root = match schema.to_value() {
-        Value::Object(root) => root,
-        _ => Map::new(),
-    };
+    let mut root = into_map(schema);
     for key in ["$schema", "title"] {
         root.remove(key);
     }
     (root, wide)
+}
+
+fn into_map(schema: Schema) -> Map<String, Value> {
+    match schema.to_value() {
+        Value::Object(root) => root,
+        _ => Map::new(),
+    }
 }
 
 /// Whether any subschema says `"format": "int128"` or `"uint128"`; iterative, as schemas of

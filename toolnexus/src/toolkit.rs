@@ -461,7 +461,7 @@ impl Toolkit {
     }
 
     /// [`to_openai`](Self::to_openai) for OpenAI's strict mode: each function's parameters
-    /// are rewritten by [`openai_strict_schema`](crate::openai_strict_schema) and it gets
+    /// are rewritten by [`Profile::OpenAiStrict`](crate::Profile::OpenAiStrict) and it gets
     /// `"strict": true`.
     ///
     /// A limit strict mode has no keyword for but the tool enforces (a `char`'s length, say)
@@ -503,13 +503,13 @@ impl Toolkit {
     }
 
     /// Gemini `tools`: `[{"functionDeclarations":[{name, description, parameters}]}]`, the
-    /// parameters lowered by [`gemini_schema`](crate::gemini_schema).
+    /// parameters lowered by [`Profile::Gemini`](crate::Profile::Gemini).
     ///
     /// A tool whose lowered schema has no properties is declared without `parameters`,
     /// because Gemini rejects an `OBJECT` with no properties. Where Gemini's dialect cannot
     /// say what a tool accepts (a map, a tuple of different types, recursion deeper than
-    /// [`GEMINI_RECURSION_DEPTH`](crate::GEMINI_RECURSION_DEPTH), …) the declaration carries
-    /// the best approximation [`gemini_schema`](crate::gemini_schema) describes — cut so it
+    /// the depth the profile unrolls it to, …) the declaration carries
+    /// the best approximation [`Profile::Gemini`](crate::Profile::Gemini) describes — cut so it
     /// still decodes where it can be — and [`check`](Self::check) with
     /// [`Profile::Gemini`](crate::Profile::Gemini) lists each place.
     pub fn to_gemini(&self) -> Value {
@@ -518,7 +518,7 @@ impl Toolkit {
 
     /// Gemini `tools` with JSON Schema: `[{"functionDeclarations":[{name, description,
     /// parametersJsonSchema, responseJsonSchema?}]}]`, the parameters rewritten by
-    /// [`gemini_json_schema`](crate::gemini_json_schema) (maps, tuples and recursive types
+    /// [`Profile::GeminiJsonSchema`](crate::Profile::GeminiJsonSchema) (maps, tuples and recursive types
     /// as they are), the response only for a tool with an
     /// [`output_schema`](Tool::output_schema) (a fn returning `Json<T>`). A tool without
     /// parameters is declared without them. [`check`](Self::check) with
@@ -528,7 +528,7 @@ impl Toolkit {
     }
 
     /// Anthropic `tools` for strict tool use: `[{name, description, input_schema, strict}]`,
-    /// each schema rewritten by [`anthropic_strict_schema`](crate::anthropic_strict_schema)
+    /// each schema rewritten by [`Profile::AnthropicStrict`](crate::Profile::AnthropicStrict)
     /// with `"strict": true`. A tool whose schema strict tool use cannot say (a map, a free
     /// `serde_json::Value`, a recursive type, …: [`check`](Self::check) with
     /// [`Profile::AnthropicStrict`] lists each place as

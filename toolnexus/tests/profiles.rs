@@ -310,3 +310,62 @@ fn each_profile_reports_what_it_says_in_words_and_what_it_cannot_say() {
         Value::Object(toolkit.tools()[0].input_schema().clone())
     );
 }
+
+#[test]
+fn profile_rewrite_is_what_the_toolkit_sends_and_checks() {
+    // Issue 25: one way to rewrite a schema, the one the toolkit itself uses.
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "code": {"type": "string", "maxLength": 8, "pattern": "("},
+            "prices": {"type": "object", "additionalProperties": {"type": "number"}},
+            "days": {"type": "integer", "minimum": 1, "default": 3},
+        },
+        "required": ["code"],
+    });
+    let tool = schema_tool("priced", schema.clone());
+    let toolkit = Toolkit::new().with(schema_tool("priced", schema.clone()));
+    let sent = [
+        (
+            Profile::OpenAiStrict,
+            toolkit.to_openai_strict()[0]["function"]["parameters"].clone(),
+        ),
+        (
+            Profile::Gemini,
+            toolkit.to_gemini()[0]["functionDeclarations"][0]["parameters"].clone(),
+        ),
+        (
+            Profile::GeminiJsonSchema,
+            toolkit.to_gemini_json_schema()[0]["functionDeclarations"][0]["parametersJsonSchema"]
+                .clone(),
+        ),
+        (
+            Profile::AnthropicStrict,
+            toolkit.to_anthropic_strict()[0]["input_schema"].clone(),
+        ),
+        (Profile::Plain, schema.clone()),
+    ];
+    for (profile, sent) in sent {
+        let (rewritten, issues) = profile.rewrite(schema.as_object().unwrap());
+        let checked = toolnexus::check(&tool, profile);
+        assert!(
+            !checked.is_empty(),
+            "{profile}: the broken pattern at least"
+        );
+        assert_eq!(issues.len(), checked.len(), "{profile}");
+        for (issue, checked) in issues.iter().zip(&checked) {
+            assert_eq!(issue.tool, "");
+            let mut named = issue.clone();
+            named.tool = checked.tool.clone();
+            assert_eq!(&named, checked, "{profile}");
+        }
+        // A strict profile that cannot say the map sends the plain schema, non-strict.
+        let strict = matches!(profile, Profile::OpenAiStrict | Profile::AnthropicStrict);
+        let expected = if strict {
+            schema.clone()
+        } else {
+            Value::Object(rewritten)
+        };
+        assert_eq!(sent, expected, "{profile}");
+    }
+}

@@ -10,6 +10,7 @@ use super::attr::{self, Output};
 use crate::crate_path;
 use crate::format::Arg;
 use crate::idents;
+use crate::symbol::{METADATA, OUTPUT, PART, Symbol};
 
 pub struct Input<'a> {
     pub ident: &'a Ident,
@@ -69,7 +70,7 @@ impl<'a> Input<'a> {
                 )]
             }
             Data::Enum(data) => {
-                if let Some(attr) = find(&input.attrs, "output").next() {
+                if let Some(attr) = find(&input.attrs, OUTPUT).next() {
                     errors.spanned(
                         attr,
                         "`#[output]` goes on each variant of an enum, not on the enum",
@@ -107,7 +108,7 @@ impl<'a> Variant<'a> {
         fields: &'a Fields,
         errors: &mut Errors,
     ) -> Self {
-        let mut outputs = find(attrs, "output");
+        let mut outputs = find(attrs, OUTPUT);
         let output = match outputs.next() {
             None => Spec::Absent,
             Some(attr) => attr::parse_output(attr, errors)
@@ -173,7 +174,7 @@ impl<'a> Variant<'a> {
 
 impl<'a> Field<'a> {
     fn new(original: &'a syn::Field, index: usize, errors: &mut Errors) -> Self {
-        if let Some(attr) = find(&original.attrs, "output").next() {
+        if let Some(attr) = find(&original.attrs, OUTPUT).next() {
             errors.spanned(
                 attr,
                 "`#[output]` goes on a variant or struct, not on a field",
@@ -182,9 +183,9 @@ impl<'a> Field<'a> {
         check_container_only(&original.attrs, "a field", errors);
         let mut role = Role::Plain;
         for attr in &original.attrs {
-            let this = if attr.path().is_ident("part") {
+            let this = if attr.path() == PART {
                 Role::Part(attr)
-            } else if attr.path().is_ident("metadata") {
+            } else if attr.path() == METADATA {
                 Role::Metadata(attr)
             } else {
                 continue;
@@ -243,8 +244,8 @@ impl<'a> Field<'a> {
     }
 }
 
-fn find<'a>(attrs: &'a [Attribute], name: &'static str) -> impl Iterator<Item = &'a Attribute> {
-    attrs.iter().filter(move |attr| attr.path().is_ident(name))
+fn find(attrs: &[Attribute], name: Symbol) -> impl Iterator<Item = &Attribute> {
+    attrs.iter().filter(move |attr| attr.path() == name)
 }
 
 /// `#[toolnexus(crate = "…")]` only means something on the type itself.
@@ -262,7 +263,7 @@ fn check_container_only(attrs: &[Attribute], place: &str, errors: &mut Errors) {
 
 /// `#[part]` and `#[metadata]` only mean something on a field.
 fn check_field_markers(attrs: &[Attribute], errors: &mut Errors) {
-    for name in ["part", "metadata"] {
+    for name in [PART, METADATA] {
         for attr in find(attrs, name) {
             errors.spanned(
                 attr,

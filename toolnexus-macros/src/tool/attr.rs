@@ -10,6 +10,10 @@ use syn::{Attribute, Expr, Ident, LitStr, Meta, Token};
 
 use crate::crate_path::{self, CratePath};
 use crate::errors::Errors;
+use crate::symbol::{
+    APPROVAL, CRATE, DEFAULT, DESCRIPTION, DESERIALIZE_WITH, DESTRUCTIVE, FLATTEN, IDEMPOTENT,
+    NAME, OPEN_WORLD, PARAM, READ_ONLY, RENAME, SCHEMA_WITH, SCHEMARS, SERDE, Symbol, TITLE, WITH,
+};
 
 /// `#[tool(name = "…", description = "…", title = "…", read_only, destructive, idempotent,
 /// open_world, approval = "…", crate = "…")]`.
@@ -44,13 +48,13 @@ pub fn parse_tool_args(args: TokenStream, errors: &mut Errors) -> ToolArgs {
     let mut parsed = ToolArgs::default();
     let parser = syn::meta::parser(|meta| {
         let flags = &mut parsed.annotations;
-        let flag = if meta.path.is_ident("read_only") {
+        let flag = if meta.path == READ_ONLY {
             Some(&mut flags.read_only)
-        } else if meta.path.is_ident("destructive") {
+        } else if meta.path == DESTRUCTIVE {
             Some(&mut flags.destructive)
-        } else if meta.path.is_ident("idempotent") {
+        } else if meta.path == IDEMPOTENT {
             Some(&mut flags.idempotent)
-        } else if meta.path.is_ident("open_world") {
+        } else if meta.path == OPEN_WORLD {
             Some(&mut flags.open_world)
         } else {
             None
@@ -58,15 +62,15 @@ pub fn parse_tool_args(args: TokenStream, errors: &mut Errors) -> ToolArgs {
         if let Some(slot) = flag {
             return set_flag(&meta, slot);
         }
-        if meta.path.is_ident("name") {
-            set_once(&meta, &mut parsed.name, "name")
-        } else if meta.path.is_ident("description") {
-            set_once(&meta, &mut parsed.description, "description")
-        } else if meta.path.is_ident("title") {
-            set_once(&meta, &mut parsed.title, "title")
-        } else if meta.path.is_ident("approval") {
-            set_once(&meta, &mut parsed.approval, "approval")
-        } else if meta.path.is_ident("crate") {
+        if meta.path == NAME {
+            set_once(&meta, &mut parsed.name, NAME)
+        } else if meta.path == DESCRIPTION {
+            set_once(&meta, &mut parsed.description, DESCRIPTION)
+        } else if meta.path == TITLE {
+            set_once(&meta, &mut parsed.title, TITLE)
+        } else if meta.path == APPROVAL {
+            set_once(&meta, &mut parsed.approval, APPROVAL)
+        } else if meta.path == CRATE {
             crate_path::set(&meta, &mut parsed.krate, "tool")
         } else {
             Err(meta.error(format_args!(
@@ -85,7 +89,7 @@ pub fn parse_tool_args(args: TokenStream, errors: &mut Errors) -> ToolArgs {
 pub fn parse_toolbox_args(args: TokenStream, errors: &mut Errors) -> Option<CratePath> {
     let mut krate = None;
     let parser = syn::meta::parser(|meta| {
-        if meta.path.is_ident("crate") {
+        if meta.path == CRATE {
             crate_path::set(&meta, &mut krate, "toolbox")
         } else {
             Err(meta.error(format_args!(
@@ -144,7 +148,7 @@ impl ParamDefault {
 }
 
 pub fn is_param_attr(attr: &Attribute) -> bool {
-    attr.path().is_ident("param")
+    attr.path() == PARAM
 }
 
 /// A parameter's `#[serde]` and `#[schemars]` attributes, read once: what the generated
@@ -182,9 +186,9 @@ impl SerdeAttr {
     pub fn without_decoder(&self) -> TokenStream {
         match &self.metas {
             Some(metas) => {
-                let rest = metas.iter().filter(|meta| {
-                    !(meta.path().is_ident("with") || meta.path().is_ident("deserialize_with"))
-                });
+                let rest = metas
+                    .iter()
+                    .filter(|meta| !(meta.path() == WITH || meta.path() == DESERIALIZE_WITH));
                 quote!(#[serde(#(#rest),*)])
             }
             None => self.attr.to_token_stream(),
@@ -194,7 +198,7 @@ impl SerdeAttr {
 
 /// Attributes forwarded to the generated argument field.
 pub fn is_forwarded_attr(attr: &Attribute) -> bool {
-    attr.path().is_ident("serde") || attr.path().is_ident("schemars")
+    attr.path() == SERDE || attr.path() == SCHEMARS
 }
 
 /// Reads the `#[serde]` and `#[schemars]` attributes to forward, with a `#[serde(default)]`
@@ -208,14 +212,14 @@ pub fn forwarded_attrs(
 ) -> Forwarded {
     let mut forwarded = Forwarded::default();
     for attr in attrs.iter().filter(|attr| is_forwarded_attr(attr)) {
-        if !attr.path().is_ident("serde") {
+        if attr.path() != SERDE {
             // An unreadable `#[schemars]` is schemars' to report; the schema is left to it.
             forwarded.described_otherwise |=
                 attr.parse_args_with(Metas::parse_terminated)
                     .map_or(true, |metas| {
-                        metas.iter().any(|meta| {
-                            meta.path().is_ident("with") || meta.path().is_ident("schema_with")
-                        })
+                        metas
+                            .iter()
+                            .any(|meta| meta.path() == WITH || meta.path() == SCHEMA_WITH)
                     });
             forwarded.attrs.push(attr.clone());
             continue;
@@ -232,7 +236,7 @@ pub fn forwarded_attrs(
         };
         let mut kept = Metas::new();
         for meta in metas {
-            if meta.path().is_ident("default") {
+            if meta.path() == DEFAULT {
                 take_default(&meta, param, errors);
             } else {
                 read_serde_meta(&meta, &mut forwarded);
@@ -254,10 +258,10 @@ pub fn forwarded_attrs(
 
 /// What a kept serde meta tells expansion: a decoder of the user's, or `flatten`.
 fn read_serde_meta(meta: &Meta, forwarded: &mut Forwarded) {
-    if meta.path().is_ident("flatten") {
+    if meta.path() == FLATTEN {
         forwarded.flatten = true;
     }
-    if meta.path().is_ident("with") {
+    if meta.path() == WITH {
         forwarded.described_otherwise = true;
     }
     let Meta::NameValue(pair) = meta else {
@@ -274,9 +278,9 @@ fn read_serde_meta(meta: &Meta, forwarded: &mut Forwarded) {
     let Ok(path) = path.parse::<syn::Path>() else {
         return;
     };
-    if pair.path.is_ident("deserialize_with") {
+    if pair.path == DESERIALIZE_WITH {
         forwarded.decoder = Some(quote!(#path));
-    } else if pair.path.is_ident("with") {
+    } else if pair.path == WITH {
         forwarded.decoder = Some(quote!(#path::deserialize));
     }
 }
@@ -324,11 +328,11 @@ pub fn parse_param_attrs(attrs: &[Attribute], errors: &mut Errors) -> ParamAttr 
     let mut parsed = ParamAttr::default();
     for attr in attrs.iter().filter(|attr| is_param_attr(attr)) {
         let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("description") {
-                set_once(&meta, &mut parsed.description, "description")
-            } else if meta.path.is_ident("rename") {
-                set_once(&meta, &mut parsed.rename, "rename")
-            } else if meta.path.is_ident("default") {
+            if meta.path == DESCRIPTION {
+                set_once(&meta, &mut parsed.description, DESCRIPTION)
+            } else if meta.path == RENAME {
+                set_once(&meta, &mut parsed.rename, RENAME)
+            } else if meta.path == DEFAULT {
                 let key = meta.path.require_ident()?.clone();
                 if parsed.default.is_some() {
                     return Err(meta.error("duplicate `#[param]` key `default`"));
@@ -360,7 +364,7 @@ pub fn parse_param_attrs(attrs: &[Attribute], errors: &mut Errors) -> ParamAttr 
     parsed
 }
 
-fn set_once(meta: &ParseNestedMeta, slot: &mut Option<LitStr>, key: &str) -> syn::Result<()> {
+fn set_once(meta: &ParseNestedMeta, slot: &mut Option<LitStr>, key: Symbol) -> syn::Result<()> {
     let value: LitStr = meta.value()?.parse()?;
     if slot.is_some() {
         return Err(meta.error(format_args!("duplicate key `{key}`")));

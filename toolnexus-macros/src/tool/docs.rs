@@ -1,6 +1,7 @@
 //! Reads doc comments: a tool's description (up to the first `# ` heading) and the bullets
 //! of a rustdoc `# Arguments` section, each line kept with its attribute for error spans.
 
+use crate::symbol::DOC;
 use syn::{Attribute, Expr};
 
 /// One line of a doc comment, with the attribute it came from (for error spans).
@@ -11,7 +12,7 @@ pub struct DocLine<'a> {
 
 pub fn doc_lines(attrs: &[Attribute]) -> Vec<DocLine<'_>> {
     let mut lines = Vec::new();
-    for attr in attrs.iter().filter(|attr| attr.path().is_ident("doc")) {
+    for attr in attrs.iter().filter(|attr| attr.path() == DOC) {
         let syn::Meta::NameValue(meta) = &attr.meta else {
             continue;
         };

@@ -25,8 +25,27 @@ use serde_json::{Map, Number, Value, json};
 /// - a tuple's `prefixItems` gain an `items` naming every element's schema: inert under JSON
 ///   Schema 2020-12 (`maxItems` leaves no element past the prefix), and what OpenAI requires
 ///   of every array.
+#[cfg(test)]
 pub(crate) fn align(schema: &mut Schema) {
-    transform_subschemas(&mut align, schema);
+    align_marking(schema, false);
+}
+
+/// [`align`], and, when `mark`, each bound serde enforces while decoding named in the
+/// subschema's [`DECODED`] keyword, for the schema check to skip (SPEC §9: a limit the decoder
+/// already enforces is not checked again). The keyword is private: [`unmark`] removes it before
+/// the schema is published.
+///
+/// A bound is the decoder's when it is the own range of the fixed-width integer type whose
+/// `format` schemars wrote (`i64`'s `minimum`, `u8`'s `maximum`), or a signed `NonZero`'s `-1`
+/// and `1`: serde refuses what lies beyond them, on both entry points. Not marked: a bound a
+/// user set (`#[schemars(range(max = 10))]` keeps its check), the range of `i128`/`u128`
+/// (text decodes past it) and of `f32` (serde rounds to infinity), and an unsigned `NonZero`'s
+/// `minimum: 1`, which the schema writes exactly as a `range(min = 1)` on the plain type.
+pub(crate) fn align_marking(schema: &mut Schema, mark: bool) {
+    transform_subschemas(
+        &mut |schema: &mut Schema| align_marking(schema, mark),
+        schema,
+    );
     let Some(map) = schema.as_object_mut() else {
         return;
     };
@@ -40,8 +59,23 @@ pub(crate) fn align(schema: &mut Schema) {
         .and_then(Value::as_str)
         .and_then(decodable_range);
     if let (true, Some((min, max))) = (numeric, range) {
-        tighten(map, "minimum", min, Ordering::Greater);
-        tighten(map, "maximum", max, Ordering::Less);
+        let decoded = mark
+            && map
+                .get("format")
+                .is_some_and(|f| !matches!(f.as_str(), Some("int128" | "uint128" | "float")));
+        tighten(map, "minimum", min.clone(), Ordering::Greater);
+        tighten(map, "maximum", max.clone(), Ordering::Less);
+        if decoded {
+            let own = |map: &Map<String, Value>, key: &str, bound: &Number| matches!(map.get(key), Some(Value::Number(n)) if compare(n, bound) == Ordering::Equal);
+            let keys: Vec<Value> = [("minimum", &min), ("maximum", &max)]
+                .into_iter()
+                .filter(|(key, bound)| own(map, key, bound))
+                .map(|(key, _)| Value::from(key))
+                .collect();
+            if !keys.is_empty() {
+                map.insert(DECODED.to_owned(), Value::Array(keys));
+            }
+        }
         split_non_zero(map);
         // Said by the bounds now; removed here, in place, because `RestrictFormats` would
         // swap the last key into its slot and shuffle the schema's key order.
@@ -139,15 +173,27 @@ fn split_non_zero(map: &mut Map<String, Value>) {
     else {
         return;
     };
+    let decoded = map.shift_remove(DECODED);
     for key in ["not", "type", "minimum", "maximum"] {
         map.shift_remove(key);
     }
+    // Marked (see `align_marking`): zero's neighbours, and the type's own bounds as before.
+    let marked = |mut branch: Value, own: &str, zero_side: &str| {
+        if let (Some(Value::Array(keys)), Value::Object(branch)) = (&decoded, &mut branch) {
+            let mut names = vec![Value::from(zero_side)];
+            names.extend(keys.iter().filter(|key| *key == own).cloned());
+            branch.insert(DECODED.to_owned(), Value::Array(names));
+        }
+        branch
+    };
     let mut branches = Vec::new();
     if compare(&min, &Number::from(0)) == Ordering::Less {
-        branches.push(json!({"type": "integer", "minimum": min, "maximum": -1}));
+        let branch = json!({"type": "integer", "minimum": min, "maximum": -1});
+        branches.push(marked(branch, "minimum", "maximum"));
     }
     if compare(&max, &Number::from(0)) == Ordering::Greater {
-        branches.push(json!({"type": "integer", "minimum": 1, "maximum": max}));
+        let branch = json!({"type": "integer", "minimum": 1, "maximum": max});
+        branches.push(marked(branch, "maximum", "minimum"));
     }
     let others: Vec<Value> = types.into_iter().filter(|t| t != "integer").collect();
     match others.len() {
@@ -156,6 +202,16 @@ fn split_non_zero(map: &mut Map<String, Value>) {
         _ => branches.push(json!({ "type": others })),
     }
     map.insert("anyOf".to_owned(), Value::Array(branches));
+}
+
+/// The private keyword [`align_marking`] writes: the bound keywords of a subschema that the
+/// decoder enforces. Never published: [`unmark`] removes it.
+pub(crate) const DECODED: &str = "x-toolnexus-decoded";
+
+/// Removes [`DECODED`] from `schema` and every subschema.
+pub(crate) fn unmark(schema: &mut Schema) {
+    schema.remove(DECODED);
+    transform_subschemas(&mut unmark, schema);
 }
 
 fn open_as_object(schema: &mut Value) {
@@ -247,5 +303,80 @@ mod tests {
                          "items": {"anyOf": [{"type": "string"}, {}]}},
             }})
         );
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Point {
+        x: i32,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Integers {
+        a: i64,
+        b: Option<u32>,
+        c: std::num::NonZeroI16,
+        points: Vec<Point>,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Capped {
+        #[schemars(range(max = 10))]
+        a: i64,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Wide {
+        wide: i128,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Small {
+        small: f32,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Positive {
+        positive: std::num::NonZeroU8,
+    }
+
+    #[test]
+    fn the_bounds_the_decoder_enforces_are_not_checked_again() {
+        fn unmarked(schema: &crate::schema::ToolSchema) -> bool {
+            !Value::Object(schema.input.clone())
+                .to_string()
+                .contains(DECODED)
+        }
+        // SPEC §9: an integer type's own range (and a signed `NonZero`'s gap at zero) is
+        // serde's to enforce, so a schema of such integers alone has nothing to check ...
+        let integers =
+            crate::schema::tool_schema_of(<Integers as schemars::JsonSchema>::json_schema, false);
+        assert!(!integers.shape().limited(), "{integers:?}");
+        // ... and says so nowhere in what is published, where the bounds stay.
+        assert!(unmarked(&integers));
+        assert_eq!(integers.input["properties"]["a"]["maximum"], i64::MAX);
+        assert_eq!(
+            crate::schema::input_schema_for::<Integers>(),
+            integers.input
+        );
+        assert!(!crate::schema::output_schema_for::<crate::Json<Integers>>().contains_key(DECODED));
+        // A bound a user set, `i128`'s, `f32`'s and an unsigned `NonZero`'s minimum (written
+        // as a user's `range(min = 1)` would be) are checked: each makes its schema limited.
+        let checked: [fn(&mut schemars::SchemaGenerator) -> Schema; 4] = [
+            <Capped as schemars::JsonSchema>::json_schema,
+            <Wide as schemars::JsonSchema>::json_schema,
+            <Small as schemars::JsonSchema>::json_schema,
+            <Positive as schemars::JsonSchema>::json_schema,
+        ];
+        for json_schema in checked {
+            let schema = crate::schema::tool_schema_of(json_schema, false);
+            assert!(schema.shape().limited(), "{schema:?}");
+            assert!(unmarked(&schema));
+        }
     }
 }

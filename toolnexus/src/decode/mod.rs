@@ -20,9 +20,12 @@
 )]
 
 pub(crate) mod align;
-mod check;
+// Crate-visible: the checker of arguments against a schema, for answers (SPEC §10B) and remote
+// tools (SPEC §13) too: `check::check_args(tool, &check::Shape::of(schema, false), &args)`.
+pub(crate) mod check;
 mod derived;
 mod error;
+mod lex;
 mod params;
 
 use std::fmt;
@@ -31,10 +34,6 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::result::ToolResult;
-#[allow(
-    unused_imports,
-    reason = "for `check`'s profile report, which another change wires in"
-)]
 pub(crate) use check::limits::broken_patterns;
 pub(crate) use check::{Shape, named_keys};
 pub use derived::{decode_args, decode_args_json};
@@ -149,7 +148,7 @@ pub(crate) fn parse_args_strictly(tool: &str, text: &str) -> Result<Value, ToolR
     }
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let error = match serde_path_to_error::deserialize(&mut deserializer) {
-        Ok(Strict(value)) => match deserializer.end() {
+        Ok(UniqueKeys(value)) => match deserializer.end() {
             Ok(()) => return Ok(value),
             Err(trailing) => return Err(invalid_args(tool, trailing)),
         },
@@ -168,17 +167,19 @@ pub(crate) fn parse_args_strictly(tool: &str, text: &str) -> Result<Value, ToolR
 
 /// A `serde_json::Value` read from text, refusing duplicate keys (serde_json's own `Value`
 /// keeps the last one silently).
-struct Strict(Value);
+struct UniqueKeys(Value);
 
-impl<'de> Deserialize<'de> for Strict {
+impl<'de> Deserialize<'de> for UniqueKeys {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(StrictVisitor).map(Strict)
+        deserializer
+            .deserialize_any(UniqueKeysVisitor)
+            .map(UniqueKeys)
     }
 }
 
-struct StrictVisitor;
+struct UniqueKeysVisitor;
 
-impl<'de> Visitor<'de> for StrictVisitor {
+impl<'de> Visitor<'de> for UniqueKeysVisitor {
     type Value = Value;
 
     fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
@@ -216,7 +217,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(Strict(item)) = seq.next_element()? {
+        while let Some(UniqueKeys(item)) = seq.next_element()? {
             items.push(item);
         }
         Ok(Value::Array(items))
@@ -228,7 +229,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
             if object.contains_key(&key) {
                 return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
             }
-            let Strict(value) = map.next_value()?;
+            let UniqueKeys(value) = map.next_value()?;
             object.insert(key, value);
         }
         Ok(Value::Object(object))

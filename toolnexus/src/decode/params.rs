@@ -16,6 +16,7 @@ use super::check::{
     Judge, Shape, TextCheck, check_args, check_flat, check_text, flat_number, flat_value_fits,
 };
 use super::error::{at_path, invalid_args, without_position};
+use super::lex::Cursor;
 use super::{
     Form, MAX_ARGUMENT_BYTES, MAX_NESTING, Nesting, arguments_object, decode_other_forms,
     integers_for_integral_floats, parse_args_strictly,
@@ -280,24 +281,20 @@ fn text_walk(
     let mut filled = 0;
     let mut walked = Walked::Fits;
     let judge = Judge::of_parameters(shape);
-    let mut text = Text {
-        bytes: text.as_bytes(),
-        text,
-        at: 0,
-    };
+    let mut text = Cursor::new(text);
     text.expect(b'{')?;
     if text.peek() == Some(b'}') {
         text.at += 1;
     } else {
         loop {
-            let at = text.key(keys)?;
+            let at = key(&mut text, keys)?;
             let slot = &mut slots[at];
             if slot.is_filled() {
                 return Err(());
             }
             text.expect(b':')?;
             text.skip_whitespace();
-            let rest = &text.text[text.at..];
+            let rest = text.rest();
             let nested = matches!(rest.as_bytes().first(), Some(b'[' | b'{'));
             // A number under limits is read once, checked, and decoded from what was read.
             let number = limits.and_then(|shape| flat_number(shape, keys[at], rest));
@@ -344,7 +341,7 @@ fn text_walk(
         }
     }
     text.skip_whitespace();
-    if text.at != text.bytes.len() {
+    if !text.at_end() {
         return Err(());
     }
     // What was judged while decoding vouches for the arguments only with the whole object in
@@ -396,64 +393,15 @@ enum Walked {
 /// reference path's [`MAX_NESTING`]; decoded on its own, a value could open them all.
 const TOO_DEEP: usize = MAX_NESTING;
 
-/// The arguments text, read from `at`.
-struct Text<'t> {
-    text: &'t str,
-    bytes: &'t [u8],
-    at: usize,
-}
-
-impl Text<'_> {
-    /// JSON's whitespace, as serde_json reads it.
-    fn skip_whitespace(&mut self) {
-        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.bytes.get(self.at) {
-            self.at += 1;
-        }
-    }
-
-    /// The next byte after whitespace, not consumed.
-    fn peek(&mut self) -> Option<u8> {
-        self.skip_whitespace();
-        self.bytes.get(self.at).copied()
-    }
-
-    /// The next byte after whitespace, consumed.
-    fn next(&mut self) -> Option<u8> {
-        let byte = self.peek()?;
-        self.at += 1;
-        Some(byte)
-    }
-
-    fn expect(&mut self, byte: u8) -> Result<(), ()> {
-        (self.next() == Some(byte)).then_some(()).ok_or(())
-    }
-
-    /// A key, as the position of its parameter. One with escapes is decoded by serde_json;
-    /// a raw control character, invalid in a JSON string, fails.
-    fn key(&mut self, keys: &'static [&'static str]) -> Result<usize, ()> {
-        self.expect(b'"')?;
-        let start = self.at;
-        let mut escaped = false;
-        loop {
-            match *self.bytes.get(self.at).ok_or(())? {
-                b'"' => break,
-                b'\\' => {
-                    escaped = true;
-                    self.at += 2;
-                }
-                0..0x20 => return Err(()),
-                _ => self.at += 1,
-            }
-        }
-        let raw = self.text.get(start..self.at).ok_or(())?;
-        self.at += 1;
-        if escaped {
-            let quoted = &self.text[start - 1..self.at];
-            let key: String = serde_json::from_str(quoted).map_err(drop)?;
-            position(keys, &key).ok_or(())
-        } else {
-            position(keys, raw).ok_or(())
-        }
+/// The key at the cursor, as the position of its parameter. One with escapes is decoded by
+/// serde_json.
+fn key(text: &mut Cursor<'_>, keys: &'static [&'static str]) -> Result<usize, ()> {
+    let (quoted, escaped) = text.string()?;
+    if escaped {
+        let key: String = serde_json::from_str(quoted).map_err(drop)?;
+        position(keys, &key).ok_or(())
+    } else {
+        position(keys, &quoted[1..quoted.len() - 1]).ok_or(())
     }
 }
 

@@ -267,17 +267,14 @@ async fn until_done<T>(
     on_cancel: impl FnOnce(),
 ) -> T {
     let mut work = pin!(work);
-    let mut cancelled = pin!(cancelled);
-    let mut on_cancel = Some(on_cancel);
-    poll_fn(|cx| {
-        if on_cancel.is_some() && cancelled.as_mut().poll(cx).is_ready() {
-            if let Some(on_cancel) = on_cancel.take() {
-                on_cancel();
-            }
+    tokio::select! {
+        biased;
+        () = cancelled => {
+            on_cancel();
+            work.await
         }
-        work.as_mut().poll(cx)
-    })
-    .await
+        output = &mut work => output,
+    }
 }
 
 /// `work`'s output, or `None` (and `work` dropped) if `cancelled` finishes first.

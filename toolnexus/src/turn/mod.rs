@@ -62,11 +62,11 @@ pub fn tool_calls(api: Api, response: &Value) -> Result<Vec<ToolCall>, ResponseE
 /// answers `calls[i]` (as [`Toolkit::run_calls`](crate::Toolkit::run_calls) returns them).
 ///
 /// - [`Api::OpenAiChat`]: one `tool` message per call, then one `user` message with the
-///   results' images, files and audio ([`openai_tool_messages`](crate::openai_tool_messages)).
+///   results' images, files and audio.
 /// - [`Api::OpenAiResponses`]: one `function_call_output` item per call; `output` is the
 ///   text, or, when the result has parts, an array of `input_text`, `input_image` and
 ///   `input_file` items (a part Responses cannot take becomes its
-///   [`unsupported_placeholder`](crate::unsupported_placeholder) text).
+///   placeholder text, `[unsupported TYPE part (MIME, N bytes)]`).
 /// - [`Api::Anthropic`]: ONE `user` message holding every `tool_result` block in call order
 ///   ([`ToolResult::to_anthropic_block`]).
 /// - [`Api::Gemini`]: ONE `user` content whose `parts` hold a `functionResponse` per call:

@@ -19,7 +19,7 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Number;
 
 use super::shape::{Node, ROOT, Shape};
-use super::tree::{Kind, Text, Tree};
+use super::tree::{Kind, TextTree, Tree};
 use super::{BUDGET, scalar_problem};
 
 mod entries;
@@ -152,7 +152,7 @@ impl<'s> Judging<'_, 's> {
     #[inline(always)]
     fn string<E: de::Error>(self, text: &str) -> Result<(), E> {
         if self.judged() {
-            return self.scalar(&Text::String(Cow::Borrowed(text)));
+            return self.scalar(&TextTree::String(Cow::Borrowed(text)));
         }
         fit(self.node.allows(Kind::String as u8))
     }
@@ -168,13 +168,13 @@ impl<'s> Judging<'_, 's> {
                 let integral = Kind::Integer as u8 | Kind::Number as u8;
                 fit(self.node.allows(integral) && low <= integer && integer <= high)
             }
-            None => self.scalar(&Text::Number(number())),
+            None => self.scalar(&TextTree::Number(number())),
         }
     }
 
-    fn scalar<E: de::Error>(self, value: &Text<'_>) -> Result<(), E> {
+    fn scalar<E: de::Error>(self, value: &TextTree<'_>) -> Result<(), E> {
         self.judge.spend(1);
-        if self.absent_ok && matches!(value, Text::Null) {
+        if self.absent_ok && matches!(value, TextTree::Null) {
             return Ok(());
         }
         let node = self.node;
@@ -314,7 +314,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Visit<'_, '_, V> {
     }
 
     fn visit_bool<E: de::Error>(self, flag: bool) -> Result<V::Value, E> {
-        self.judging.scalar(&Text::Bool(flag))?;
+        self.judging.scalar(&TextTree::Bool(flag))?;
         self.inner.visit_bool(flag)
     }
 
@@ -340,7 +340,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Visit<'_, '_, V> {
 
     fn visit_f64<E: de::Error>(self, number: f64) -> Result<V::Value, E> {
         match Number::from_f64(number) {
-            Some(number) => self.judging.scalar(&Text::Number(number))?,
+            Some(number) => self.judging.scalar(&TextTree::Number(number))?,
             None => {
                 self.judging.judge.leave::<()>();
             }
@@ -379,12 +379,12 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Visit<'_, '_, V> {
     }
 
     fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
-        self.judging.scalar(&Text::Null)?;
+        self.judging.scalar(&TextTree::Null)?;
         self.inner.visit_none()
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
-        self.judging.scalar(&Text::Null)?;
+        self.judging.scalar(&TextTree::Null)?;
         self.inner.visit_unit()
     }
 

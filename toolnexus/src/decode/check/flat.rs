@@ -3,8 +3,8 @@
 
 use serde_json::{Number, Value};
 
-use super::shape::{Flat, ROOT, Shape};
-use super::tree::{self, Text};
+use super::shape::{OtherKeys, ROOT, Shape};
+use super::tree::{self, TextTree};
 use super::{Mismatch, NullMeansAbsent, Step, absent, check_args, scalar_problem};
 use crate::result::ToolResult;
 
@@ -43,7 +43,7 @@ pub(crate) fn flat_value_fits(shape: &Shape, key: &str, text: &str) -> Option<bo
         (_, Flat::Free) => return Some(true),
         (_, Flat::Applied) => return None,
     };
-    let Some(value) = Text::scalar(text) else {
+    let Some(value) = TextTree::scalar(text) else {
         // `null` (for a key that may be absent, absent), or text read the reference way.
         return Some(false);
     };
@@ -69,14 +69,81 @@ pub(crate) fn flat_number(
     let Some((length, integral)) = tree::json_number_length(text.as_bytes()) else {
         return Some(Err(()));
     };
-    let Some(number) = tree::number(&text[..length], integral).map(Text::Number) else {
+    let Some(number) = tree::number(&text[..length], integral).map(TextTree::Number) else {
         return Some(Err(()));
     };
     if scalar_problem(&shape.nodes[*at], &number).is_some() {
         return Some(Err(()));
     }
     match number {
-        Text::Number(number) => Some(Ok((length, number))),
+        TextTree::Number(number) => Some(Ok((length, number))),
         _ => Some(Err(())),
+    }
+}
+
+/// What a flat (scalar) value of one top-level property is checked against.
+#[derive(Debug)]
+pub(super) enum Flat {
+    /// Nothing below the property limits values: nothing to check.
+    Free,
+    /// The property's own node, whose limits and listed values are all a scalar meets.
+    Own(usize),
+    /// A node that applies others (`$ref`, `allOf`, `anyOf`, `oneOf`): the whole check.
+    Applied,
+}
+
+impl Shape {
+    /// How each top-level property of a limited schema whose root is a plain object is
+    /// checked when the arguments are flat; `None` when flat arguments take the whole check.
+    pub(super) fn flat_properties(&self) -> Option<Vec<(String, Flat)>> {
+        let root = &self.nodes[ROOT];
+        let plain_root = root.limits.is_none()
+            && root.listed.is_none()
+            && !root.applies_others()
+            && !root.nothing;
+        if !self.limited || !plain_root {
+            return None;
+        }
+        let flat = root
+            .properties
+            .iter()
+            .map(|(name, at)| {
+                let node = &self.nodes[*at];
+                let check = if !self.limits_below(*at) {
+                    Flat::Free
+                } else if node.applies_others() {
+                    Flat::Applied
+                } else {
+                    Flat::Own(*at)
+                };
+                (name.clone(), check)
+            })
+            .collect();
+        Some(flat)
+    }
+
+    /// Whether the node at `at`, or one it leads to, limits values.
+    fn limits_below(&self, at: usize) -> bool {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut pending = vec![at];
+        while let Some(at) = pending.pop() {
+            if std::mem::replace(&mut seen[at], true) {
+                continue;
+            }
+            let node = &self.nodes[at];
+            if node.limits.is_some() || node.listed.is_some() {
+                return true;
+            }
+            pending.extend(node.reference);
+            pending.extend(&node.all_of);
+            pending.extend(node.alternatives.iter().flatten());
+            pending.extend(node.properties.iter().map(|(_, child)| *child));
+            if let OtherKeys::Schema(other) = node.other_keys {
+                pending.push(other);
+            }
+            pending.extend(&node.prefix_items);
+            pending.extend(node.items);
+        }
+        false
     }
 }

@@ -24,13 +24,14 @@ use super::tree::{Tree, View};
 
 mod equality;
 
+use crate::decode::align::DECODED;
 use crate::decode::error::quoted;
 use equality::first_repeat;
 pub(super) use equality::listed_in;
 
 /// What one subschema limits, beyond the structure the check reads elsewhere.
 #[derive(Debug, Default)]
-pub(super) struct Limits {
+pub(super) struct Keywords {
     minimum: Option<Bound>,
     maximum: Option<Bound>,
     exclusive_minimum: Option<Bound>,
@@ -76,16 +77,22 @@ struct Pattern {
     compiled: Result<regress::Regex, String>,
 }
 
-impl Limits {
+impl Keywords {
     /// The limits `schema` states, or `None` when it states none (most subschemas), so a
-    /// tool without limits carries nothing to check.
-    pub(super) fn read(schema: &Map<String, Value>) -> Option<Box<Self>> {
+    /// tool without limits carries nothing to check. With `marked`, the bounds the schema
+    /// marks as the decoder's (`align::align_marking`) are left out: serde enforces them.
+    pub(super) fn read(schema: &Map<String, Value>, marked: bool) -> Option<Box<Self>> {
         let number = |key: &str| match schema.get(key) {
             Some(Value::Number(number)) => Some(number.clone()),
             _ => None,
         };
+        let decoded = |key: &str| match schema.get(DECODED) {
+            Some(Value::Array(keys)) if marked => keys.iter().any(|k| k == key),
+            _ => false,
+        };
         let bound = |key: &str| {
-            number(key).map(|written| Bound {
+            let number = number(key).filter(|_| !decoded(key));
+            number.map(|written| Bound {
                 value: Num::of(&written),
                 written,
             })

@@ -47,11 +47,11 @@ use serde_json::Value;
 
 pub use during::Judge;
 pub(crate) use flat::{check_flat, flat_number, flat_value_fits};
-use limits::Limits;
+use limits::Keywords;
 pub(crate) use shape::ROOT;
 use shape::{Node, OtherKeys};
 pub(crate) use shape::{Shape, named_keys};
-use tree::{KINDS, Text, Tree, Unread};
+use tree::{KINDS, TextTree, Tree, Unread};
 
 use super::error::{at_field, invalid_args, unknown_field};
 use crate::result::ToolResult;
@@ -106,7 +106,7 @@ pub(crate) fn check_text(tool: &str, shape: &Shape, text: &str) -> TextCheck {
     if stream::fits(shape, text) {
         return TextCheck::Fits;
     }
-    match Text::read(text, MAX_CHECKED_VALUES) {
+    match TextTree::read(text, MAX_CHECKED_VALUES) {
         Ok(args) => match check(tool, shape, &args) {
             Ok(()) => TextCheck::Fits,
             Err(refused) => TextCheck::Refused(refused),
@@ -275,11 +275,11 @@ impl<'s> Checker<'s> {
         self.object(node, value, nulls)
     }
 
-    /// How `value` breaks `node`'s [`Limits`], if it does.
+    /// How `value` breaks `node`'s [`Keywords`], if it does.
     fn limits<T: Tree>(
         &self,
         node: &Node,
-        limits: &Limits,
+        limits: &Keywords,
         value: &T,
         nulls: NullMeansAbsent,
     ) -> Option<String> {

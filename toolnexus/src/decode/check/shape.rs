@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::MAX_HOPS;
-use super::limits::Limits;
+use super::flat::Flat;
+use super::limits::Keywords;
 use super::tree::{KINDS, Kind};
 use crate::schema::resolve_reference;
 
@@ -31,17 +32,6 @@ pub(crate) struct Shape {
     pub(super) parameters_judged: bool,
 }
 
-/// What a flat (scalar) value of one top-level property is checked against.
-#[derive(Debug)]
-pub(super) enum Flat {
-    /// Nothing below the property limits values: nothing to check.
-    Free,
-    /// The property's own node, whose limits and listed values are all a scalar meets.
-    Own(usize),
-    /// A node that applies others (`$ref`, `allOf`, `anyOf`, `oneOf`): the whole check.
-    Applied,
-}
-
 /// The index of the root node in [`Shape::nodes`].
 pub(crate) const ROOT: usize = 0;
 
@@ -55,7 +45,7 @@ pub(super) struct Node {
     /// `const` or `enum`, when given.
     pub(super) listed: Option<Vec<Value>>,
     /// The validation keywords, when it has any.
-    pub(super) limits: Option<Box<Limits>>,
+    pub(super) limits: Option<Box<Keywords>>,
     pub(super) reference: Option<usize>,
     pub(super) all_of: Vec<usize>,
     /// `anyOf`, then `oneOf`: each a list of branches, one of which must hold.
@@ -180,12 +170,31 @@ pub(super) enum OtherKeys {
 
 impl Shape {
     /// Reads `root`, an input schema; `checks_keys` when decoding must refuse the keys it
-    /// does not name.
+    /// does not name. Every bound it states is checked: for schemas this crate did not
+    /// generate (a remote MCP tool's, issue #27).
+    #[cfg_attr(
+        not(test),
+        expect(
+            dead_code,
+            reason = "the shape of a schema read from elsewhere (issue #27)"
+        )
+    )]
     pub(crate) fn of(root: &Map<String, Value>, checks_keys: bool) -> Self {
+        Self::read(root, checks_keys, false)
+    }
+
+    /// [`Self::of`] for a schema this crate generated and marked with the bounds its decoder
+    /// enforces (`align::align_marking`), which are then not checked again.
+    pub(crate) fn of_generated(root: &Map<String, Value>, checks_keys: bool) -> Self {
+        Self::read(root, checks_keys, true)
+    }
+
+    fn read(root: &Map<String, Value>, checks_keys: bool, marked: bool) -> Self {
         let mut reader = Reader {
             root,
             nodes: Vec::new(),
             references: BTreeMap::new(),
+            marked,
         };
         reader.node(&Value::Object(root.clone()));
         let closed_keys = checks_keys.then(|| named_keys(root)).flatten();
@@ -293,58 +302,6 @@ impl Shape {
         refuses_null.then_some(end)
     }
 
-    fn flat_properties(&self) -> Option<Vec<(String, Flat)>> {
-        let root = &self.nodes[ROOT];
-        let plain_root = root.limits.is_none()
-            && root.listed.is_none()
-            && !root.applies_others()
-            && !root.nothing;
-        if !self.limited || !plain_root {
-            return None;
-        }
-        let flat = root
-            .properties
-            .iter()
-            .map(|(name, at)| {
-                let node = &self.nodes[*at];
-                let check = if !self.limits_below(*at) {
-                    Flat::Free
-                } else if node.applies_others() {
-                    Flat::Applied
-                } else {
-                    Flat::Own(*at)
-                };
-                (name.clone(), check)
-            })
-            .collect();
-        Some(flat)
-    }
-
-    /// Whether the node at `at`, or one it leads to, limits values.
-    fn limits_below(&self, at: usize) -> bool {
-        let mut seen = vec![false; self.nodes.len()];
-        let mut pending = vec![at];
-        while let Some(at) = pending.pop() {
-            if std::mem::replace(&mut seen[at], true) {
-                continue;
-            }
-            let node = &self.nodes[at];
-            if node.limits.is_some() || node.listed.is_some() {
-                return true;
-            }
-            pending.extend(node.reference);
-            pending.extend(&node.all_of);
-            pending.extend(node.alternatives.iter().flatten());
-            pending.extend(node.properties.iter().map(|(_, child)| *child));
-            if let OtherKeys::Schema(other) = node.other_keys {
-                pending.push(other);
-            }
-            pending.extend(&node.prefix_items);
-            pending.extend(node.items);
-        }
-        false
-    }
-
     /// Whether some subschema limits values, which even flat arguments must keep.
     pub(crate) fn limited(&self) -> bool {
         self.limited
@@ -365,6 +322,8 @@ struct Reader<'s> {
     nodes: Vec<Node>,
     /// The node each `$ref` already read stands for, so a recursive type is read once.
     references: BTreeMap<String, Option<usize>>,
+    /// Whether the bounds a schema marks as the decoder's are left out of its limits.
+    marked: bool,
 }
 
 impl Reader<'_> {
@@ -424,7 +383,7 @@ impl Reader<'_> {
             nothing: false,
             kinds: schema.get("type").and_then(kinds),
             listed,
-            limits: Limits::read(schema),
+            limits: Keywords::read(schema, self.marked),
             reference,
             all_of: self.nodes(schema.get("allOf")),
             alternatives,

@@ -11,12 +11,13 @@
 //! twice, a key with escapes — ends the pass unsure, and the whole tree check decides and
 //! words the refusal, so this pass can only make a verdict cheaper, never different.
 
+use crate::decode::lex::{self, string_end};
 use std::borrow::Cow;
 
 use serde_json::Number;
 
 use super::shape::{ANY, Node, OtherKeys, ROOT, Shape};
-use super::tree::{Kind, Text, Tree, json_number_length, number};
+use super::tree::{Kind, TextTree, Tree, json_number_length, number};
 use super::{BUDGET, Checker, MAX_CHECKED_VALUES, NullMeansAbsent, scalar_problem};
 use crate::decode::MAX_NESTING;
 
@@ -130,7 +131,7 @@ impl<'t> Pass<'_, 't> {
                     return self.whole(index, NullMeansAbsent::No);
                 }
                 let text = &self.text[self.at + 1..self.at + end - 1];
-                (Text::String(Cow::Borrowed(text)), end)
+                (TextTree::String(Cow::Borrowed(text)), end)
             }
             b'-' | b'0'..=b'9' => {
                 // JSON Schema counts a whole number (`3`, `3.0`) as an integer.
@@ -144,7 +145,7 @@ impl<'t> Pass<'_, 't> {
                             Ok(integer) => Number::from(integer),
                             Err(_) => Number::from(integer as i64),
                         };
-                        (Text::Number(number), length)
+                        (TextTree::Number(number), length)
                     }
                     // Past 64 bits, read as the tree check reads it.
                     Some((_, None)) => return self.whole(index, NullMeansAbsent::No),
@@ -155,15 +156,15 @@ impl<'t> Pass<'_, 't> {
                         }
                         let text = &self.text[self.at..self.at + length];
                         match number(text, integral) {
-                            Some(number) => (Text::Number(number), length),
+                            Some(number) => (TextTree::Number(number), length),
                             None => return self.whole(index, NullMeansAbsent::No),
                         }
                     }
                 }
             }
-            _ if bytes.starts_with(b"true") => (Text::Bool(true), 4),
-            _ if bytes.starts_with(b"false") => (Text::Bool(false), 5),
-            _ if bytes.starts_with(b"null") => (Text::Null, 4),
+            _ if bytes.starts_with(b"true") => (TextTree::Bool(true), 4),
+            _ if bytes.starts_with(b"false") => (TextTree::Bool(false), 5),
+            _ if bytes.starts_with(b"null") => (TextTree::Null, 4),
             _ => return Err(Unsure),
         };
         if !allows(value.kinds()) || scalar_problem(node, &value).is_some() {
@@ -353,9 +354,10 @@ impl<'t> Pass<'_, 't> {
     /// The value at `at` as a [`Text`] (which refuses a key given twice), read past.
     #[cold]
     #[inline(never)]
-    fn read_whole(&mut self) -> Result<Text<'t>, Unsure> {
+    fn read_whole(&mut self) -> Result<TextTree<'t>, Unsure> {
         let end = self.at + value_length(&self.text.as_bytes()[self.at..]).ok_or(Unsure)?;
-        let value = Text::read(&self.text[self.at..end], MAX_CHECKED_VALUES).map_err(|_| Unsure)?;
+        let value =
+            TextTree::read(&self.text[self.at..end], MAX_CHECKED_VALUES).map_err(|_| Unsure)?;
         self.at = end;
         Ok(value)
     }
@@ -371,14 +373,7 @@ impl<'t> Pass<'_, 't> {
 
     /// JSON's whitespace, as serde_json reads it.
     fn skip_whitespace(&mut self) {
-        let bytes = self.text.as_bytes();
-        // Most argument text has none.
-        if bytes.get(self.at).is_some_and(|byte| *byte > b' ') {
-            return;
-        }
-        while let Some(b' ' | b'\n' | b'\r' | b'\t') = bytes.get(self.at) {
-            self.at += 1;
-        }
+        self.at = lex::skip_whitespace(self.text.as_bytes(), self.at);
     }
 }
 
@@ -386,41 +381,6 @@ impl<'t> Pass<'_, 't> {
 enum Key<'t> {
     Property(usize),
     Other(&'t str),
-}
-
-/// The length of the string at the start of `bytes`, quotes included, and whether it has
-/// escapes.
-#[inline(always)]
-fn string_end(bytes: &[u8]) -> Option<(usize, bool)> {
-    const ONES: u64 = u64::from_ne_bytes([1; 8]);
-    const HIGHS: u64 = ONES << 7;
-    // The bytes of `word` that are `byte`, as their high bits; exact up to the first.
-    let find = |word: u64, byte: u8| {
-        let differs = word ^ (ONES * u64::from(byte));
-        differs.wrapping_sub(ONES) & !differs & HIGHS
-    };
-    let mut escaped = false;
-    let mut at = 1;
-    loop {
-        // Eight bytes at a time up to the next quote or backslash.
-        while let Some(chunk) = bytes.get(at..at + 8) {
-            let word = u64::from_le_bytes(chunk.try_into().ok()?);
-            let found = find(word, b'"') | find(word, b'\\');
-            if found != 0 {
-                at += found.trailing_zeros() as usize / 8;
-                break;
-            }
-            at += 8;
-        }
-        match *bytes.get(at)? {
-            b'"' => return Some((at + 1, escaped)),
-            b'\\' => {
-                escaped = true;
-                at += 2;
-            }
-            _ => at += 1,
-        }
-    }
 }
 
 /// The length of the integer literal at the start of `bytes` (no fraction, no exponent), and

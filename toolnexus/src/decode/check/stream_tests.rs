@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-use super::tree::Text;
+use super::tree::TextTree;
 use super::{Shape, check, stream};
 
 /// Schemas that use every keyword the pass reads, and some it leaves to the tree check.
@@ -71,7 +71,7 @@ pub(super) fn schemas() -> Vec<Shape> {
 /// What the tree check alone says of `text`: `None` when it does not read it (a key given
 /// twice).
 pub(super) fn tree_fits(shape: &Shape, text: &str) -> Option<bool> {
-    let args = Text::read(text, usize::MAX).ok()?;
+    let args = TextTree::read(text, usize::MAX).ok()?;
     Some(check("t", shape, &args).is_ok())
 }
 

@@ -1,7 +1,7 @@
 //! The check's own cases: budgets, reference loops, text and `Value` read alike.
 use serde_json::{Value, json};
 
-use super::tree::{Text, Unread};
+use super::tree::{TextTree, Unread};
 use super::{BUDGET, Shape, TextCheck, check_args, check_text, check_within};
 
 fn object(value: Value) -> serde_json::Map<String, Value> {
@@ -122,17 +122,17 @@ fn text_and_value_are_checked_alike() {
         "invalid arguments for `t`: field `points[0].x`: invalid type: number `1.5`, \
          expected integer"
     );
-    assert!(Text::read("[1, 2, 3]", 4).is_ok());
-    assert!(matches!(Text::read("[1, 2, 3]", 3), Err(Unread::Other)));
+    assert!(TextTree::read("[1, 2, 3]", 4).is_ok());
+    assert!(matches!(TextTree::read("[1, 2, 3]", 3), Err(Unread::Other)));
     let keys: Vec<String> = (0..40).map(|key| format!(r#""k{key}": 1"#)).collect();
     let unique = format!("{{{}}}", keys.join(", "));
-    assert!(Text::read(&unique, 100).is_ok());
+    assert!(TextTree::read(&unique, 100).is_ok());
     for twice in [
         r#"{"a": {"x": 1, "x": 2}}"#,
         &format!(r#"{{{}, "k7": 2}}"#, keys.join(", ")),
     ] {
         assert!(
-            matches!(Text::read(twice, 100), Err(Unread::DuplicateKey)),
+            matches!(TextTree::read(twice, 100), Err(Unread::DuplicateKey)),
             "{twice}"
         );
     }
@@ -205,7 +205,7 @@ fn short_decimals_are_read_exactly() {
         ));
     }
     for text in texts {
-        let Some(super::tree::Text::Number(ours)) = super::tree::Text::scalar(&text) else {
+        let Some(super::tree::TextTree::Number(ours)) = super::tree::TextTree::scalar(&text) else {
             panic!("{text} is a number");
         };
         let serde: f64 = serde_json::from_str(&text).unwrap();

@@ -194,30 +194,32 @@ impl Tree for Value {
 /// Argument text read for the check alone: objects as lists of entries, strings borrowed
 /// where the text has no escapes. Reading it costs no hashing and an allocation per array
 /// or object, where a `Value` hashes every key and allocates for each.
-pub(super) enum Text<'a> {
+pub(super) enum TextTree<'a> {
     Null,
     Bool(bool),
     Number(Number),
     String(Cow<'a, str>),
-    Array(Vec<Text<'a>>),
-    Object(Vec<(Cow<'a, str>, Text<'a>)>),
+    Array(Vec<TextTree<'a>>),
+    Object(Vec<(Cow<'a, str>, TextTree<'a>)>),
 }
 
-impl Tree for Text<'_> {
+impl Tree for TextTree<'_> {
     fn view(&self) -> View<'_, Self> {
         match self {
-            Text::Null => View::Null,
-            Text::Bool(flag) => View::Bool(*flag),
-            Text::Number(number) => View::Number(number),
-            Text::String(text) => View::String(text),
-            Text::Array(items) => View::Array(items),
-            Text::Object(_) => View::Object,
+            TextTree::Null => View::Null,
+            TextTree::Bool(flag) => View::Bool(*flag),
+            TextTree::Number(number) => View::Number(number),
+            TextTree::String(text) => View::String(text),
+            TextTree::Array(items) => View::Array(items),
+            TextTree::Object(_) => View::Object,
         }
     }
 
     fn entries(&self) -> Option<impl Iterator<Item = (&str, &Self)>> {
         match self {
-            Text::Object(entries) => Some(entries.iter().map(|(key, value)| (key.as_ref(), value))),
+            TextTree::Object(entries) => {
+                Some(entries.iter().map(|(key, value)| (key.as_ref(), value)))
+            }
             _ => None,
         }
     }
@@ -233,27 +235,27 @@ pub(super) enum Unread {
     Other,
 }
 
-impl<'a> Text<'a> {
+impl<'a> TextTree<'a> {
     /// The number, string or boolean `text` is alone, read without a deserializer: what the
     /// text walk checks a flat value with. `None` for `null` and anything else.
     pub(super) fn scalar(text: &'a str) -> Option<Self> {
         match text.as_bytes().first()? {
-            b't' if text == "true" => Some(Text::Bool(true)),
-            b'f' if text == "false" => Some(Text::Bool(false)),
+            b't' if text == "true" => Some(TextTree::Bool(true)),
+            b'f' if text == "false" => Some(TextTree::Bool(false)),
             b'"' => {
                 let inner = text.get(1..text.len() - 1)?;
                 if inner.contains(['\\', '"']) {
                     return serde_json::from_str::<String>(text)
                         .ok()
-                        .map(|text| Text::String(Cow::Owned(text)));
+                        .map(|text| TextTree::String(Cow::Owned(text)));
                 }
-                Some(Text::String(Cow::Borrowed(inner)))
+                Some(TextTree::String(Cow::Borrowed(inner)))
             }
             // Text serde_json read as a number is one: Rust's own parsers read it exactly, and
             // cost less than another deserializer.
             b'-' | b'0'..=b'9' => {
                 let integral = !text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
-                number(text, integral).map(Text::Number)
+                number(text, integral).map(TextTree::Number)
             }
             _ => None,
         }
@@ -306,7 +308,7 @@ impl TextSeed<'_> {
 }
 
 /// Whether some key appears twice: pairwise for the few keys of a struct, sorted for a map.
-fn has_duplicate_key(entries: &[(Cow<'_, str>, Text<'_>)]) -> bool {
+fn has_duplicate_key(entries: &[(Cow<'_, str>, TextTree<'_>)]) -> bool {
     if entries.len() <= 16 {
         return entries
             .iter()
@@ -319,67 +321,67 @@ fn has_duplicate_key(entries: &[(Cow<'_, str>, Text<'_>)]) -> bool {
 }
 
 impl<'de> DeserializeSeed<'de> for TextSeed<'_> {
-    type Value = Text<'de>;
+    type Value = TextTree<'de>;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Text<'de>, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<TextTree<'de>, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for TextSeed<'_> {
-    type Value = Text<'de>;
+    type Value = TextTree<'de>;
 
     fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
         formatter.write_str("any JSON value")
     }
 
-    fn visit_bool<E: de::Error>(self, flag: bool) -> Result<Text<'de>, E> {
+    fn visit_bool<E: de::Error>(self, flag: bool) -> Result<TextTree<'de>, E> {
         self.count()?;
-        Ok(Text::Bool(flag))
+        Ok(TextTree::Bool(flag))
     }
 
-    fn visit_i64<E: de::Error>(self, number: i64) -> Result<Text<'de>, E> {
+    fn visit_i64<E: de::Error>(self, number: i64) -> Result<TextTree<'de>, E> {
         self.count()?;
-        Ok(Text::Number(number.into()))
+        Ok(TextTree::Number(number.into()))
     }
 
-    fn visit_u64<E: de::Error>(self, number: u64) -> Result<Text<'de>, E> {
+    fn visit_u64<E: de::Error>(self, number: u64) -> Result<TextTree<'de>, E> {
         self.count()?;
-        Ok(Text::Number(number.into()))
+        Ok(TextTree::Number(number.into()))
     }
 
-    fn visit_f64<E: de::Error>(self, number: f64) -> Result<Text<'de>, E> {
+    fn visit_f64<E: de::Error>(self, number: f64) -> Result<TextTree<'de>, E> {
         self.count()?;
         Number::from_f64(number)
-            .map(Text::Number)
+            .map(TextTree::Number)
             .ok_or_else(|| E::custom("a number JSON cannot hold"))
     }
 
-    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Text<'de>, E> {
+    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<TextTree<'de>, E> {
         self.count()?;
-        Ok(Text::String(Cow::Borrowed(text)))
+        Ok(TextTree::String(Cow::Borrowed(text)))
     }
 
-    fn visit_str<E: de::Error>(self, text: &str) -> Result<Text<'de>, E> {
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<TextTree<'de>, E> {
         self.count()?;
-        Ok(Text::String(Cow::Owned(text.to_owned())))
+        Ok(TextTree::String(Cow::Owned(text.to_owned())))
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<Text<'de>, E> {
+    fn visit_unit<E: de::Error>(self) -> Result<TextTree<'de>, E> {
         self.count()?;
-        Ok(Text::Null)
+        Ok(TextTree::Null)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Text<'de>, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TextTree<'de>, A::Error> {
         self.count()?;
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
         while let Some(item) = seq.next_element_seed(self)? {
             items.push(item);
         }
-        Ok(Text::Array(items))
+        Ok(TextTree::Array(items))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Text<'de>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TextTree<'de>, A::Error> {
         self.count()?;
         let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
         while let Some(key) = map.next_key_seed(KeySeed)? {
@@ -389,7 +391,7 @@ impl<'de> Visitor<'de> for TextSeed<'_> {
             self.reading.duplicate_key.set(true);
             return Err(de::Error::custom("a key given twice"));
         }
-        Ok(Text::Object(entries))
+        Ok(TextTree::Object(entries))
     }
 }
 

@@ -117,7 +117,7 @@ impl ToolResult {
     /// `content` is the output string, or, when there are parts, a block list: the output as
     /// a text block (always, as SPEC §8A and every port write it, even when empty), then every
     /// part encoded with [`Style::Anthropic`] (a refused part becomes its
-    /// [`unsupported_placeholder`](crate::unsupported_placeholder) text).
+    /// placeholder text, `[unsupported TYPE part (MIME, N bytes)]`).
     ///
     /// ```
     /// use serde_json::json;

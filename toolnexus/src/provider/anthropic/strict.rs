@@ -120,7 +120,7 @@ pub fn anthropic_strict_schema(schema: &Map<String, Value>) -> Map<String, Value
 /// The strict rewrite of `schema`, and what it could not say.
 pub(crate) fn rewrite(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Loss>) {
     let mut root = schema.clone();
-    let mut strict = Strict { losses: Vec::new() };
+    let mut strict = AnthropicRewrite { losses: Vec::new() };
     let defs = root.shift_remove("$defs");
     if let Some(Value::Object(defs)) = &defs {
         if let Some(name) = recursive(defs) {
@@ -184,11 +184,11 @@ fn recursive(defs: &Map<String, Value>) -> Option<String> {
     None
 }
 
-struct Strict {
+struct AnthropicRewrite {
     losses: Vec<Loss>,
 }
 
-impl Strict {
+impl AnthropicRewrite {
     fn lose(&mut self, path: &str, lost: impl Into<String>, why: &str) {
         self.losses
             .push(Loss::new(path, lost, format!("{why}, {WHY_SENT_PLAIN}")));

@@ -170,9 +170,10 @@ impl ToolResult {
     /// (as the other ports send it). When the result has non-text parts, one `user` message
     /// follows, carrying the text `Output of tool NAME (CALL_ID):` and then each of those parts
     /// encoded with [`Style::OpenAi`] (a refused part becomes its
-    /// [`unsupported_placeholder`](crate::unsupported_placeholder) text).
-    /// For several calls of one assistant turn use [`openai_tool_messages`], which sends a
-    /// single `user` message after all the tool messages.
+    /// placeholder text, `[unsupported TYPE part (MIME, N bytes)]`).
+    /// For several calls of one assistant turn use [`tool_results`](crate::tool_results) with
+    /// [`Api::OpenAiChat`](crate::Api::OpenAiChat), which sends a single `user` message after
+    /// all the tool messages.
     ///
     /// ```
     /// use serde_json::json;

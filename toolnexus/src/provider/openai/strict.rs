@@ -81,7 +81,7 @@ pub(crate) fn rewrite(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<L
         Some(Value::Object(defs)) => defs,
         _ => Map::new(),
     };
-    let mut strict = Strict {
+    let mut strict = OpenAiRewrite {
         defs,
         visited: BTreeSet::new(),
         losses: Vec::new(),
@@ -142,13 +142,13 @@ const WHY_SENT_PLAIN: &str = "so the tool is sent with \"strict\": false and its
 
 /// One rewrite: the root's `$defs`, taken out so that each definition is rewritten once, at
 /// the path of the first reference that reaches it.
-struct Strict {
+struct OpenAiRewrite {
     defs: Map<String, Value>,
     visited: BTreeSet<String>,
     losses: Vec<Loss>,
 }
 
-impl Strict {
+impl OpenAiRewrite {
     fn lose(&mut self, path: &str, lost: impl Into<String>, why: &str) {
         self.losses
             .push(Loss::new(path, lost, format!("{why}, {WHY_SENT_PLAIN}")));

@@ -1,0 +1,119 @@
+//! JSON lexing, written once for the readers of argument text: the text walk of `params.rs`
+//! (keys, colons and commas around values serde_json reads) and the one-pass check of
+//! `check/stream.rs`.
+
+/// The position of the first byte at or after `at` that is not JSON whitespace.
+#[inline(always)]
+pub(crate) fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+    // Most argument text has none.
+    if bytes.get(at).is_some_and(|byte| *byte > b' ') {
+        return at;
+    }
+    while let Some(b' ' | b'\n' | b'\r' | b'\t') = bytes.get(at) {
+        at += 1;
+    }
+    at
+}
+
+/// The length of the string at the start of `bytes`, quotes included, and whether it has
+/// escapes.
+#[inline(always)]
+pub(crate) fn string_end(bytes: &[u8]) -> Option<(usize, bool)> {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    const HIGHS: u64 = ONES << 7;
+    // The bytes of `word` that are `byte`, as their high bits; exact up to the first.
+    let find = |word: u64, byte: u8| {
+        let differs = word ^ (ONES * u64::from(byte));
+        differs.wrapping_sub(ONES) & !differs & HIGHS
+    };
+    let mut escaped = false;
+    let mut at = 1;
+    loop {
+        // Eight bytes at a time up to the next quote or backslash.
+        while let Some(chunk) = bytes.get(at..at + 8) {
+            let word = u64::from_le_bytes(chunk.try_into().ok()?);
+            let found = find(word, b'"') | find(word, b'\\');
+            if found != 0 {
+                at += found.trailing_zeros() as usize / 8;
+                break;
+            }
+            at += 8;
+        }
+        match *bytes.get(at)? {
+            b'"' => return Some((at + 1, escaped)),
+            b'\\' => {
+                escaped = true;
+                at += 2;
+            }
+            _ => at += 1,
+        }
+    }
+}
+
+/// Argument text, read from `at`.
+pub(crate) struct Cursor<'t> {
+    text: &'t str,
+    pub(crate) at: usize,
+}
+
+impl<'t> Cursor<'t> {
+    pub(crate) fn new(text: &'t str) -> Self {
+        Self { text, at: 0 }
+    }
+
+    /// The text from the cursor on.
+    pub(crate) fn rest(&self) -> &'t str {
+        &self.text[self.at..]
+    }
+
+    /// Whether the cursor is past the last byte.
+    pub(crate) fn at_end(&self) -> bool {
+        self.at == self.text.len()
+    }
+
+    pub(crate) fn skip_whitespace(&mut self) {
+        self.at = skip_whitespace(self.text.as_bytes(), self.at);
+    }
+
+    /// The next byte after whitespace, not consumed.
+    pub(crate) fn peek(&mut self) -> Option<u8> {
+        self.skip_whitespace();
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    /// The next byte after whitespace, consumed.
+    pub(crate) fn next(&mut self) -> Option<u8> {
+        let byte = self.peek()?;
+        self.at += 1;
+        Some(byte)
+    }
+
+    pub(crate) fn expect(&mut self, byte: u8) -> Result<(), ()> {
+        (self.next() == Some(byte)).then_some(()).ok_or(())
+    }
+
+    /// The string after whitespace, consumed: its text, quotes included, and whether it has
+    /// escapes. Byte by byte, not [`string_end`]'s eight at a time: what it reads is an
+    /// object's keys, which are short. A raw control character, invalid in a JSON string,
+    /// fails.
+    pub(crate) fn string(&mut self) -> Result<(&'t str, bool), ()> {
+        self.expect(b'"')?;
+        let bytes = self.text.as_bytes();
+        let start = self.at - 1;
+        let mut escaped = false;
+        loop {
+            match *bytes.get(self.at).ok_or(())? {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    self.at += 2;
+                }
+                0..0x20 => return Err(()),
+                _ => self.at += 1,
+            }
+        }
+        self.at += 1;
+        let quoted = self.text.get(start..self.at).ok_or(())?;
+        Ok((quoted, escaped))
+    }
+}
