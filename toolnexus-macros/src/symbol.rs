@@ -31,6 +31,7 @@ pub const APPROVAL: Symbol = Symbol("approval");
 pub const CRATE: Symbol = Symbol("crate");
 pub const RENAME: Symbol = Symbol("rename");
 pub const DEFAULT: Symbol = Symbol("default");
+pub const INJECT: Symbol = Symbol("inject");
 
 // Keys of the forwarded `#[serde]` and `#[schemars]` attributes that decoding reads.
 pub const FLATTEN: Symbol = Symbol("flatten");

@@ -12,7 +12,8 @@ use crate::crate_path::{self, CratePath};
 use crate::errors::Errors;
 use crate::symbol::{
     APPROVAL, CRATE, DEFAULT, DESCRIPTION, DESERIALIZE_WITH, DESTRUCTIVE, FLATTEN, IDEMPOTENT,
-    NAME, OPEN_WORLD, PARAM, READ_ONLY, RENAME, SCHEMA_WITH, SCHEMARS, SERDE, Symbol, TITLE, WITH,
+    INJECT, NAME, OPEN_WORLD, PARAM, READ_ONLY, RENAME, SCHEMA_WITH, SCHEMARS, SERDE, Symbol,
+    TITLE, WITH,
 };
 
 /// `#[tool(name = "…", description = "…", title = "…", read_only, destructive, idempotent,
@@ -343,7 +344,7 @@ pub fn parse_param_attrs(attrs: &[Attribute], errors: &mut Errors) -> ParamAttr 
                     ParamDefault::Trait(key)
                 });
                 Ok(())
-            } else if meta.path.is_ident("inject") {
+            } else if meta.path == INJECT {
                 let key = meta.path.require_ident()?.clone();
                 if parsed.inject.is_some() {
                     return Err(meta.error("duplicate `#[param]` key `inject`"));
