@@ -23,7 +23,7 @@ use crate::provider::{anthropic, mcp_result, openai};
 use crate::result::ToolResult;
 use crate::suspend::{Answer, Request};
 use crate::tool::{Tool, ToolContext};
-use around::{Arguments, Around, Start};
+use around::{Arguments, Around};
 use guarded::Guarded;
 
 pub use around::Next;
@@ -246,15 +246,13 @@ impl Toolkit {
         args: Value,
         ctx: &'a ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
-        match self.find(name, ctx) {
-            Some(tool) => {
-                let start = self.start(tool, id, args, Arguments::Value, ctx);
-                Guarded::new(tool.as_ref(), ctx, move || match start {
-                    Start::Plain(args) => tool.execute(args, ctx).into(),
-                    Start::Around(chain) => ToolFuture::boxed(chain),
-                })
+        match (self.find(name, ctx), self.wrapping()) {
+            (Some(tool), Some(around)) => {
+                let chain = around.run(self, tool, id, Arguments::Value(args), ctx);
+                Guarded::running(tool.as_ref(), ctx, chain)
             }
-            None => Guarded::unknown(name, ctx),
+            (Some(tool), None) => Guarded::new(tool.as_ref(), ctx, move || tool.execute(args, ctx)),
+            (None, _) => Guarded::unknown(name, ctx),
         }
     }
 
@@ -264,23 +262,11 @@ impl Toolkit {
             .filter(|tool| self.around.is_none() || self.is_visible(tool.as_ref(), ctx))
     }
 
-    /// How a call of `tool` starts: straight away, or (SPEC §12) through the layers and with
-    /// the state. Decided when the call is made, so the plain call carries no more than its
-    /// arguments into its future; the chain runs only when polled.
-    fn start<'a, A>(
-        &'a self,
-        tool: &'a Arc<dyn Tool>,
-        id: &'a str,
-        args: A,
-        wrap: fn(A) -> Arguments<'a>,
-        ctx: &ToolContext,
-    ) -> Start<'a, A> {
-        match self.around.as_deref() {
-            Some(around) if around.wraps_calls() => {
-                Start::Around(around.run(self, tool, id, wrap(args), ctx))
-            }
-            _ => Start::Plain(args),
-        }
+    /// What runs around each execution (SPEC §12), when anything does. A call through it
+    /// starts as the chain's future, polled under the same guard and limits as a tool's; a
+    /// plain call takes the path it took before there were layers.
+    fn wrapping(&self) -> Option<&Around> {
+        self.around.as_deref().filter(|around| around.wraps_calls())
     }
 
     /// Runs the tool called `name` with the raw argument string a model produced.
@@ -321,15 +307,15 @@ impl Toolkit {
         args: &'a str,
         ctx: &'a ToolContext,
     ) -> Guarded<'a, impl FnOnce() -> ToolFuture<'a> + Send + Unpin + 'a> {
-        match self.find(name, ctx) {
-            Some(tool) => {
-                let start = self.start(tool, id, args, Arguments::Text, ctx);
-                Guarded::new(tool.as_ref(), ctx, move || match start {
-                    Start::Plain(args) => tool.execute_json(args, ctx),
-                    Start::Around(chain) => ToolFuture::boxed(chain),
-                })
+        match (self.find(name, ctx), self.wrapping()) {
+            (Some(tool), Some(around)) => {
+                let chain = around.run(self, tool, id, Arguments::Text(args), ctx);
+                Guarded::running(tool.as_ref(), ctx, chain)
             }
-            None => Guarded::unknown(name, ctx),
+            (Some(tool), None) => {
+                Guarded::new(tool.as_ref(), ctx, move || tool.execute_json(args, ctx))
+            }
+            (None, _) => Guarded::unknown(name, ctx),
         }
     }
 

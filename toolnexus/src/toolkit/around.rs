@@ -106,14 +106,6 @@ pub(super) enum Arguments<'a> {
     Text(&'a str),
 }
 
-/// How a call through the toolkit starts ([`Toolkit::start`]).
-pub(super) enum Start<'a, A> {
-    /// The tool itself, with these arguments.
-    Plain(A),
-    /// The chain of layers (or the tool with the state), not yet polled.
-    Around(BoxFuture<'a, ToolResult>),
-}
-
 /// The rest of the chain after a layer ([`Toolkit::around`]): the layers inside it, then the
 /// tool.
 pub struct Next {

@@ -49,6 +49,19 @@ impl<'a, F> Guarded<'a, F> {
         }
     }
 
+    /// A call whose future is made already (a toolkit's layers, SPEC §12): polled under the
+    /// same guard and limits, and never if the call is cancelled or late before its first poll.
+    pub(super) fn running(
+        tool: &'a dyn Tool,
+        ctx: &'a ToolContext,
+        future: BoxFuture<'a, ToolResult>,
+    ) -> Self {
+        Self {
+            limits: Limits::new(ctx),
+            step: Step::Running(tool, future),
+        }
+    }
+
     /// A call that resolves as ``Unknown tool: NAME``.
     pub(super) fn unknown(name: &str, ctx: &'a ToolContext) -> Self {
         Self {
