@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use http_body_util::BodyExt;
-use hyper::body::{Body, Bytes, Frame, Incoming};
+use hyper::body::{Body, Bytes, Frame};
 use hyper::header::{CONNECTION, HeaderValue};
 use hyper::{Response, StatusCode};
 use rmcp::transport::streamable_http_server::SessionManager;
@@ -22,11 +22,14 @@ use super::{ResponseBody, plain};
 /// Reads `body` whole, if it is at most `max` bytes and arrives within `timeout`; otherwise
 /// the answer that says which (the connection is closed after it: the rest of the body is
 /// not read).
-pub(super) async fn read(
-    body: Incoming,
+pub(super) async fn read<B>(
+    body: B,
     max: usize,
     timeout: Duration,
-) -> Result<Bytes, Response<ResponseBody>> {
+) -> Result<Bytes, Response<ResponseBody>>
+where
+    B: Body<Data = Bytes>,
+{
     let collect = async {
         let mut body = std::pin::pin!(body);
         let mut collected = Vec::new();
@@ -92,30 +95,44 @@ impl Drop for Serving {
     }
 }
 
-/// A call in a session, cancelled in it when its answer is dropped unfinished — the client's
-/// connection went away — so the tool does not run on for nobody until the session expires.
+/// A call in a session, cancelled in it when dropped before [`finished`](Self::finished) —
+/// the client's connection went away while the call was waited for or its answer sent — so
+/// the tool does not run on for nobody until the session expires.
 pub(super) struct CancelInSession {
     pub(super) sessions: Arc<LocalSessionManager>,
     pub(super) session: Arc<str>,
-    pub(super) request: Value,
+    /// The call's JSON-RPC id; `None` once it has been answered.
+    pub(super) request: Option<Value>,
 }
 
 impl CancelInSession {
-    fn cancel(self) {
+    /// The call has been answered: nothing to cancel.
+    pub(super) fn finished(mut self) {
+        self.request = None;
+    }
+}
+
+impl Drop for CancelInSession {
+    fn drop(&mut self) {
+        let Some(request) = self.request.take() else {
+            return;
+        };
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
         let cancelled = json!({
             "jsonrpc": "2.0",
             "method": "notifications/cancelled",
-            "params": {"requestId": self.request, "reason": "the client's connection closed"},
+            "params": {"requestId": request, "reason": "the client's connection closed"},
         });
         let Ok(cancelled) = serde_json::from_value(cancelled) else {
             return;
         };
+        let sessions = Arc::clone(&self.sessions);
+        let session = Arc::clone(&self.session);
         runtime.spawn(async move {
             // A session that has ended has nothing left to cancel.
-            let _ = self.sessions.accept_message(&self.session, cancelled).await;
+            let _ = sessions.accept_message(&session, cancelled).await;
         });
     }
 }
@@ -130,20 +147,38 @@ pub(super) struct Extras {
     pub(super) cancel: Option<CancelInSession>,
 }
 
-/// An answer's body, holding its request as served until it is sent or dropped.
+/// An answer's body with what it carries beyond its bytes.
 pub(super) struct Answer {
     body: ResponseBody,
     extras: Extras,
-    _serving: Serving,
 }
 
 impl Answer {
-    pub(super) fn new(body: ResponseBody, extras: Extras, serving: Serving) -> Self {
-        Self {
-            body,
-            extras,
-            _serving: serving,
-        }
+    pub(super) fn new(body: ResponseBody, extras: Extras) -> Self {
+        Self { body, extras }
+    }
+}
+
+/// An answer's body, holding its request as served (by the turnkey server's connection) until
+/// it is sent or dropped.
+pub(super) struct Served {
+    pub(super) body: ResponseBody,
+    pub(super) _serving: Serving,
+}
+
+impl Body for Served {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
     }
 }
 
@@ -161,21 +196,21 @@ impl Body for Answer {
             }
         }
         let polled = Pin::new(&mut self.body).poll_frame(cx);
-        if let Poll::Ready(None) = polled {
-            self.extras.cancel = None;
+        // The server stops polling once the body says it has ended, so that counts too.
+        let ended = match &polled {
+            Poll::Ready(None) => true,
+            Poll::Ready(Some(_)) => self.body.is_end_stream(),
+            Poll::Pending => false,
+        };
+        if ended {
+            if let Some(cancel) = self.extras.cancel.take() {
+                cancel.finished();
+            }
         }
         polled
     }
 
     fn is_end_stream(&self) -> bool {
         self.body.is_end_stream()
-    }
-}
-
-impl Drop for Answer {
-    fn drop(&mut self) {
-        if let Some(cancel) = self.extras.cancel.take() {
-            cancel.cancel();
-        }
     }
 }

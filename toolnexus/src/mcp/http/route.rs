@@ -1,34 +1,36 @@
-//! One request's way through the server: the path, the `Host` count, the origin, a CORS
+//! One request's way through the endpoint: the `Host` count, the origin, a CORS
 //! preflight, the token, the body and the session cap, then rmcp — and the JSON-RPC error
 //! for a message rmcp cannot read.
 
 use std::sync::Arc;
 
 use http_body_util::{BodyExt, Full};
-use hyper::body::{Bytes, Incoming};
+use hyper::body::{Body, Bytes};
 use hyper::header::{AUTHORIZATION, HOST, HeaderValue, ORIGIN, RETRY_AFTER, WWW_AUTHENTICATE};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 
 use super::auth::bearer_matches;
 use super::body::{self, CancelInSession, Extras};
-use super::{MCP_PATH, ResponseBody, Shared, cors, plain};
+use super::json::json_when_plain;
+use super::service::Shared;
+use super::{ResponseBody, cors, plain};
 use crate::mcp::incoming::{self, Screened};
 
 /// The header that names a request's session.
 const SESSION_ID: &str = "mcp-session-id";
 
-/// One request: the path, the `Host` count, then the origin (403 comes before 401, as the
-/// MCP transport requires for a bad `Origin`), a CORS preflight, the token, the body, then
-/// rmcp. Every answer to an allowed origin carries CORS headers.
-pub(super) async fn route(
+/// One request: the `Host` count, then the origin (403 comes before 401, as the MCP
+/// transport requires for a bad `Origin`), a CORS preflight, the token, the body, then rmcp.
+/// Every answer to an allowed origin carries CORS headers.
+pub(super) async fn route<B>(
     shared: &Shared,
-    request: Request<Incoming>,
+    request: Request<B>,
     extras: &mut Extras,
-) -> Response<ResponseBody> {
-    if request.uri().path() != MCP_PATH {
-        return plain(StatusCode::NOT_FOUND, "Not Found: the MCP endpoint is /mcp");
-    }
+) -> Response<ResponseBody>
+where
+    B: Body<Data = Bytes> + Send + 'static,
+{
     if request.headers().get_all(HOST).iter().nth(1).is_some() {
         // Which one a proxy or rmcp would read cannot be told; neither is trusted.
         return plain(
@@ -56,11 +58,14 @@ pub(super) async fn route(
     response
 }
 
-async fn authorized(
+async fn authorized<B>(
     shared: &Shared,
-    request: Request<Incoming>,
+    request: Request<B>,
     extras: &mut Extras,
-) -> Response<ResponseBody> {
+) -> Response<ResponseBody>
+where
+    B: Body<Data = Bytes> + Send + 'static,
+{
     if let Some(token) = &shared.bearer_token {
         if !bearer_matches(request.headers().get(AUTHORIZATION), token) {
             let mut response = plain(
@@ -74,17 +79,24 @@ async fn authorized(
         }
     }
     let (parts, body) = request.into_parts();
-    if parts.method == Method::GET {
+    if let (&Method::GET, Some(streams_end)) = (&parts.method, &shared.streams_end) {
         // A GET is the session's event stream, open until the client leaves; on shutdown it
         // ends, so it does not hold the server up for the whole grace period.
-        let mut streams_end = shared.streams_end.clone();
+        let mut streams_end = streams_end.clone();
         extras.ends = Some(Box::pin(async move {
             let _ = streams_end.wait_for(|ended| *ended).await;
         }));
     }
     if parts.method != Method::POST {
+        let delete = parts.method == Method::DELETE;
         let request = Request::from_parts(parts, Full::new(Bytes::new()));
-        return shared.endpoint.handle(request).await;
+        let mut response = shared.endpoint.handle(request).await;
+        if delete && response.status() == StatusCode::ACCEPTED {
+            // A session ended: rmcp says 202, which both Python SDKs log as a failure; they
+            // expect 200 or 204.
+            *response.status_mut() = StatusCode::NO_CONTENT;
+        }
+        return response;
     }
     let body = match body::read(body, shared.max_body_bytes, shared.body_read_timeout).await {
         Ok(body) => body,
@@ -102,8 +114,11 @@ async fn authorized(
         .map(Arc::<str>::from);
     let request = Request::from_parts(parts, Full::new(body));
     let id = head.id.clone();
+    // A request (it has a method and an id) may be answered as JSON.
+    let request_id = head.method.is_some().then(|| head.id.clone()).flatten();
     let Some(sessions) = &shared.sessions else {
-        return readable(shared.endpoint.handle(request).await, id).await;
+        let response = readable(shared.endpoint.handle(request).await, id).await;
+        return plain_as_json(response, request_id).await;
     };
     let response = match (session, head.method.as_deref(), head.id) {
         (None, Some("initialize"), _) => {
@@ -124,13 +139,23 @@ async fn authorized(
             extras.cancel = Some(CancelInSession {
                 sessions: Arc::clone(&sessions.manager),
                 session,
-                request: id,
+                request: Some(id),
             });
             shared.endpoint.handle(request).await
         }
         _ => shared.endpoint.handle(request).await,
     };
-    readable(response, id).await
+    plain_as_json(readable(response, id).await, request_id).await
+}
+
+async fn plain_as_json(
+    response: Response<ResponseBody>,
+    id: Option<Value>,
+) -> Response<ResponseBody> {
+    match id {
+        Some(id) => json_when_plain(response, &id).await,
+        None => response,
+    }
 }
 
 /// rmcp's answer, except that a message it could not read as one of its own (which it

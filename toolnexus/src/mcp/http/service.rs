@@ -1,0 +1,229 @@
+//! [`HttpService`]: the MCP endpoint as a tower `Service`, every per-request check included,
+//! for a router of the user's own or for [`HttpServer`](super::HttpServer)'s accept loop.
+
+use std::convert::Infallible;
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use http_body_util::BodyExt;
+use hyper::body::{Body, Bytes};
+use hyper::header::HeaderValue;
+use hyper::{Request, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::sync::{Mutex, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::body::{Answer, Extras};
+use super::options::HttpOptions;
+use super::origin::AllowedOrigins;
+use super::route::route;
+use super::{McpServer, ResponseBody};
+
+/// The MCP endpoint as a tower [`Service`](tower_service::Service), to mount in a router of
+/// your own (axum's `Router::route_service`, or any tower stack) beside your other routes and
+/// behind your own layers.
+///
+/// It performs every check [`HttpServer`](super::HttpServer) performs on a request — the
+/// `Origin` allow-list and CORS, the `Host` allow-list, the token, the body's size and read
+/// deadline, the screening of messages rmcp cannot read, the session cap — so a mounted
+/// endpoint is exactly as safe; `HttpServer` is this service behind its accept loop, which
+/// adds what belongs to connections (their cap, `TCP_NODELAY`, graceful shutdown).
+///
+/// **Defaults when mounted:** the service never learns the address it is served at, so
+/// without [`allow_origins`](HttpOptions::allow_origins) and
+/// [`allow_hosts`](HttpOptions::allow_hosts) it behaves as a server bound to a non-loopback
+/// address: no browser `Origin` is allowed, and any `Host` is. Say which origins and hosts
+/// you serve when the app is reachable from a browser on the same machine.
+///
+/// It answers wherever it is routed (it does not look at the path). Clones share one set
+/// of sessions. Needs a Tokio runtime.
+///
+/// ```no_run
+/// use toolnexus::Toolkit;
+/// use toolnexus::mcp::{HttpOptions, HttpService, McpServer};
+///
+/// # async fn run() -> std::io::Result<()> {
+/// let mcp = HttpService::new(McpServer::new(Toolkit::new()), HttpOptions::new())?;
+/// let app = axum::Router::new()
+///     .route("/health", axum::routing::get(|| async { "ok" }))
+///     .route_service("/mcp", mcp);
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8765").await?;
+/// axum::serve(listener, app).await
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct HttpService {
+    pub(super) shared: Arc<Shared>,
+}
+
+impl fmt::Debug for HttpService {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpService")
+            .field("stateless", &self.shared.sessions.is_none())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What every request shares.
+pub(super) struct Shared {
+    pub(super) endpoint: Endpoint,
+    pub(super) origins: AllowedOrigins,
+    pub(super) bearer_token: Option<Vec<u8>>,
+    /// Ends the standalone event streams when the turnkey server shuts down.
+    pub(super) streams_end: Option<watch::Receiver<bool>>,
+    pub(super) max_body_bytes: usize,
+    pub(super) body_read_timeout: Duration,
+    /// Stateful mode's sessions, counted against their cap.
+    pub(super) sessions: Option<Sessions>,
+    /// rmcp's token: cancelling it closes every session and stream.
+    pub(super) cancel_sessions: CancellationToken,
+}
+
+pub(super) struct Sessions {
+    pub(super) manager: Arc<LocalSessionManager>,
+    pub(super) max: usize,
+    /// Held while an `initialize` opens its session, so the count checked is the count kept.
+    pub(super) opening: Mutex<()>,
+    pub(super) retry_after: HeaderValue,
+}
+
+/// rmcp's transport, with sessions or without.
+pub(super) enum Endpoint {
+    Stateful(StreamableHttpService<McpServer, LocalSessionManager>),
+    Stateless(StreamableHttpService<McpServer, NeverSessionManager>),
+}
+
+impl Endpoint {
+    pub(super) async fn handle<B>(&self, request: Request<B>) -> Response<ResponseBody>
+    where
+        B: Body + Send + 'static,
+        B::Error: fmt::Display,
+    {
+        match self {
+            Self::Stateful(service) => service.handle(request).await,
+            Self::Stateless(service) => service.handle(request).await,
+        }
+        .map(BodyExt::boxed_unsync)
+    }
+}
+
+impl HttpService {
+    /// The endpoint serving `server` with `options`, with the defaults of a server bound to a
+    /// non-loopback address (see the type's documentation).
+    ///
+    /// Fails with `InvalidInput` if `options` name an allowed origin not of the form
+    /// [`HttpOptions::allow_origins`] describes (the error names it) or an empty bearer token
+    /// (which would let anyone in who sends `Bearer `).
+    pub fn new(server: McpServer, options: HttpOptions) -> io::Result<Self> {
+        Self::build(server, options, false, None)
+    }
+
+    /// The service behind [`HttpServer`](super::HttpServer): `loopback` picks the defaults of
+    /// a server bound to a loopback address, `streams_end` ends its event streams on shutdown.
+    pub(super) fn build(
+        server: McpServer,
+        options: HttpOptions,
+        loopback: bool,
+        streams_end: Option<watch::Receiver<bool>>,
+    ) -> io::Result<Self> {
+        if options.bearer_token.as_deref() == Some("") {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the bearer token is empty; give a secret, or no token at all",
+            ));
+        }
+        let origins = match &options.origins {
+            Some(origins) => AllowedOrigins::parse(origins)?,
+            None if loopback => AllowedOrigins::loopback(),
+            None => AllowedOrigins::none(),
+        };
+        let mut config = StreamableHttpServerConfig::default()
+            // Origins are checked before the token (see `route`), so rmcp need not.
+            .disable_allowed_origins()
+            .with_legacy_session_mode(!options.stateless)
+            .with_json_response(options.stateless);
+        config = match (&options.hosts, loopback) {
+            (Some(hosts), _) => config.with_allowed_hosts(hosts.clone()),
+            // rmcp's default: the loopback names only.
+            (None, true) => config,
+            (None, false) => config.disable_allowed_hosts(),
+        };
+        let config = config.with_max_request_body_bytes(options.max_body_bytes);
+        let cancel_sessions = config.cancellation_token.clone();
+        let factory = move || Ok(server.clone());
+        let (endpoint, sessions) = if options.stateless {
+            let endpoint = Endpoint::Stateless(StreamableHttpService::new(
+                factory,
+                Arc::new(NeverSessionManager::default()),
+                config,
+            ));
+            (endpoint, None)
+        } else {
+            let mut manager = LocalSessionManager::default();
+            manager.session_config.keep_alive = Some(options.session_idle_timeout);
+            let manager = Arc::new(manager);
+            let endpoint = Endpoint::Stateful(StreamableHttpService::new(
+                factory,
+                Arc::clone(&manager),
+                config,
+            ));
+            let retry_after = options.session_idle_timeout.as_secs().max(1);
+            let sessions = Sessions {
+                manager,
+                max: options.max_sessions,
+                opening: Mutex::new(()),
+                retry_after: HeaderValue::from(retry_after),
+            };
+            (endpoint, Some(sessions))
+        };
+        Ok(Self {
+            shared: Arc::new(Shared {
+                endpoint,
+                origins,
+                bearer_token: options.bearer_token.map(String::into_bytes),
+                streams_end,
+                max_body_bytes: options.max_body_bytes,
+                body_read_timeout: options.body_read_timeout,
+                sessions,
+                cancel_sessions,
+            }),
+        })
+    }
+
+    /// Answers `request`.
+    async fn answer<B>(self, request: Request<B>) -> Response<ResponseBody>
+    where
+        B: Body<Data = Bytes> + Send + 'static,
+        B::Error: fmt::Display,
+    {
+        let mut extras = Extras::default();
+        let response = route(&self.shared, request, &mut extras).await;
+        response.map(|body| Answer::new(body, extras).boxed_unsync())
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for HttpService
+where
+    B: Body<Data = Bytes> + Send + 'static,
+    B::Error: fmt::Display,
+{
+    type Response = Response<ResponseBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let service = self.clone();
+        Box::pin(async move { Ok(service.answer(request).await) })
+    }
+}
