@@ -94,7 +94,7 @@ mod stdio;
 mod suspend;
 
 #[cfg(feature = "mcp-http")]
-pub use http::{HttpOptions, HttpServer, HttpService, MCP_PATH, serve_http};
+pub use http::{HttpOptions, HttpServer, HttpService, MCP_PATH, MetadataService, serve_http};
 pub use stdio::{LineTransport, MAX_LINE_BYTES};
 pub use suspend::StateKeyError;
 

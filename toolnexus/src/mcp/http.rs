@@ -37,7 +37,7 @@ mod service;
 
 use body::{InFlight, Served};
 pub use options::HttpOptions;
-pub use service::HttpService;
+pub use service::{HttpService, MetadataService};
 
 /// The one path the server answers on; anything else is 404.
 pub const MCP_PATH: &str = "/mcp";
@@ -157,9 +157,12 @@ impl HttpServer {
                 let mut mcp = mcp.clone();
                 let serving = counted.start();
                 async move {
-                    let response = if request.uri().path() == MCP_PATH {
+                    let path = request.uri().path();
+                    let response = if path == MCP_PATH {
                         let Ok(response) = mcp.call(request).await;
                         response
+                    } else if mcp.serves_metadata_at(path) {
+                        mcp.metadata_service().answer()
                     } else {
                         plain(StatusCode::NOT_FOUND, "Not Found: the MCP endpoint is /mcp")
                     };

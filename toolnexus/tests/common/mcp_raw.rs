@@ -108,7 +108,11 @@ pub async fn serve(server: McpServer, options: HttpOptions) -> Running {
 
 async fn serve_mounted(server: McpServer, options: HttpOptions) -> Running {
     let service = HttpService::new(server, options).expect("valid options");
-    let app = axum::Router::new().route_service(MCP_PATH, service);
+    let metadata = service.metadata_service();
+    let app = axum::Router::new()
+        .route_service(MCP_PATH, service)
+        .route_service("/.well-known/oauth-protected-resource", metadata.clone())
+        .route_service("/.well-known/oauth-protected-resource/mcp", metadata);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("binds a loopback port");

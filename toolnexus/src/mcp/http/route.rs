@@ -6,11 +6,10 @@ use std::sync::Arc;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Bytes};
-use hyper::header::{AUTHORIZATION, HOST, HeaderValue, ORIGIN, RETRY_AFTER, WWW_AUTHENTICATE};
+use hyper::header::{HOST, HeaderValue, ORIGIN, RETRY_AFTER};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 
-use super::auth::bearer_matches;
 use super::body::{self, CancelInSession, Extras};
 use super::json::json_when_plain;
 use super::service::Shared;
@@ -66,19 +65,10 @@ async fn authorized<B>(
 where
     B: Body<Data = Bytes> + Send + 'static,
 {
-    if let Some(token) = &shared.bearer_token {
-        if !bearer_matches(request.headers().get(AUTHORIZATION), token) {
-            let mut response = plain(
-                StatusCode::UNAUTHORIZED,
-                "Unauthorized: send Authorization: Bearer <token>",
-            );
-            response
-                .headers_mut()
-                .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-            return response;
-        }
+    let (mut parts, body) = request.into_parts();
+    if let Err(refused) = shared.guard.check(&mut parts).await {
+        return refused;
     }
-    let (parts, body) = request.into_parts();
     if let (&Method::GET, Some(streams_end)) = (&parts.method, &shared.streams_end) {
         // A GET is the session's event stream, open until the client leaves; on shutdown it
         // ends, so it does not hold the server up for the whole grace period.

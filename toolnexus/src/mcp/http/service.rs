@@ -20,6 +20,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::sync::{Mutex, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::auth::{Guard, Metadata};
 use super::body::{Answer, Extras};
 use super::options::HttpOptions;
 use super::origin::AllowedOrigins;
@@ -75,7 +76,8 @@ impl fmt::Debug for HttpService {
 pub(super) struct Shared {
     pub(super) endpoint: Endpoint,
     pub(super) origins: AllowedOrigins,
-    pub(super) bearer_token: Option<Vec<u8>>,
+    /// The token check and the protected resource's metadata.
+    pub(super) guard: Guard,
     /// Ends the standalone event streams when the turnkey server shuts down.
     pub(super) streams_end: Option<watch::Receiver<bool>>,
     pub(super) max_body_bytes: usize,
@@ -125,6 +127,40 @@ impl HttpService {
         Self::build(server, options, false, None)
     }
 
+    /// The Protected Resource Metadata document (RFC 9728) of the resource named by
+    /// [`HttpOptions::protected_resource`], as a service answering every request with it,
+    /// for your router to serve at the well-known paths beside the endpoint:
+    ///
+    /// ```no_run
+    /// use toolnexus::Toolkit;
+    /// use toolnexus::mcp::{HttpOptions, HttpService, McpServer};
+    ///
+    /// # fn app() -> std::io::Result<axum::Router> {
+    /// let options = HttpOptions::new()
+    ///     .protected_resource("https://api.example.com/mcp", ["https://auth.example.com"])
+    ///     .verify_bearer(|token: String| async move { (token == "let-me-in").then_some(()) });
+    /// let mcp = HttpService::new(McpServer::new(Toolkit::new()), options)?;
+    /// let metadata = mcp.metadata_service();
+    /// Ok(axum::Router::new()
+    ///     .route_service("/mcp", mcp)
+    ///     .route_service("/.well-known/oauth-protected-resource", metadata.clone())
+    ///     .route_service("/.well-known/oauth-protected-resource/mcp", metadata))
+    /// # }
+    /// ```
+    ///
+    /// Without a protected resource it answers `404 Not Found`.
+    pub fn metadata_service(&self) -> MetadataService {
+        MetadataService(self.shared.guard.metadata().cloned())
+    }
+
+    /// Whether `path` is one of the well-known paths of the metadata document (the turnkey
+    /// server's routing).
+    pub(super) fn serves_metadata_at(&self, path: &str) -> bool {
+        self.shared.guard.metadata().is_some_and(|metadata| {
+            path == super::auth::WELL_KNOWN || path == metadata.suffixed_path
+        })
+    }
+
     /// The service behind [`HttpServer`](super::HttpServer): `loopback` picks the defaults of
     /// a server bound to a loopback address, `streams_end` ends its event streams on shutdown.
     pub(super) fn build(
@@ -133,12 +169,7 @@ impl HttpService {
         loopback: bool,
         streams_end: Option<watch::Receiver<bool>>,
     ) -> io::Result<Self> {
-        if options.bearer_token.as_deref() == Some("") {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "the bearer token is empty; give a secret, or no token at all",
-            ));
-        }
+        let guard = Guard::new(options.auth, options.protected_resource.as_ref())?;
         let origins = match &options.origins {
             Some(origins) => AllowedOrigins::parse(origins)?,
             None if loopback => AllowedOrigins::loopback(),
@@ -187,7 +218,7 @@ impl HttpService {
             shared: Arc::new(Shared {
                 endpoint,
                 origins,
-                bearer_token: options.bearer_token.map(String::into_bytes),
+                guard,
                 streams_end,
                 max_body_bytes: options.max_body_bytes,
                 body_read_timeout: options.body_read_timeout,
@@ -225,5 +256,45 @@ where
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let service = self.clone();
         Box::pin(async move { Ok(service.answer(request).await) })
+    }
+}
+
+/// The Protected Resource Metadata document as a tower [`Service`](tower_service::Service):
+/// what [`HttpService::metadata_service`] returns. Answers every request with the document
+/// (`404` when no protected resource is named).
+#[derive(Clone)]
+pub struct MetadataService(Option<Metadata>);
+
+impl fmt::Debug for MetadataService {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("MetadataService")
+            .field(&self.0.as_ref().map(|metadata| &metadata.document))
+            .finish()
+    }
+}
+
+impl MetadataService {
+    pub(super) fn answer(&self) -> Response<ResponseBody> {
+        match &self.0 {
+            Some(metadata) => metadata.response(),
+            None => super::plain(
+                hyper::StatusCode::NOT_FOUND,
+                "Not Found: no protected resource is named",
+            ),
+        }
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for MetadataService {
+    type Response = Response<ResponseBody>;
+    type Error = Infallible;
+    type Future = std::future::Ready<Result<Self::Response, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _: Request<B>) -> Self::Future {
+        std::future::ready(Ok(self.answer()))
     }
 }
