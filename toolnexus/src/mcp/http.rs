@@ -28,7 +28,6 @@ use crate::toolkit::Toolkit;
 
 mod auth;
 mod body;
-mod cors;
 mod json;
 mod options;
 mod origin;

@@ -1,63 +1,43 @@
-//! One request's way through the endpoint: the `Host` count, the origin, a CORS
-//! preflight, the token, the body and the session cap, then rmcp — and the JSON-RPC error
-//! for a message rmcp cannot read.
+//! One request's way through the endpoint: the `Host` count and the origin, then (past
+//! tower-http's CORS layer) the token, the body and the session cap, then rmcp — and the
+//! JSON-RPC error for a message rmcp cannot read.
 
 use std::sync::Arc;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Bytes};
-use hyper::header::{HOST, HeaderValue, ORIGIN, RETRY_AFTER};
+use hyper::header::{HOST, HeaderMap, HeaderValue, ORIGIN, RETRY_AFTER};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 
 use super::body::{self, CancelInSession, Extras};
 use super::json::json_when_plain;
 use super::service::Shared;
-use super::{ResponseBody, cors, plain};
+use super::{ResponseBody, plain};
 use crate::mcp::incoming::{self, Screened};
 
 /// The header that names a request's session.
 const SESSION_ID: &str = "mcp-session-id";
 
-/// One request: the `Host` count, then the origin (403 comes before 401, as the MCP
-/// transport requires for a bad `Origin`), a CORS preflight, the token, the body, then rmcp.
-/// Every answer to an allowed origin carries CORS headers.
-pub(super) async fn route<B>(
-    shared: &Shared,
-    request: Request<B>,
-    extras: &mut Extras,
-) -> Response<ResponseBody>
-where
-    B: Body<Data = Bytes> + Send + 'static,
-{
-    if request.headers().get_all(HOST).iter().nth(1).is_some() {
+/// What is refused before anything else: two `Host` headers (400), an `Origin` not allowed
+/// (403, before the token is asked for, as the MCP transport requires).
+pub(super) fn refused(shared: &Shared, headers: &HeaderMap) -> Option<Response<ResponseBody>> {
+    if headers.get_all(HOST).iter().nth(1).is_some() {
         // Which one a proxy or rmcp would read cannot be told; neither is trusted.
-        return plain(
+        return Some(plain(
             StatusCode::BAD_REQUEST,
             "Bad Request: more than one Host header",
-        );
+        ));
     }
-    let origins_allowed = request
-        .headers()
+    let origins_allowed = headers
         .get_all(ORIGIN)
         .iter()
         .all(|origin| shared.origins.allows(origin));
-    if !origins_allowed {
-        return plain(StatusCode::FORBIDDEN, "Forbidden: Origin not allowed");
-    }
-    let origin = request.headers().get(ORIGIN).cloned();
-    let mut response = match (&origin, request.method()) {
-        // A preflight carries no credentials, so it is answered before the token is asked.
-        (Some(origin), &Method::OPTIONS) => cors::preflight(origin),
-        _ => authorized(shared, request, extras).await,
-    };
-    if let Some(origin) = &origin {
-        cors::allow(response.headers_mut(), origin);
-    }
-    response
+    (!origins_allowed).then(|| plain(StatusCode::FORBIDDEN, "Forbidden: Origin not allowed"))
 }
 
-async fn authorized<B>(
+/// A request past CORS: the token, the body and the session cap, then rmcp.
+pub(super) async fn authorized<B>(
     shared: &Shared,
     request: Request<B>,
     extras: &mut Extras,

@@ -11,21 +11,28 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use http_body_util::BodyExt;
+use http_body_util::combinators::UnsyncBoxBody;
 use hyper::body::{Body, Bytes};
-use hyper::header::HeaderValue;
-use hyper::{Request, Response};
+use hyper::header::{
+    AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue, RETRY_AFTER, WWW_AUTHENTICATE,
+};
+use hyper::{Method, Request, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::sync::{Mutex, watch};
 use tokio_util::sync::CancellationToken;
+use tower_http::cors::{AllowOrigin, Cors, CorsLayer};
+use tower_layer::Layer;
 
 use super::auth::{Guard, Metadata};
 use super::body::{Answer, Extras};
 use super::options::HttpOptions;
 use super::origin::AllowedOrigins;
-use super::route::route;
+use super::route::{authorized, refused};
 use super::{McpServer, ResponseBody};
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The MCP endpoint as a tower [`Service`](tower_service::Service), to mount in a router of
 /// your own (axum's `Router::route_service`, or any tower stack) beside your other routes and
@@ -62,7 +69,17 @@ use super::{McpServer, ResponseBody};
 #[derive(Clone)]
 pub struct HttpService {
     pub(super) shared: Arc<Shared>,
+    /// tower-http's CORS layer around the rest: preflights from allowed origins answered
+    /// before the token is asked for, and every answer to one readable by its page.
+    inner: Cors<Inner>,
 }
+
+/// What a request meets past CORS.
+#[derive(Clone)]
+struct Inner(Arc<Shared>);
+
+/// Request bodies, boxed once so one service stack serves every body type.
+type RequestBody = UnsyncBoxBody<Bytes, BoxError>;
 
 impl fmt::Debug for HttpService {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -214,36 +231,72 @@ impl HttpService {
             };
             (endpoint, Some(sessions))
         };
+        let shared = Arc::new(Shared {
+            endpoint,
+            origins,
+            guard,
+            streams_end,
+            max_body_bytes: options.max_body_bytes,
+            body_read_timeout: options.body_read_timeout,
+            sessions,
+            cancel_sessions,
+        });
         Ok(Self {
-            shared: Arc::new(Shared {
-                endpoint,
-                origins,
-                guard,
-                streams_end,
-                max_body_bytes: options.max_body_bytes,
-                body_read_timeout: options.body_read_timeout,
-                sessions,
-                cancel_sessions,
-            }),
+            inner: cors().layer(Inner(Arc::clone(&shared))),
+            shared,
         })
     }
+}
 
-    /// Answers `request`.
-    async fn answer<B>(self, request: Request<B>) -> Response<ResponseBody>
-    where
-        B: Body<Data = Bytes> + Send + 'static,
-        B::Error: fmt::Display,
-    {
-        let mut extras = Extras::default();
-        let response = route(&self.shared, request, &mut extras).await;
-        response.map(|body| Answer::new(body, extras).boxed_unsync())
+/// tower-http's CORS for the origins let through (any other was refused `403` before): every
+/// method and header of the streamable HTTP transport, and the answer headers a page needs.
+fn cors() -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::mirror_request())
+        .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
+        .allow_headers([
+            CONTENT_TYPE,
+            AUTHORIZATION,
+            HeaderName::from_static("mcp-session-id"),
+            HeaderName::from_static("mcp-protocol-version"),
+            HeaderName::from_static("mcp-method"),
+            HeaderName::from_static("mcp-name"),
+            HeaderName::from_static("last-event-id"),
+        ])
+        .expose_headers([
+            HeaderName::from_static("mcp-session-id"),
+            HeaderName::from_static("mcp-protocol-version"),
+            WWW_AUTHENTICATE,
+            RETRY_AFTER,
+        ])
+        // How long a browser may cache a preflight (Chromium caps it at 2 hours).
+        .max_age(Duration::from_secs(600))
+}
+
+impl tower_service::Service<Request<RequestBody>> for Inner {
+    type Response = Response<ResponseBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<RequestBody>) -> Self::Future {
+        let shared = Arc::clone(&self.0);
+        Box::pin(async move {
+            // Dropped with this future (the client left), the extras cancel the call.
+            let mut extras = Extras::default();
+            let response = authorized(&shared, request, &mut extras).await;
+            Ok(response.map(|body| Answer::new(body, extras).boxed_unsync()))
+        })
     }
 }
 
 impl<B> tower_service::Service<Request<B>> for HttpService
 where
     B: Body<Data = Bytes> + Send + 'static,
-    B::Error: fmt::Display,
+    B::Error: Into<BoxError>,
 {
     type Response = Response<ResponseBody>;
     type Error = Infallible;
@@ -254,8 +307,15 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let service = self.clone();
-        Box::pin(async move { Ok(service.answer(request).await) })
+        if let Some(refused) = refused(&self.shared, request.headers()) {
+            return Box::pin(std::future::ready(Ok(refused)));
+        }
+        let request = request.map(|body| body.map_err(Into::into).boxed_unsync());
+        let answer = self.inner.call(request);
+        Box::pin(async move {
+            let Ok(response) = answer.await;
+            Ok(response)
+        })
     }
 }
 
