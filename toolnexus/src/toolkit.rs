@@ -16,7 +16,6 @@ use serde_json::Value;
 
 use crate::cancel::CancelSignal;
 use crate::deadline::Stop;
-use crate::future::ToolFuture;
 use crate::profile::{Profile, Profiles, SchemaIssue};
 use crate::provider::{anthropic, mcp_result, openai};
 use crate::result::ToolResult;
@@ -224,10 +223,13 @@ impl Toolkit {
         args: Value,
         ctx: &'a ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
-        match self.get(name) {
+        let call = match self.get(name) {
             Some(tool) => Guarded::new(tool.as_ref(), ctx, move || tool.execute(args, ctx)),
             None => Guarded::unknown(name, ctx),
-        }
+        };
+        #[cfg(feature = "tracing")] // SPEC §12C: the `execute_tool` span
+        let call = crate::trace::execute_tool(name, call);
+        call
     }
 
     /// Runs the tool called `name` with the raw argument string a model produced.
@@ -254,11 +256,14 @@ impl Toolkit {
         name: &str,
         args: &'a str,
         ctx: &'a ToolContext,
-    ) -> Guarded<'a, impl FnOnce() -> ToolFuture<'a> + Send + Unpin + 'a> {
-        match self.get(name) {
+    ) -> impl Future<Output = ToolResult> + Send + Unpin + 'a {
+        let call = match self.get(name) {
             Some(tool) => Guarded::new(tool.as_ref(), ctx, move || tool.execute_json(args, ctx)),
             None => Guarded::unknown(name, ctx),
-        }
+        };
+        #[cfg(feature = "tracing")] // SPEC §12C: the `execute_tool` span
+        let call = crate::trace::execute_tool(name, call);
+        call
     }
 
     /// Runs `name` under the suspension loop rule (SPEC §10), with a default context.

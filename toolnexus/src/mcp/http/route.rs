@@ -77,6 +77,8 @@ where
         Screened::Pass(head) => (head, body),
         Screened::Rewritten(head, text) => (head, Bytes::from(text)),
     };
+    #[cfg(feature = "tracing")]
+    crate::trace::record_message(head.method.as_deref(), head.id.as_ref());
     let session = parts
         .headers
         .get(SESSION_ID)

@@ -284,12 +284,17 @@ impl tower_service::Service<Request<RequestBody>> for Inner {
 
     fn call(&mut self, request: Request<RequestBody>) -> Self::Future {
         let shared = Arc::clone(&self.0);
-        Box::pin(async move {
+        #[cfg(feature = "tracing")]
+        let span = crate::trace::mcp_request(request.headers());
+        let answer = async move {
             // Dropped with this future (the client left), the extras cancel the call.
             let mut extras = Extras::default();
             let response = authorized(&shared, request, &mut extras).await;
             Ok(response.map(|body| Answer::new(body, extras).boxed_unsync()))
-        })
+        };
+        #[cfg(feature = "tracing")]
+        let answer = tracing::Instrument::instrument(answer, span);
+        Box::pin(answer)
     }
 }
 
