@@ -1,6 +1,6 @@
 //! The MCP endpoint inside your own axum app: `/mcp` beside `/health`, behind an auth
-//! middleware that turns a bearer token into a `User` request extension, traced with
-//! tower-http's `TraceLayer`.
+//! middleware that turns a bearer token into a `User` request extension — which the `whoami`
+//! tool reads as `Extension<User>` —, traced with tower-http's `TraceLayer`.
 //!
 //! ```sh
 //! cargo run --example axum_app --features axum-app
@@ -19,11 +19,11 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::get;
 use toolnexus::mcp::{HttpOptions, HttpService, McpServer};
-use toolnexus::{Toolkit, tool, tools};
+use toolnexus::{Extension, Toolkit, tool, tools};
 use tower_http::trace::TraceLayer;
 
 /// Who is calling: what the auth middleware puts in the request's extensions, for every
-/// handler behind it to read.
+/// handler behind it to read, the MCP tools included.
 #[derive(Clone, Debug)]
 struct User {
     name: String,
@@ -56,6 +56,12 @@ fn add(a: i64, b: i64) -> i64 {
     a + b
 }
 
+/// Says who is calling.
+#[tool]
+fn whoami(user: Extension<User>) -> String {
+    format!("you are {}", user.name)
+}
+
 /// Who the token says the caller is: an axum handler reads the same extension.
 async fn me(axum::Extension(user): axum::Extension<User>) -> String {
     user.name
@@ -63,7 +69,7 @@ async fn me(axum::Extension(user): axum::Extension<User>) -> String {
 
 /// The app: `/health` open to all, `/mcp` and `/me` behind `authenticate`, all of it traced.
 fn app() -> std::io::Result<axum::Router> {
-    let toolkit = Toolkit::new().with_all(tools![add]);
+    let toolkit = Toolkit::new().with_all(tools![add, whoami]);
     // Mounted, the service allows no browser origin and any Host until told otherwise.
     let options = HttpOptions::new().allow_origins(["http://localhost:5173"]);
     let mcp = HttpService::new(McpServer::new(toolkit), options)?;
@@ -88,7 +94,13 @@ mod tests {
     use super::*;
     use tower::ServiceExt;
 
+    const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+
     fn post(token: Option<&str>) -> Request {
+        message(token, None, INITIALIZE)
+    }
+
+    fn message(token: Option<&str>, session: Option<&str>, body: &'static str) -> Request {
         // Every HTTP/1.1 request names its host; rmcp refuses one that does not.
         let mut request = Request::post("/mcp")
             .header("host", "localhost:8765")
@@ -97,11 +109,39 @@ mod tests {
         if let Some(token) = token {
             request = request.header(AUTHORIZATION, format!("Bearer {token}"));
         }
-        request
-            .body(axum::body::Body::from(
-                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
-            ))
+        if let Some(session) = session {
+            request = request
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        request.body(axum::body::Body::from(body)).unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_tool_reads_the_user_the_middleware_put_in_the_request() {
+        let app = app().unwrap();
+        let answer = app.clone().oneshot(post(Some("bob-token"))).await.unwrap();
+        let session = answer.headers()["mcp-session-id"]
+            .to_str()
             .unwrap()
+            .to_owned();
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let answer = app
+            .clone()
+            .oneshot(message(Some("bob-token"), Some(&session), initialized))
+            .await
+            .unwrap();
+        assert!(answer.status().is_success());
+        let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}"#;
+        let answer = app
+            .oneshot(message(Some("bob-token"), Some(&session), call))
+            .await
+            .unwrap();
+        let body = axum::body::to_bytes(answer.into_body(), 4096)
+            .await
+            .unwrap();
+        let text = String::from_utf8_lossy(&body);
+        assert!(text.contains(r#""text":"you are bob""#), "{text}");
     }
 
     #[tokio::test]

@@ -12,9 +12,10 @@ use tracing::field::Empty;
 
 use crate::result::ToolResult;
 
-/// `call`, the execution of the tool `name`, inside an `execute_tool` span that records the
-/// result's `error.type` when it is an error.
-pub(crate) fn execute_tool<F>(name: &str, call: F) -> Traced<F> {
+/// `call`, the execution of the tool `name` as call `id` (the provider's call id, the JSON-RPC
+/// request id over MCP, else empty), inside an `execute_tool` span that records the result's
+/// `error.type` when it is an error.
+pub(crate) fn execute_tool<F>(name: &str, id: &str, call: F) -> Traced<F> {
     let span = tracing::info_span!(
         "execute_tool",
         otel.name = format_args!("execute_tool {name}"),
@@ -23,6 +24,9 @@ pub(crate) fn execute_tool<F>(name: &str, call: F) -> Traced<F> {
         gen_ai.tool.call.id = Empty,
         error.type = Empty,
     );
+    if !id.is_empty() {
+        span.record("gen_ai.tool.call.id", id);
+    }
     Traced { span, call }
 }
 

@@ -13,7 +13,7 @@ use reqwest::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolnexus::mcp::HttpOptions;
-use toolnexus::{Toolkit, tool, tools};
+use toolnexus::{Extension, Toolkit, tool, tools};
 
 use mcp_raw::{Client, INITIALIZE, start};
 
@@ -27,6 +27,16 @@ const KEY: &[u8] = b"the resource server's shared secret";
 fn add(a: i64, b: i64) -> i64 {
     a + b
 }
+
+/// Says who is calling: the subject `verify` took from the token.
+#[tool]
+fn whoami(subject: Extension<Subject>) -> String {
+    subject.0.0.clone()
+}
+
+/// The identity `verify` returns: the token's subject.
+#[derive(Clone)]
+struct Subject(String);
 
 #[derive(Serialize, Deserialize)]
 struct Claims {
@@ -55,13 +65,13 @@ fn token(sub: &str, key: &[u8], exp: u64) -> String {
 
 /// What a resource server checks: signature, issuer, audience (this resource) and expiry; the
 /// identity is the token's subject.
-async fn verify(token: String) -> Option<String> {
+async fn verify(token: String) -> Option<Subject> {
     let mut validation = Validation::new(jsonwebtoken::Algorithm::HS256);
     validation.set_audience(&[RESOURCE]);
     validation.set_issuer(&[ISSUER]);
     let data =
         jsonwebtoken::decode::<Claims>(&token, &DecodingKey::from_secret(KEY), &validation).ok()?;
-    Some(data.claims.sub)
+    Some(Subject(data.claims.sub))
 }
 
 fn options() -> HttpOptions {
@@ -86,7 +96,7 @@ async fn initialize(client: &Client, token: Option<&str>) -> reqwest::Response {
 
 #[tokio::test]
 async fn a_verified_jwt_is_let_in_and_anything_else_gets_401_naming_the_metadata() {
-    let running = start(Toolkit::new().with_all(tools![add]), options()).await;
+    let running = start(Toolkit::new().with_all(tools![add, whoami]), options()).await;
     let client = Client::new(&running);
 
     let valid = token("alice", KEY, now() + 600);
@@ -105,6 +115,21 @@ async fn a_verified_jwt_is_let_in_and_anything_else_gets_401_naming_the_metadata
         .unwrap();
     let message: Value = mcp_raw::message_in(&call.text().await.unwrap());
     assert_eq!(message["result"]["content"][0]["text"], "5", "{message}");
+    // What the validator returned reaches the tool as `Extension<Subject>`.
+    let bob = token("bob", KEY, now() + 600);
+    let call = client
+        .http
+        .post(&client.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .bearer_auth(&bob)
+        .body(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}"#)
+        .send()
+        .await
+        .unwrap();
+    let message: Value = mcp_raw::message_in(&call.text().await.unwrap());
+    assert_eq!(message["result"]["content"][0]["text"], "bob", "{message}");
 
     let refused = [
         ("none", None),

@@ -201,6 +201,8 @@ async fn every_execution_is_an_execute_tool_span_with_its_error_type() {
             .unwrap_or_else(|| panic!("{tool} with error.type {error_type:?}: {spans:?}"));
         assert_eq!(span["otel.name"], format!("execute_tool {tool}"));
         assert_eq!(span["gen_ai.operation.name"], "execute_tool");
+        // Outside MCP and run_calls the call has no id.
+        assert!(!span.contains_key("gen_ai.tool.call.id"), "{span:?}");
     }
 }
 
@@ -221,5 +223,7 @@ async fn an_mcp_request_over_http_is_a_span_with_the_mcp_attributes() {
     assert_eq!(span["mcp.session.id"], session);
     let executed = self::spans("execute_tool", "gen_ai.tool.name", "traced_http");
     assert_eq!(executed.len(), 1, "{executed:?}");
+    // Over MCP the call's id is the JSON-RPC request id.
+    assert_eq!(executed[0]["gen_ai.tool.call.id"], "4242");
     running.shut_down().await;
 }

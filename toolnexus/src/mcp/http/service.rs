@@ -137,9 +137,11 @@ impl HttpService {
     /// The endpoint serving `server` with `options`, with the defaults of a server bound to a
     /// non-loopback address (see the type's documentation).
     ///
-    /// Fails with `InvalidInput` if `options` name an allowed origin not of the form
-    /// [`HttpOptions::allow_origins`] describes (the error names it) or an empty bearer token
-    /// (which would let anyone in who sends `Bearer `).
+    /// Fails with `InvalidInput` if the toolkit lacks state a tool needs (the error names each
+    /// tool and type, as [`MissingState`](super::super::MissingState) does), or `options`
+    /// name an allowed origin not of the form [`HttpOptions::allow_origins`] describes (the
+    /// error names it), an empty bearer token (which would let anyone in who sends `Bearer `)
+    /// or a protected resource that is not an absolute `http`/`https` URL.
     pub fn new(server: McpServer, options: HttpOptions) -> io::Result<Self> {
         Self::build(server, options, false, None)
     }
@@ -186,6 +188,8 @@ impl HttpService {
         loopback: bool,
         streams_end: Option<watch::Receiver<bool>>,
     ) -> io::Result<Self> {
+        super::super::MissingState::check(server.toolkit())
+            .map_err(|missing| io::Error::new(io::ErrorKind::InvalidInput, missing))?;
         let guard = Guard::new(options.auth, options.protected_resource.as_ref())?;
         let origins = match &options.origins {
             Some(origins) => AllowedOrigins::parse(origins)?,
