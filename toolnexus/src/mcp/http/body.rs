@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use http_body_util::BodyExt;
+use http_body_util::{BodyExt, Collected, LengthLimitError, Limited};
 use hyper::body::{Body, Bytes, Frame};
 use hyper::header::{CONNECTION, HeaderValue};
 use hyper::{Response, StatusCode};
@@ -17,40 +17,31 @@ use rmcp::transport::streamable_http_server::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::{Value, json};
 
+use super::service::{BoxError, RequestBody};
 use super::{ResponseBody, plain};
 
 /// Reads `body` whole, if it is at most `max` bytes and arrives within `timeout`; otherwise
 /// the answer that says which (the connection is closed after it: the rest of the body is
 /// not read).
-pub(super) async fn read<B>(
-    body: B,
+pub(super) async fn read(
+    body: RequestBody,
     max: usize,
     timeout: Duration,
-) -> Result<Bytes, Response<ResponseBody>>
-where
-    B: Body<Data = Bytes>,
-{
+) -> Result<Bytes, Response<ResponseBody>> {
+    // http-body-util's `Limited` counts the bytes (frames, chunks, whatever the length header
+    // claims) and fails at the first one past `max`.
     let collect = async {
-        let mut body = std::pin::pin!(body);
-        let mut collected = Vec::new();
-        while let Some(frame) = body.frame().await {
-            let Ok(frame) = frame else {
-                return Err(closing(plain(
-                    StatusCode::BAD_REQUEST,
-                    "Bad Request: the body could not be read",
-                )));
-            };
-            if let Ok(data) = frame.into_data() {
-                if data.len() > max.saturating_sub(collected.len()) {
-                    return Err(closing(plain(
-                        StatusCode::PAYLOAD_TOO_LARGE,
-                        "Payload Too Large: the body is over the server's limit",
-                    )));
-                }
-                collected.extend_from_slice(&data);
-            }
+        match limited(body, max).await {
+            Ok(collected) => Ok(collected.to_bytes()),
+            Err(error) if error.is::<LengthLimitError>() => Err(closing(plain(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "Payload Too Large: the body is over the server's limit",
+            ))),
+            Err(_) => Err(closing(plain(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: the body could not be read",
+            ))),
         }
-        Ok(Bytes::from(collected))
     };
     match tokio::time::timeout(timeout, collect).await {
         Ok(read) => read,
@@ -59,6 +50,14 @@ where
             "Request Timeout: the body did not arrive in time",
         ))),
     }
+}
+
+type Collecting = Pin<Box<dyn Future<Output = Result<Collected<Bytes>, BoxError>> + Send>>;
+
+/// `body` collected by http-body-util's `Limited`: its bytes, or an error at the first byte
+/// past `max`. (Boxed outside the `async fn`, where the compiler can prove it `Send`.)
+fn limited(body: RequestBody, max: usize) -> Collecting {
+    Box::pin(Limited::new(body, max).collect())
 }
 
 /// `response`, after which the connection closes.

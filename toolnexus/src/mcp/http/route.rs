@@ -5,14 +5,14 @@
 use std::sync::Arc;
 
 use http_body_util::{BodyExt, Full};
-use hyper::body::{Body, Bytes};
+use hyper::body::Bytes;
 use hyper::header::{HOST, HeaderMap, HeaderValue, ORIGIN, RETRY_AFTER};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 
 use super::body::{self, CancelInSession, Extras};
 use super::json::json_when_plain;
-use super::service::Shared;
+use super::service::{RequestBody, Shared};
 use super::{ResponseBody, plain};
 use crate::mcp::incoming::{self, Screened};
 
@@ -37,14 +37,11 @@ pub(super) fn refused(shared: &Shared, headers: &HeaderMap) -> Option<Response<R
 }
 
 /// A request past CORS: the token, the body and the session cap, then rmcp.
-pub(super) async fn authorized<B>(
+pub(super) async fn authorized(
     shared: &Shared,
-    request: Request<B>,
+    request: Request<RequestBody>,
     extras: &mut Extras,
-) -> Response<ResponseBody>
-where
-    B: Body<Data = Bytes> + Send + 'static,
-{
+) -> Response<ResponseBody> {
     let (mut parts, body) = request.into_parts();
     if let Err(refused) = shared.guard.check(&mut parts).await {
         return refused;

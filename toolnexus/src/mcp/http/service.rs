@@ -32,7 +32,7 @@ use super::origin::AllowedOrigins;
 use super::route::{authorized, refused};
 use super::{McpServer, ResponseBody};
 
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
+pub(super) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The MCP endpoint as a tower [`Service`](tower_service::Service), to mount in a router of
 /// your own (axum's `Router::route_service`, or any tower stack) beside your other routes and
@@ -79,7 +79,7 @@ pub struct HttpService {
 struct Inner(Arc<Shared>);
 
 /// Request bodies, boxed once so one service stack serves every body type.
-type RequestBody = UnsyncBoxBody<Bytes, BoxError>;
+pub(super) type RequestBody = UnsyncBoxBody<Bytes, BoxError>;
 
 impl fmt::Debug for HttpService {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
