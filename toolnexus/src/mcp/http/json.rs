@@ -12,6 +12,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Bytes, Frame};
 use hyper::header::{CONTENT_TYPE, HeaderValue};
 use hyper::{Response, StatusCode};
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use super::ResponseBody;
@@ -128,14 +129,24 @@ fn data_of(event: &[u8]) -> Vec<u8> {
     data
 }
 
+/// The keys that tell an answer from other messages; the rest (the result itself) is skipped
+/// unbuilt.
+#[derive(serde::Deserialize)]
+struct Probe {
+    id: Option<Value>,
+    method: Option<IgnoredAny>,
+    result: Option<IgnoredAny>,
+    error: Option<IgnoredAny>,
+}
+
 /// Whether `data` is the JSON-RPC answer (result or error) to request `id`.
 fn is_answer(data: &[u8], id: &Value) -> bool {
-    let Ok(message) = serde_json::from_slice::<Value>(data) else {
+    let Ok(message) = serde_json::from_slice::<Probe>(data) else {
         return false;
     };
-    message.get("id") == Some(id)
-        && message.get("method").is_none()
-        && (message.get("result").is_some() || message.get("error").is_some())
+    message.id.as_ref() == Some(id)
+        && message.method.is_none()
+        && (message.result.is_some() || message.error.is_some())
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
