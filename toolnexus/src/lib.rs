@@ -203,6 +203,8 @@ mod url;
 
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(feature = "tracing")]
+mod trace;
 #[cfg(feature = "mcp")]
 pub use mcp::{McpServer, serve_stdio};
 

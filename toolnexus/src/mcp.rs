@@ -98,7 +98,7 @@ mod suspend;
 
 pub use caller::{ClientInfo, MissingState};
 #[cfg(feature = "mcp-http")]
-pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};
+pub use http::{HttpOptions, HttpServer, HttpService, MCP_PATH, MetadataService, serve_http};
 pub use stdio::{LineTransport, MAX_LINE_BYTES};
 pub use suspend::StateKeyError;
 

@@ -17,7 +17,6 @@ use serde_json::Value;
 
 use crate::cancel::CancelSignal;
 use crate::deadline::Stop;
-use crate::future::ToolFuture;
 use crate::profile::{Profile, Profiles, SchemaIssue};
 use crate::provider::{anthropic, mcp_result, openai};
 use crate::result::ToolResult;
@@ -246,14 +245,17 @@ impl Toolkit {
         args: Value,
         ctx: &'a ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
-        match (self.find(name, ctx), self.wrapping()) {
+        let call = match (self.find(name, ctx), self.wrapping()) {
             (Some(tool), Some(around)) => {
                 let chain = around.run(self, tool, id, Arguments::Value(args), ctx);
                 Guarded::running(tool.as_ref(), ctx, chain)
             }
             (Some(tool), None) => Guarded::new(tool.as_ref(), ctx, move || tool.execute(args, ctx)),
             (None, _) => Guarded::unknown(name, ctx),
-        }
+        };
+        #[cfg(feature = "tracing")] // SPEC §12C: the `execute_tool` span
+        let call = crate::trace::execute_tool(name, id, call);
+        call
     }
 
     /// The tool a caller with `ctx` may call by `name`.
@@ -306,8 +308,8 @@ impl Toolkit {
         name: &str,
         args: &'a str,
         ctx: &'a ToolContext,
-    ) -> Guarded<'a, impl FnOnce() -> ToolFuture<'a> + Send + Unpin + 'a> {
-        match (self.find(name, ctx), self.wrapping()) {
+    ) -> impl Future<Output = ToolResult> + Send + Unpin + 'a {
+        let call = match (self.find(name, ctx), self.wrapping()) {
             (Some(tool), Some(around)) => {
                 let chain = around.run(self, tool, id, Arguments::Text(args), ctx);
                 Guarded::running(tool.as_ref(), ctx, chain)
@@ -316,7 +318,10 @@ impl Toolkit {
                 Guarded::new(tool.as_ref(), ctx, move || tool.execute_json(args, ctx))
             }
             (None, _) => Guarded::unknown(name, ctx),
-        }
+        };
+        #[cfg(feature = "tracing")] // SPEC §12C: the `execute_tool` span
+        let call = crate::trace::execute_tool(name, id, call);
+        call
     }
 
     /// Runs `name` under the suspension loop rule (SPEC §10), with a default context.

@@ -184,7 +184,7 @@ async fn a_session_slot_frees_when_a_session_is_deleted_or_expires() {
         .send()
         .await
         .unwrap();
-    assert_eq!(deleted.status(), StatusCode::ACCEPTED);
+    assert_eq!(deleted.status(), StatusCode::NO_CONTENT);
     assert_eq!(late.initialize().await.status, StatusCode::OK);
     assert_eq!(
         Client::new(&running).initialize().await.status,

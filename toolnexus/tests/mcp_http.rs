@@ -197,7 +197,8 @@ async fn a_missing_or_wrong_token_is_refused_with_401() {
 
 #[tokio::test]
 async fn a_foreign_origin_is_refused_with_403_before_the_token_is_asked_for() {
-    let running = start(HttpOptions::new().bearer_token(TOKEN).stateless(true)).await;
+    let options = HttpOptions::new().bearer_token(TOKEN).stateless(true);
+    let running = start(mcp_raw::loopback(options)).await;
     let addr = running.addr;
     let bearer = format!("Bearer {TOKEN}");
 
@@ -276,9 +277,35 @@ async fn configured_origins_replace_the_loopback_default() {
     assert_eq!(empty_token.kind(), std::io::ErrorKind::InvalidInput);
 }
 
+/// Mounted, the service never learns its address: it allows no browser origin and any host
+/// until told otherwise (SPEC §12B).
+#[tokio::test]
+async fn a_mounted_service_starts_with_the_defaults_of_a_non_loopback_server() {
+    let service = toolnexus::mcp::HttpService::new(
+        McpServer::new(toolkit()),
+        HttpOptions::new().stateless(true),
+    )
+    .unwrap();
+    let app = axum::Router::new().route_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let served = tokio::spawn(async move { axum::serve(listener, app).await });
+    let (status, response) = raw(
+        addr,
+        &post(addr, "/mcp", &[("Origin", "http://localhost:5173")]),
+    )
+    .await;
+    assert_eq!(status, 403, "{response}");
+    let rebound =
+        post(addr, "/mcp", &[]).replace(&format!("Host: {addr}"), "Host: mcp.example.com");
+    let (status, response) = raw(addr, &rebound).await;
+    assert_eq!(status, 200, "{response}");
+    served.abort();
+}
+
 #[tokio::test]
 async fn other_paths_and_rebound_hosts_are_refused() {
-    let running = start(HttpOptions::new().stateless(true)).await;
+    let running = start(mcp_raw::loopback(HttpOptions::new().stateless(true))).await;
     let addr = running.addr;
     let (status, _) = raw(addr, &post(addr, "/", &[])).await;
     assert_eq!(status, 404);
@@ -291,6 +318,9 @@ async fn other_paths_and_rebound_hosts_are_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_lets_a_call_in_flight_finish_then_refuses_connections() {
+    if mcp_raw::mounted() {
+        return; // the accept loop's: a mounted service's router owns its shutdown
+    }
     for options in [HttpOptions::new(), HttpOptions::new().stateless(true)] {
         let running = start(options.bearer_token(TOKEN)).await;
         let addr = running.addr;

@@ -14,32 +14,29 @@ use std::time::Duration;
 
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
+use hyper::body::{Bytes, Incoming};
 use hyper::header::HeaderValue;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::{TcpListener, ToSocketAddrs};
-use tokio::sync::{Mutex, Semaphore, watch};
-use tokio_util::sync::CancellationToken;
+use tokio::sync::{Semaphore, watch};
+use tower_service::Service;
 
 use super::McpServer;
 use crate::toolkit::Toolkit;
 
 mod auth;
 mod body;
-mod cors;
+mod json;
 mod options;
 mod origin;
 mod route;
+mod service;
 
-use body::{Answer, Extras, InFlight};
+use body::{InFlight, Served};
 pub use options::HttpOptions;
-use origin::AllowedOrigins;
-use route::route;
+pub use service::{HttpService, MetadataService};
 
 /// The one path the server answers on; anything else is 404.
 pub const MCP_PATH: &str = "/mcp";
@@ -69,10 +66,7 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 pub struct HttpServer {
     listener: TcpListener,
     local_addr: SocketAddr,
-    shared: Arc<Shared>,
-    /// rmcp's token: cancelling it closes every session and stream, the last step of a
-    /// shutdown.
-    sessions: CancellationToken,
+    service: HttpService,
     /// Tells the standalone event streams to end, so they do not hold a shutdown open.
     end_streams: watch::Sender<bool>,
     grace: Duration,
@@ -87,42 +81,6 @@ impl fmt::Debug for HttpServer {
     }
 }
 
-/// What every connection shares.
-struct Shared {
-    endpoint: Endpoint,
-    origins: AllowedOrigins,
-    bearer_token: Option<Vec<u8>>,
-    streams_end: watch::Receiver<bool>,
-    max_body_bytes: usize,
-    body_read_timeout: Duration,
-    /// Stateful mode's sessions, counted against their cap.
-    sessions: Option<Sessions>,
-}
-
-struct Sessions {
-    manager: Arc<LocalSessionManager>,
-    max: usize,
-    /// Held while an `initialize` opens its session, so the count checked is the count kept.
-    opening: Mutex<()>,
-    retry_after: HeaderValue,
-}
-
-/// rmcp's transport, with sessions or without.
-enum Endpoint {
-    Stateful(StreamableHttpService<McpServer, LocalSessionManager>),
-    Stateless(StreamableHttpService<McpServer, NeverSessionManager>),
-}
-
-impl Endpoint {
-    async fn handle(&self, request: Request<Full<Bytes>>) -> Response<ResponseBody> {
-        match self {
-            Self::Stateful(service) => service.handle(request).await,
-            Self::Stateless(service) => service.handle(request).await,
-        }
-        .map(BodyExt::boxed_unsync)
-    }
-}
-
 impl HttpServer {
     /// Binds `addr` and prepares to serve `server` with `options`.
     ///
@@ -134,79 +92,24 @@ impl HttpServer {
         server: McpServer,
         options: HttpOptions,
     ) -> io::Result<Self> {
-        super::MissingState::check(server.toolkit())
-            .map_err(|missing| io::Error::new(io::ErrorKind::InvalidInput, missing))?;
-        if options.bearer_token.as_deref() == Some("") {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "the bearer token is empty; give a secret, or no token at all",
-            ));
-        }
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
-        let loopback = local_addr.ip().is_loopback();
-        let origins = match &options.origins {
-            Some(origins) => AllowedOrigins::parse(origins)?,
-            None if loopback => AllowedOrigins::loopback(),
-            None => AllowedOrigins::none(),
-        };
-
-        let mut config = StreamableHttpServerConfig::default()
-            // Origins are checked before the token (see `route`), so rmcp need not.
-            .disable_allowed_origins()
-            .with_legacy_session_mode(!options.stateless)
-            .with_json_response(options.stateless);
-        config = match (&options.hosts, loopback) {
-            (Some(hosts), _) => config.with_allowed_hosts(hosts.clone()),
-            // rmcp's default: the loopback names only.
-            (None, true) => config,
-            (None, false) => config.disable_allowed_hosts(),
-        };
-        let config = config.with_max_request_body_bytes(options.max_body_bytes);
-        let cancel_sessions = config.cancellation_token.clone();
-        let factory = move || Ok(server.clone());
-        let (endpoint, sessions) = if options.stateless {
-            let endpoint = Endpoint::Stateless(StreamableHttpService::new(
-                factory,
-                Arc::new(NeverSessionManager::default()),
-                config,
-            ));
-            (endpoint, None)
-        } else {
-            let mut manager = LocalSessionManager::default();
-            manager.session_config.keep_alive = Some(options.session_idle_timeout);
-            let manager = Arc::new(manager);
-            let endpoint = Endpoint::Stateful(StreamableHttpService::new(
-                factory,
-                Arc::clone(&manager),
-                config,
-            ));
-            let retry_after = options.session_idle_timeout.as_secs().max(1);
-            let sessions = Sessions {
-                manager,
-                max: options.max_sessions,
-                opening: Mutex::new(()),
-                retry_after: HeaderValue::from(retry_after),
-            };
-            (endpoint, Some(sessions))
-        };
         let (end_streams, streams_end) = watch::channel(false);
+        let grace = options.shutdown_grace;
+        let connections = Arc::new(Semaphore::new(options.max_connections));
+        let service = HttpService::build(
+            server,
+            options,
+            local_addr.ip().is_loopback(),
+            Some(streams_end),
+        )?;
         Ok(Self {
             listener,
             local_addr,
-            shared: Arc::new(Shared {
-                endpoint,
-                origins,
-                bearer_token: options.bearer_token.map(String::into_bytes),
-                streams_end,
-                max_body_bytes: options.max_body_bytes,
-                body_read_timeout: options.body_read_timeout,
-                sessions,
-            }),
-            sessions: cancel_sessions,
+            service,
             end_streams,
-            grace: options.shutdown_grace,
-            connections: Arc::new(Semaphore::new(options.max_connections)),
+            grace,
+            connections,
         })
     }
 
@@ -247,15 +150,25 @@ impl HttpServer {
             // algorithm and the client's delayed ACK hold each call for ~40 ms.
             let _ = stream.set_nodelay(true);
             let in_flight = InFlight::default();
-            let shared = Arc::clone(&self.shared);
+            let mcp = self.service.clone();
             let counted = in_flight.clone();
-            let service = hyper::service::service_fn(move |request| {
-                let shared = Arc::clone(&shared);
+            let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+                let mut mcp = mcp.clone();
                 let serving = counted.start();
                 async move {
-                    let mut extras = Extras::default();
-                    let response = route(&shared, request, &mut extras).await;
-                    Ok::<_, Infallible>(response.map(|body| Answer::new(body, extras, serving)))
+                    let path = request.uri().path();
+                    let response = if path == MCP_PATH {
+                        let Ok(response) = mcp.call(request).await;
+                        response
+                    } else if mcp.serves_metadata_at(path) {
+                        mcp.metadata_service().answer()
+                    } else {
+                        plain(StatusCode::NOT_FOUND, "Not Found: the MCP endpoint is /mcp")
+                    };
+                    Ok::<_, Infallible>(response.map(|body| Served {
+                        body,
+                        _serving: serving,
+                    }))
                 }
             });
             let connection = hyper::server::conn::http1::Builder::new()
@@ -264,7 +177,7 @@ impl HttpServer {
                 .timer(TokioTimer::new())
                 .serve_connection(TokioIo::new(stream), service);
             let connection = graceful.watch(connection);
-            let mut shutting_down = self.shared.streams_end.clone();
+            let mut shutting_down = self.end_streams.subscribe();
             tokio::spawn(async move {
                 let _permit = permit;
                 tokio::select! {
@@ -287,7 +200,7 @@ impl HttpServer {
             () = graceful.shutdown() => {}
             () = tokio::time::sleep(self.grace) => {}
         }
-        self.sessions.cancel();
+        self.service.shared.cancel_sessions.cancel();
     }
 }
 

@@ -1,5 +1,8 @@
 //! A served Toolkit on 127.0.0.1 (port 0), for every HTTP test, and a plain HTTP client that speaks MCP's
 //! streamable HTTP by hand, for the tests that send what rmcp's own client never would.
+//!
+//! A test binary whose name ends in `_mounted` (`tests/mcp_hostile_mounted.rs`, …) runs the
+//! same suite against `HttpService` mounted in an axum `Router` instead of `HttpServer`.
 #![allow(dead_code, reason = "each test file uses its own part")]
 
 use std::net::SocketAddr;
@@ -10,7 +13,35 @@ use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 use toolnexus::Toolkit;
-use toolnexus::mcp::{HttpOptions, HttpServer, McpServer};
+use toolnexus::mcp::{HttpOptions, HttpServer, HttpService, MCP_PATH, McpServer};
+
+/// Whether this test binary serves through `HttpService` in an axum `Router` (its crate name
+/// ends in `_mounted`) rather than through `HttpServer`.
+pub fn mounted() -> bool {
+    module_path!()
+        .split("::")
+        .next()
+        .is_some_and(|binary| binary.ends_with("_mounted"))
+}
+
+/// `options` with what a loopback-bound `HttpServer` allows by default said out loud, as a
+/// mounted service needs it said (it never learns its address); `options` as they are for the
+/// turnkey server.
+pub fn loopback(options: HttpOptions) -> HttpOptions {
+    if !mounted() {
+        return options;
+    }
+    options
+        .allow_origins([
+            "http://localhost:*",
+            "https://localhost:*",
+            "http://127.0.0.1:*",
+            "https://127.0.0.1:*",
+            "http://[::1]:*",
+            "https://[::1]:*",
+        ])
+        .allow_hosts(["localhost", "127.0.0.1", "::1"])
+}
 
 /// A running server and the switch that shuts it down.
 pub struct Running {
@@ -54,8 +85,12 @@ pub async fn start(toolkit: Toolkit, options: HttpOptions) -> Running {
     serve(McpServer::new(toolkit), options).await
 }
 
-/// `server` served on a loopback port.
+/// `server` served on a loopback port: by `HttpServer`, or (in a `_mounted` binary) by
+/// `HttpService` at `/mcp` in an axum `Router`.
 pub async fn serve(server: McpServer, options: HttpOptions) -> Running {
+    if mounted() {
+        return serve_mounted(server, options).await;
+    }
     let http = HttpServer::bind("127.0.0.1:0", server, options)
         .await
         .expect("binds a loopback port");
@@ -64,6 +99,32 @@ pub async fn serve(server: McpServer, options: HttpOptions) -> Running {
     let finished = tokio::spawn(http.run_until(async {
         let _ = stopped.await;
     }));
+    Running {
+        addr,
+        stop: Some(stop),
+        finished,
+    }
+}
+
+async fn serve_mounted(server: McpServer, options: HttpOptions) -> Running {
+    let service = HttpService::new(server, options).expect("valid options");
+    let metadata = service.metadata_service();
+    let app = axum::Router::new()
+        .route_service(MCP_PATH, service)
+        .route_service("/.well-known/oauth-protected-resource", metadata.clone())
+        .route_service("/.well-known/oauth-protected-resource/mcp", metadata);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("binds a loopback port");
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    // Stops accepting when told; connections still open end with their clients.
+    let finished = tokio::spawn(async move {
+        tokio::select! {
+            served = axum::serve(listener, app) => served.expect("axum serves"),
+            _ = stopped => {}
+        }
+    });
     Running {
         addr,
         stop: Some(stop),

@@ -9,45 +9,39 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use http_body_util::BodyExt;
-use hyper::body::{Body, Bytes, Frame, Incoming};
+use http_body_util::{BodyExt, Collected, LengthLimitError, Limited};
+use hyper::body::{Body, Bytes, Frame};
 use hyper::header::{CONNECTION, HeaderValue};
 use hyper::{Response, StatusCode};
 use rmcp::transport::streamable_http_server::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::{Value, json};
 
+use super::service::{BoxError, RequestBody};
 use super::{ResponseBody, plain};
 
 /// Reads `body` whole, if it is at most `max` bytes and arrives within `timeout`; otherwise
 /// the answer that says which (the connection is closed after it: the rest of the body is
 /// not read).
 pub(super) async fn read(
-    body: Incoming,
+    body: RequestBody,
     max: usize,
     timeout: Duration,
 ) -> Result<Bytes, Response<ResponseBody>> {
+    // http-body-util's `Limited` counts the bytes (frames, chunks, whatever the length header
+    // claims) and fails at the first one past `max`.
     let collect = async {
-        let mut body = std::pin::pin!(body);
-        let mut collected = Vec::new();
-        while let Some(frame) = body.frame().await {
-            let Ok(frame) = frame else {
-                return Err(closing(plain(
-                    StatusCode::BAD_REQUEST,
-                    "Bad Request: the body could not be read",
-                )));
-            };
-            if let Ok(data) = frame.into_data() {
-                if data.len() > max.saturating_sub(collected.len()) {
-                    return Err(closing(plain(
-                        StatusCode::PAYLOAD_TOO_LARGE,
-                        "Payload Too Large: the body is over the server's limit",
-                    )));
-                }
-                collected.extend_from_slice(&data);
-            }
+        match limited(body, max).await {
+            Ok(collected) => Ok(collected.to_bytes()),
+            Err(error) if error.is::<LengthLimitError>() => Err(closing(plain(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "Payload Too Large: the body is over the server's limit",
+            ))),
+            Err(_) => Err(closing(plain(
+                StatusCode::BAD_REQUEST,
+                "Bad Request: the body could not be read",
+            ))),
         }
-        Ok(Bytes::from(collected))
     };
     match tokio::time::timeout(timeout, collect).await {
         Ok(read) => read,
@@ -56,6 +50,14 @@ pub(super) async fn read(
             "Request Timeout: the body did not arrive in time",
         ))),
     }
+}
+
+type Collecting = Pin<Box<dyn Future<Output = Result<Collected<Bytes>, BoxError>> + Send>>;
+
+/// `body` collected by http-body-util's `Limited`: its bytes, or an error at the first byte
+/// past `max`. (Boxed outside the `async fn`, where the compiler can prove it `Send`.)
+fn limited(body: RequestBody, max: usize) -> Collecting {
+    Box::pin(Limited::new(body, max).collect())
 }
 
 /// `response`, after which the connection closes.
@@ -92,30 +94,44 @@ impl Drop for Serving {
     }
 }
 
-/// A call in a session, cancelled in it when its answer is dropped unfinished — the client's
-/// connection went away — so the tool does not run on for nobody until the session expires.
+/// A call in a session, cancelled in it when dropped before [`finished`](Self::finished) —
+/// the client's connection went away while the call was waited for or its answer sent — so
+/// the tool does not run on for nobody until the session expires.
 pub(super) struct CancelInSession {
     pub(super) sessions: Arc<LocalSessionManager>,
     pub(super) session: Arc<str>,
-    pub(super) request: Value,
+    /// The call's JSON-RPC id; `None` once it has been answered.
+    pub(super) request: Option<Value>,
 }
 
 impl CancelInSession {
-    fn cancel(self) {
+    /// The call has been answered: nothing to cancel.
+    pub(super) fn finished(mut self) {
+        self.request = None;
+    }
+}
+
+impl Drop for CancelInSession {
+    fn drop(&mut self) {
+        let Some(request) = self.request.take() else {
+            return;
+        };
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
         let cancelled = json!({
             "jsonrpc": "2.0",
             "method": "notifications/cancelled",
-            "params": {"requestId": self.request, "reason": "the client's connection closed"},
+            "params": {"requestId": request, "reason": "the client's connection closed"},
         });
         let Ok(cancelled) = serde_json::from_value(cancelled) else {
             return;
         };
+        let sessions = Arc::clone(&self.sessions);
+        let session = Arc::clone(&self.session);
         runtime.spawn(async move {
             // A session that has ended has nothing left to cancel.
-            let _ = self.sessions.accept_message(&self.session, cancelled).await;
+            let _ = sessions.accept_message(&session, cancelled).await;
         });
     }
 }
@@ -130,20 +146,38 @@ pub(super) struct Extras {
     pub(super) cancel: Option<CancelInSession>,
 }
 
-/// An answer's body, holding its request as served until it is sent or dropped.
+/// An answer's body with what it carries beyond its bytes.
 pub(super) struct Answer {
     body: ResponseBody,
     extras: Extras,
-    _serving: Serving,
 }
 
 impl Answer {
-    pub(super) fn new(body: ResponseBody, extras: Extras, serving: Serving) -> Self {
-        Self {
-            body,
-            extras,
-            _serving: serving,
-        }
+    pub(super) fn new(body: ResponseBody, extras: Extras) -> Self {
+        Self { body, extras }
+    }
+}
+
+/// An answer's body, holding its request as served (by the turnkey server's connection) until
+/// it is sent or dropped.
+pub(super) struct Served {
+    pub(super) body: ResponseBody,
+    pub(super) _serving: Serving,
+}
+
+impl Body for Served {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
     }
 }
 
@@ -161,21 +195,21 @@ impl Body for Answer {
             }
         }
         let polled = Pin::new(&mut self.body).poll_frame(cx);
-        if let Poll::Ready(None) = polled {
-            self.extras.cancel = None;
+        // The server stops polling once the body says it has ended, so that counts too.
+        let ended = match &polled {
+            Poll::Ready(None) => true,
+            Poll::Ready(Some(_)) => self.body.is_end_stream(),
+            Poll::Pending => false,
+        };
+        if ended {
+            if let Some(cancel) = self.extras.cancel.take() {
+                cancel.finished();
+            }
         }
         polled
     }
 
     fn is_end_stream(&self) -> bool {
         self.body.is_end_stream()
-    }
-}
-
-impl Drop for Answer {
-    fn drop(&mut self) {
-        if let Some(cancel) = self.extras.cancel.take() {
-            cancel.cancel();
-        }
     }
 }

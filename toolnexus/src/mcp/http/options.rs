@@ -2,11 +2,17 @@
 //! client from taking it over.
 
 use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
+
+use hyper::http::Extensions;
+
+use super::auth::{Auth, ProtectedResource};
 
 use crate::decode::MAX_ARGUMENT_BYTES;
 
-/// How [`HttpServer`](super::HttpServer) serves: who may call it, how it keeps state, and
+/// How [`HttpServer`](super::HttpServer) and [`HttpService`](super::HttpService) serve: who may call it, how it keeps state, and
 /// what it bounds.
 ///
 /// The limits and their defaults (README "Running it on a network"):
@@ -30,13 +36,14 @@ use crate::decode::MAX_ARGUMENT_BYTES;
 ///     .max_sessions(100)
 ///     .session_idle_timeout(Duration::from_secs(60))
 ///     .stateless(true);
-/// assert!(format!("{options:?}").contains("bearer_token: Some(\"<redacted>\")"));
+/// assert!(format!("{options:?}").contains("bearer_token: Some(<redacted>)"));
 /// ```
 #[derive(Clone)]
 pub struct HttpOptions {
     pub(super) origins: Option<Vec<String>>,
     pub(super) hosts: Option<Vec<String>>,
-    pub(super) bearer_token: Option<String>,
+    pub(super) auth: Option<Auth>,
+    pub(super) protected_resource: Option<ProtectedResource>,
     pub(super) stateless: bool,
     pub(super) shutdown_grace: Duration,
     pub(super) max_sessions: usize,
@@ -51,7 +58,8 @@ impl Default for HttpOptions {
         Self {
             origins: None,
             hosts: None,
-            bearer_token: None,
+            auth: None,
+            protected_resource: None,
             stateless: false,
             shutdown_grace: Duration::from_secs(10),
             // Under 80 KiB each (tests/mcp_flood.rs): a flood of `initialize`s stops
@@ -104,10 +112,83 @@ impl HttpOptions {
     }
 
     /// Requires `Authorization: Bearer <token>` on every request; without it, or with another
-    /// token, the answer is `401 Unauthorized`. Compared in constant time.
+    /// token, the answer is `401 Unauthorized`. Compared in constant time. Replaces a
+    /// [`verify_bearer`](Self::verify_bearer) set before (the later setting wins).
     #[must_use]
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.bearer_token = Some(token.into());
+        self.auth = Some(Auth::Token(token.into().into_bytes()));
+        self
+    }
+
+    /// Checks each request's bearer token with your own validator — your JWT library, your
+    /// introspection call — as an OAuth 2.1 resource server does (MCP authorization).
+    ///
+    /// `verify` gets the token of `Authorization: Bearer <token>`. `None` (or no token at all)
+    /// ⇒ `401 Unauthorized` with `WWW-Authenticate: Bearer`, naming the metadata document
+    /// when [`protected_resource`](Self::protected_resource) is set, so a client can find
+    /// where to sign in. `Some(identity)` ⇒ the request goes on with `identity` in its HTTP
+    /// request extensions, where the call's context receives every request extension (a tool
+    /// asks for `Extension<T>`). Replaces a [`bearer_token`](Self::bearer_token) set before
+    /// (the later setting wins).
+    ///
+    /// ```
+    /// use toolnexus::mcp::HttpOptions;
+    ///
+    /// #[derive(Clone)]
+    /// struct User {
+    ///     id: String,
+    /// }
+    ///
+    /// let options = HttpOptions::new()
+    ///     .protected_resource("https://api.example.com/mcp", ["https://auth.example.com"])
+    ///     .verify_bearer(|token: String| async move {
+    ///         // Verify the token's signature, issuer, audience and expiry here.
+    ///         token.strip_prefix("user-").map(|id| User { id: id.to_owned() })
+    ///     });
+    /// ```
+    #[must_use]
+    pub fn verify_bearer<F, Fut, T>(mut self, verify: F) -> Self
+    where
+        F: Fn(String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Option<T>> + Send + 'static,
+        T: Clone + Send + Sync + 'static,
+    {
+        self.auth = Some(Auth::Verify(Arc::new(move |token| {
+            let verified = verify(token);
+            Box::pin(async move {
+                let identity = verified.await?;
+                let mut extensions = Extensions::new();
+                extensions.insert(identity);
+                Some(extensions)
+            })
+        })));
+        self
+    }
+
+    /// Names the resource this server is (`resource_uri`, the URL clients reach it at, e.g.
+    /// `https://api.example.com/mcp`) and the OAuth 2.1 authorization servers that issue its
+    /// tokens, as MCP authorization asks of a server (RFC 9728, Protected Resource Metadata).
+    ///
+    /// The metadata document — `{"resource", "authorization_servers",
+    /// "bearer_methods_supported": ["header"]}` — is served at
+    /// `/.well-known/oauth-protected-resource` and at its path-suffixed form
+    /// (`/.well-known/oauth-protected-resource/mcp` for a resource at `/mcp`) by
+    /// [`HttpServer`](super::HttpServer); a mounted [`HttpService`](super::HttpService) hands it
+    /// out as [`metadata_service`](super::HttpService::metadata_service) for your router. A
+    /// `401` then carries `WWW-Authenticate: Bearer resource_metadata="<that URL>"`.
+    ///
+    /// A `resource_uri` that is not an absolute `http`/`https` URL without a fragment makes
+    /// `HttpServer::bind` and `HttpService::new` fail with `InvalidInput`.
+    #[must_use]
+    pub fn protected_resource(
+        mut self,
+        resource_uri: impl Into<String>,
+        authorization_servers: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.protected_resource = Some(ProtectedResource {
+            resource: resource_uri.into(),
+            authorization_servers: authorization_servers.into_iter().map(Into::into).collect(),
+        });
         self
     }
 
@@ -191,10 +272,8 @@ impl fmt::Debug for HttpOptions {
         f.debug_struct("HttpOptions")
             .field("origins", &self.origins)
             .field("hosts", &self.hosts)
-            .field(
-                "bearer_token",
-                &self.bearer_token.as_ref().map(|_| "<redacted>"),
-            )
+            .field("bearer_token", &self.auth)
+            .field("protected_resource", &self.protected_resource)
             .field("stateless", &self.stateless)
             .field("shutdown_grace", &self.shutdown_grace)
             .field("max_sessions", &self.max_sessions)

@@ -1,90 +1,69 @@
-//! One request's way through the server: the path, the `Host` count, the origin, a CORS
-//! preflight, the token, the body and the session cap, then rmcp — and the JSON-RPC error
-//! for a message rmcp cannot read.
+//! One request's way through the endpoint: the `Host` count and the origin, then (past
+//! tower-http's CORS layer) the token, the body and the session cap, then rmcp — and the
+//! JSON-RPC error for a message rmcp cannot read.
 
 use std::sync::Arc;
 
 use http_body_util::{BodyExt, Full};
-use hyper::body::{Bytes, Incoming};
-use hyper::header::{AUTHORIZATION, HOST, HeaderValue, ORIGIN, RETRY_AFTER, WWW_AUTHENTICATE};
+use hyper::body::Bytes;
+use hyper::header::{HOST, HeaderMap, HeaderValue, ORIGIN, RETRY_AFTER};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 
-use super::auth::bearer_matches;
 use super::body::{self, CancelInSession, Extras};
-use super::{MCP_PATH, ResponseBody, Shared, cors, plain};
+use super::json::json_when_plain;
+use super::service::{RequestBody, Shared};
+use super::{ResponseBody, plain};
 use crate::mcp::incoming::{self, Screened};
 
 /// The header that names a request's session.
 const SESSION_ID: &str = "mcp-session-id";
 
-/// One request: the path, the `Host` count, then the origin (403 comes before 401, as the
-/// MCP transport requires for a bad `Origin`), a CORS preflight, the token, the body, then
-/// rmcp. Every answer to an allowed origin carries CORS headers.
-pub(super) async fn route(
-    shared: &Shared,
-    request: Request<Incoming>,
-    extras: &mut Extras,
-) -> Response<ResponseBody> {
-    if request.uri().path() != MCP_PATH {
-        return plain(StatusCode::NOT_FOUND, "Not Found: the MCP endpoint is /mcp");
-    }
-    if request.headers().get_all(HOST).iter().nth(1).is_some() {
+/// What is refused before anything else: two `Host` headers (400), an `Origin` not allowed
+/// (403, before the token is asked for, as the MCP transport requires).
+pub(super) fn refused(shared: &Shared, headers: &HeaderMap) -> Option<Response<ResponseBody>> {
+    if headers.get_all(HOST).iter().nth(1).is_some() {
         // Which one a proxy or rmcp would read cannot be told; neither is trusted.
-        return plain(
+        return Some(plain(
             StatusCode::BAD_REQUEST,
             "Bad Request: more than one Host header",
-        );
+        ));
     }
-    let origins_allowed = request
-        .headers()
+    let origins_allowed = headers
         .get_all(ORIGIN)
         .iter()
         .all(|origin| shared.origins.allows(origin));
-    if !origins_allowed {
-        return plain(StatusCode::FORBIDDEN, "Forbidden: Origin not allowed");
-    }
-    let origin = request.headers().get(ORIGIN).cloned();
-    let mut response = match (&origin, request.method()) {
-        // A preflight carries no credentials, so it is answered before the token is asked.
-        (Some(origin), &Method::OPTIONS) => cors::preflight(origin),
-        _ => authorized(shared, request, extras).await,
-    };
-    if let Some(origin) = &origin {
-        cors::allow(response.headers_mut(), origin);
-    }
-    response
+    (!origins_allowed).then(|| plain(StatusCode::FORBIDDEN, "Forbidden: Origin not allowed"))
 }
 
-async fn authorized(
+/// A request past CORS: the token, the body and the session cap, then rmcp.
+pub(super) async fn authorized(
     shared: &Shared,
-    request: Request<Incoming>,
+    request: Request<RequestBody>,
     extras: &mut Extras,
 ) -> Response<ResponseBody> {
-    if let Some(token) = &shared.bearer_token {
-        if !bearer_matches(request.headers().get(AUTHORIZATION), token) {
-            let mut response = plain(
-                StatusCode::UNAUTHORIZED,
-                "Unauthorized: send Authorization: Bearer <token>",
-            );
-            response
-                .headers_mut()
-                .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-            return response;
-        }
+    let (mut parts, body) = request.into_parts();
+    if let Err(refused) = shared.guard.check(&mut parts).await {
+        return refused;
     }
-    let (parts, body) = request.into_parts();
-    if parts.method == Method::GET {
+    if let (&Method::GET, Some(streams_end)) = (&parts.method, &shared.streams_end) {
         // A GET is the session's event stream, open until the client leaves; on shutdown it
         // ends, so it does not hold the server up for the whole grace period.
-        let mut streams_end = shared.streams_end.clone();
+        let mut streams_end = streams_end.clone();
         extras.ends = Some(Box::pin(async move {
             let _ = streams_end.wait_for(|ended| *ended).await;
         }));
     }
     if parts.method != Method::POST {
+        let delete = parts.method == Method::DELETE;
         let request = Request::from_parts(parts, Full::new(Bytes::new()));
-        return shared.endpoint.handle(request).await;
+        let mut response = shared.endpoint.handle(request).await;
+        if delete && response.status() == StatusCode::ACCEPTED {
+            // A session ended: rmcp says 202, which both Python SDKs log as a failure; they
+            // expect 200 or 204.
+            *response.status_mut() = StatusCode::NO_CONTENT;
+        }
+        return response;
     }
     let body = match body::read(body, shared.max_body_bytes, shared.body_read_timeout).await {
         Ok(body) => body,
@@ -95,6 +74,8 @@ async fn authorized(
         Screened::Pass(head) => (head, body),
         Screened::Rewritten(head, text) => (head, Bytes::from(text)),
     };
+    #[cfg(feature = "tracing")]
+    crate::trace::record_message(head.method.as_deref(), head.id.as_ref());
     let session = parts
         .headers
         .get(SESSION_ID)
@@ -102,8 +83,11 @@ async fn authorized(
         .map(Arc::<str>::from);
     let request = Request::from_parts(parts, Full::new(body));
     let id = head.id.clone();
+    // A request (it has a method and an id) may be answered as JSON.
+    let request_id = head.method.is_some().then(|| head.id.clone()).flatten();
     let Some(sessions) = &shared.sessions else {
-        return readable(shared.endpoint.handle(request).await, id).await;
+        let response = readable(shared.endpoint.handle(request).await, id).await;
+        return plain_as_json(response, request_id).await;
     };
     let response = match (session, head.method.as_deref(), head.id) {
         (None, Some("initialize"), _) => {
@@ -124,13 +108,23 @@ async fn authorized(
             extras.cancel = Some(CancelInSession {
                 sessions: Arc::clone(&sessions.manager),
                 session,
-                request: id,
+                request: Some(id),
             });
             shared.endpoint.handle(request).await
         }
         _ => shared.endpoint.handle(request).await,
     };
-    readable(response, id).await
+    plain_as_json(readable(response, id).await, request_id).await
+}
+
+async fn plain_as_json(
+    response: Response<ResponseBody>,
+    id: Option<Value>,
+) -> Response<ResponseBody> {
+    match id {
+        Some(id) => json_when_plain(response, &id).await,
+        None => response,
+    }
 }
 
 /// rmcp's answer, except that a message it could not read as one of its own (which it
