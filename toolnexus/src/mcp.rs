@@ -96,7 +96,7 @@ mod suspend;
 #[cfg(feature = "mcp-http")]
 pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};
 pub use stdio::{LineTransport, MAX_LINE_BYTES};
-pub use suspend::StateKeyError;
+pub use suspend::{CallerId, InMemoryStateStore, StateKeyError, StateStore, StateStoreError};
 
 use suspend::StateSeal;
 
@@ -201,9 +201,7 @@ impl McpServer {
     /// # Ok::<(), toolnexus::mcp::StateKeyError>(())
     /// ```
     pub fn with_state_key(mut self, key: impl Into<Vec<u8>>) -> Result<Self, StateKeyError> {
-        let expiry = self.seal.expiry;
-        self.seal = StateSeal::with_key(key.into())?;
-        self.seal.expiry = expiry;
+        self.seal = self.seal.rekeyed(key.into())?;
         Ok(self)
     }
 
