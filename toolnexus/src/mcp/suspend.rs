@@ -197,9 +197,9 @@ struct Sealed {
     nonce: String,
     /// When it stops opening, in milliseconds since the Unix epoch.
     expires: u64,
-    /// Digests of the session (or connection) and the verified caller it was issued to.
+    /// Digests of the stdio connection and the verified caller it was issued to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    session: Option<String>,
+    connection: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     caller: Option<String>,
 }
@@ -252,7 +252,7 @@ impl StateSeal {
     ) -> InputRequiredResult {
         let mut nonce = [0_u8; 16];
         getrandom::fill(&mut nonce).expect("the OS random source for the requestState id");
-        let Binding { session, caller } = Binding::of(context);
+        let Binding { connection, caller } = Binding::of(context);
         let sealed = Sealed {
             tool: tool.to_owned(),
             arguments: digest(arguments),
@@ -261,7 +261,7 @@ impl StateSeal {
             schema: asked_schema(request).cloned(),
             nonce: hex(&nonce),
             expires: millis(SystemTime::now() + self.expiry),
-            session,
+            connection,
             caller,
         };
         let options = SealOptions::new().associated_data(PURPOSE).ttl(self.expiry);
@@ -280,7 +280,7 @@ impl StateSeal {
     /// Opens a retry's `state` for a call to `tool` with `arguments` and finds its answer in
     /// `responses`; the error is the `isError` result the retry gets instead (the tool does
     /// not run). In order: the state verifies and has not expired; it was issued for this
-    /// tool, these arguments, this session and this caller; the answer is there and fits
+    /// tool, these arguments, this connection and this caller; the answer is there and fits
     /// what was asked (SPEC §10B); and the state was not used before — recorded last, so a
     /// refused retry does not use it up.
     pub(super) async fn open(
@@ -307,8 +307,8 @@ impl StateSeal {
             return Err(refused("its requestState was issued for other arguments"));
         }
         let here = Binding::of(context);
-        if sealed.session != here.session {
-            return Err(refused("its requestState was issued in another session"));
+        if sealed.connection != here.connection {
+            return Err(refused("its requestState was issued on another connection"));
         }
         if sealed.caller != here.caller {
             return Err(refused("its requestState was issued to another caller"));

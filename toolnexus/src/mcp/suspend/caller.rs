@@ -1,6 +1,7 @@
-//! Who a suspended call was asked by: a sealed `requestState` is bound to the session (or
-//! stdio connection) and the verified caller it was issued to, where they are known
-//! (SPEC §10B).
+//! Who a suspended call was asked by: a sealed `requestState` is bound to the stdio
+//! connection and the verified caller it was issued to, where they are known (SPEC §10B).
+//! Over HTTP there is no session to bind: rmcp serves 2026-07-28 requests (the only ones
+//! that carry a `requestState`) statelessly, with or without `HttpOptions::stateless`.
 
 use std::sync::Arc;
 
@@ -44,56 +45,50 @@ impl Connection {
     }
 }
 
-/// What a state is bound to: digests (hex SHA-256) of the session or connection and of the
+/// What a state is bound to: digests (hex SHA-256) of the stdio connection and of the
 /// verified caller, each `None` where the call has none.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct Binding {
-    pub(super) session: Option<String>,
+    pub(super) connection: Option<String>,
     pub(super) caller: Option<String>,
 }
 
 impl Binding {
     /// The binding of the call `context` belongs to.
     pub(super) fn of(context: &RequestContext<RoleServer>) -> Self {
-        let (http_session, http_caller) = from_http(context);
-        let session = context
+        let connection = context
             .extensions
             .get::<Connection>()
-            .map(|connection| digest("connection", &connection.0))
-            .or(http_session);
+            .map(|connection| digest("connection", &connection.0));
         let caller = context
             .extensions
             .get::<CallerId>()
             .map(|id| digest("caller", &id.0))
-            .or(http_caller);
-        Self { session, caller }
+            .or_else(|| from_http(context));
+        Self { connection, caller }
     }
 }
 
-/// The session id (`Mcp-Session-Id`) and the [`CallerId`] of the HTTP request a call came
-/// in, as rmcp's HTTP transport hands it over, digested.
+/// The [`CallerId`] in the extensions of the HTTP request a call came in, as rmcp's HTTP
+/// transport hands it over, digested. No session is read there: rmcp serves 2026-07-28, the
+/// one revision with a `requestState`, without sessions, so an `Mcp-Session-Id` on such a
+/// request is whatever the client chose to send.
 #[cfg(feature = "mcp-http")]
-fn from_http(context: &RequestContext<RoleServer>) -> (Option<String>, Option<String>) {
-    let Some(parts) = context.extensions.get::<hyper::http::request::Parts>() else {
-        return (None, None);
-    };
-    let session = parts
-        .headers
-        .get("mcp-session-id")
-        .map(|id| digest("session", &String::from_utf8_lossy(id.as_bytes())));
-    let caller = parts
+fn from_http(context: &RequestContext<RoleServer>) -> Option<String> {
+    context
+        .extensions
+        .get::<hyper::http::request::Parts>()?
         .extensions
         .get::<CallerId>()
-        .map(|id| digest("caller", &id.0));
-    (session, caller)
+        .map(|id| digest("caller", &id.0))
 }
 
 #[cfg(not(feature = "mcp-http"))]
-fn from_http(_: &RequestContext<RoleServer>) -> (Option<String>, Option<String>) {
-    (None, None)
+fn from_http(_: &RequestContext<RoleServer>) -> Option<String> {
+    None
 }
 
-/// SHA-256 (hex) of `value` under `label`, so a session id never equals a caller id.
+/// SHA-256 (hex) of `value` under `label`, so a connection id never equals a caller id.
 fn digest(label: &str, value: &str) -> String {
     let mut hasher = Sha256::new();
     hasher.update(label.as_bytes());
