@@ -14,8 +14,13 @@ use crate::decode::{Shape, check_args, invalid_args};
 use crate::result::ToolResult;
 use crate::suspend::{Answer, Request};
 
-/// The schema `request` asks with: its `data.schema`, when that is an object.
+/// The schema `request` asks with: its `data.schema`, when that is an object — except for
+/// an approval, whose `data` is the call's arguments (SPEC §10A), so a `schema` there is an
+/// argument the human is shown, not a question.
 pub(crate) fn asked_schema(request: &Request) -> Option<&Map<String, Value>> {
+    if request.kind == "approval" {
+        return None;
+    }
     request.data.as_ref()?.get("schema")?.as_object()
 }
 
@@ -173,5 +178,14 @@ mod tests {
                 .unwrap(),
         );
         assert_eq!(asked_schema(&request), None);
+        // An approval's data is the call's arguments: an argument named `schema` asks nothing.
+        let arguments = json!({"schema": env_schema()})
+            .as_object()
+            .cloned()
+            .unwrap();
+        let approval = Request::new("approval", "Apply?").with_data(arguments.clone());
+        assert_eq!(asked_schema(&approval), None);
+        let input = Request::new("input", "Which?").with_data(arguments);
+        assert_eq!(asked_schema(&input), Some(&env_schema()));
     }
 }

@@ -73,6 +73,37 @@ async fn toolkit_call_refuses_an_answer_outside_the_schema() {
     assert_eq!(runs.load(Ordering::SeqCst), 1);
 }
 
+/// Creates a table.
+#[toolnexus::tool(approval = "Create table {name}?")]
+fn create_table(name: String, schema: Value) -> String {
+    format!("created {name} with {schema}")
+}
+
+/// An approval's data is the call's arguments (SPEC §10A): an argument named `schema` is
+/// shown to the human, not a question the approval's answer must fit.
+#[tokio::test]
+async fn an_approval_with_an_argument_named_schema_asks_no_question() {
+    let toolkit = Toolkit::new().with_all(toolnexus::tools![create_table]);
+    let schema =
+        json!({"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]});
+    let created = toolkit
+        .call(
+            "create_table",
+            json!({"name": "t", "schema": schema}),
+            |request: Request| async move {
+                assert_eq!(request.kind, "approval");
+                accept(&request, json!({}))
+            },
+        )
+        .await;
+    assert!(!created.is_error, "{}", created.output);
+    assert!(
+        created.output.starts_with("created t with "),
+        "{}",
+        created.output
+    );
+}
+
 fn accept(request: &Request, data: Value) -> Answer {
     Answer {
         id: request.id.clone(),

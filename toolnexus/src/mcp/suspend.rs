@@ -81,11 +81,8 @@ pub(super) fn elicitation(request: &Request, modes: Modes) -> Option<ElicitReque
     if !modes.form {
         return None;
     }
-    let requested = request
-        .data
-        .as_ref()
-        .and_then(|data| data.get("schema"))
-        .and_then(|schema| ElicitationSchema::deserialize(schema).ok());
+    let requested = asked_schema(request)
+        .and_then(|schema| ElicitationSchema::deserialize(Value::Object(schema.clone())).ok());
     let empty = || {
         ElicitationSchema::deserialize(serde_json::json!({"type": "object", "properties": {}}))
             .expect("the empty object schema is an elicitation schema")
@@ -471,7 +468,10 @@ mod tests {
         let nested = Request::new("input", "Address?").with_data(object(
             &json!({"schema": {"type": "object", "properties": {"street": {"type": "object"}}}}),
         ));
-        let approval = Request::new("approval", "Delete note 1?");
+        // An approval's data is the call's arguments: one named `schema` is no form.
+        let approval = Request::new("approval", "Delete note 1?").with_data(object(
+            &json!({"schema": {"type": "object", "properties": {"env": {"type": "string"}}}}),
+        ));
         for request in [nested, approval] {
             let Some(ElicitRequestParams::FormElicitationParams {
                 message,
