@@ -8,6 +8,11 @@
 //! `anyOf` of `const`s MCP forms use for a titled choice) is worded as a choice the human
 //! made: ``field `env`: unknown variant `moon`, expected one of `staging`, `production` ``.
 
+#![expect(
+    clippy::result_large_err,
+    reason = "the error is the call's final result; boxing it would only add an allocation"
+)]
+
 use serde_json::{Map, Value};
 
 use crate::decode::{Shape, check_args, invalid_args};

@@ -26,7 +26,7 @@ use rmcp::service::{RoleClient, RoleServer, RunningService, ServiceExt};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use serde_json::{Value, json};
-use toolnexus::mcp::{CallerId, InMemoryStateStore, LineTransport, McpServer};
+use toolnexus::mcp::{CallerId, LineTransport, McpServer};
 use toolnexus::{Request, ToolContext, ToolResult, Toolkit, define_tool};
 
 use mcp_client::{Log, Modes, TestClient, connect_over};
@@ -49,16 +49,15 @@ enum Over {
 /// Every transport a client of `revision` can be asked over (a stateless HTTP server
 /// cannot send a 2025-* client a request).
 fn transports(revision: &ProtocolVersion) -> Vec<Over> {
-    let mut all = vec![Over::Stdio];
-    #[cfg(feature = "mcp-http")]
-    {
-        all.push(Over::Http { stateless: false });
-        if *revision == ProtocolVersion::V_2026_07_28 {
-            all.push(Over::Http { stateless: true });
-        }
-    }
-    let _ = revision;
-    all
+    let http: &[Over] = match *revision == ProtocolVersion::V_2026_07_28 {
+        #[cfg(feature = "mcp-http")]
+        true => &[Over::Http { stateless: false }, Over::Http { stateless: true }],
+        #[cfg(feature = "mcp-http")]
+        false => &[Over::Http { stateless: false }],
+        #[cfg(not(feature = "mcp-http"))]
+        _ => &[],
+    };
+    [Over::Stdio].iter().chain(http).copied().collect()
 }
 
 /// `server` served to `client` over `over`.
@@ -315,6 +314,7 @@ async fn an_approved_retry_sent_three_times_runs_once() {
 #[cfg(feature = "mcp-http")]
 #[tokio::test]
 async fn stateless_replicas_share_the_record_of_used_states_through_a_store() {
+    use toolnexus::mcp::InMemoryStateStore;
     let revision = ProtocolVersion::V_2026_07_28;
     for shared in [true, false] {
         let (toolkit, runs) = asking_tools();

@@ -29,7 +29,10 @@ pub const MAX_LINE_BYTES: usize = MAX_ARGUMENT_BYTES + 64 * 1024;
 /// read, `null` otherwise), and so does a line over [`MAX_LINE_BYTES`]. A `tools/call`'s
 /// `arguments` are read as the text sent, so a key given twice or arguments that are not an
 /// object come back as the `isError` result
-/// [`Toolkit::execute_json`](crate::Toolkit::execute_json) gives for them.
+/// [`Toolkit::execute_json`](crate::Toolkit::execute_json) gives for them. A `tools/call`
+/// retry whose `requestState` or `inputResponses` has the wrong JSON type gets `-32602`. Each
+/// transport is one connection: a 2026-07-28 `requestState` issued on it opens on it only
+/// (SPEC §10B).
 ///
 /// ```
 /// use toolnexus::{Toolkit, mcp::{LineTransport, McpServer}};

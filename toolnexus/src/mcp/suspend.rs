@@ -143,6 +143,20 @@ impl McpServer {
     /// opens once per process, and stateless replicas behind a load balancer may each run
     /// a replayed retry once. [`StateStore`] says what a shared store needs.
     ///
+    /// A retry runs the tool only if all of this holds, and otherwise gets an `isError`
+    /// result saying which did not (``tool `NAME` did not run: …``, or for the answer
+    /// ``answer to `NAME`: …``):
+    ///
+    /// | the retry's state | the result says |
+    /// |---|---|
+    /// | does not verify | ``its requestState does not verify under this server's key: it was tampered with, or issued by another server instance (or by this one before a restart); replicas must share the key (`McpServer::with_state_key`)`` |
+    /// | expired | `its requestState has expired; call the tool again` |
+    /// | was issued for another tool, or other arguments | ``its requestState was issued for tool `OTHER` ``, `its requestState was issued for other arguments` |
+    /// | came on another stdio connection | `its requestState was issued on another connection` |
+    /// | came from another [`CallerId`] (or none) | `its requestState was issued to another caller` |
+    /// | answers what its request's `data.schema` refuses (SPEC §10B) | ``answer to `NAME`: field `env`: unknown variant `moon`, expected one of `staging`, `production` `` (the state is not used up) |
+    /// | was used before | `its requestState was already used` |
+    ///
     /// ```
     /// use std::sync::Arc;
     /// use toolnexus::{Toolkit, mcp::{InMemoryStateStore, McpServer}};
