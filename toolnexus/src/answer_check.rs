@@ -15,7 +15,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::decode::{Shape, check_args, invalid_args};
+use crate::decode::{Shape, check_args};
 use crate::result::ToolResult;
 use crate::suspend::{Answer, Request};
 
@@ -44,7 +44,7 @@ pub(crate) fn check_answer(
     }
     let data = answer.data.clone().unwrap_or_default();
     if let Some(detail) = unlisted_choice(schema, &data) {
-        return Err(refused(tool, invalid_args(tool, detail)));
+        return Err(ToolResult::error(format!("answer to `{tool}`: {detail}")));
     }
     match schema_check(tool, schema, &Value::Object(data)) {
         Ok(()) => Ok(()),
@@ -80,11 +80,28 @@ fn unlisted_choice(schema: &Map<String, Value>, data: &Map<String, Value>) -> Op
         }
         let expected: Vec<String> = choices.iter().map(|choice| format!("`{choice}`")).collect();
         Some(format!(
-            "field `{key}`: unknown variant `{given}`, expected one of {}",
+            "field `{key}`: unknown variant {}, expected one of {}",
+            quoted(given),
             expected.join(", ")
         ))
     })
 }
+
+/// `` `given` ``, cut to its first [`QUOTED`] characters (then `…` and its length): the
+/// answer is the client's, and a backtick inside it must not make the cut miss.
+fn quoted(given: &str) -> String {
+    match given.char_indices().nth(QUOTED) {
+        None => format!("`{given}`"),
+        Some((end, _)) => format!(
+            "`{}…` ({} characters)",
+            &given[..end],
+            given.chars().count()
+        ),
+    }
+}
+
+/// The characters of an answer's value a refusal quotes, as argument errors do.
+const QUOTED: usize = 200;
 
 /// The strings a property's schema lists as its only values: `enum` of strings, or `oneOf` /
 /// `anyOf` whose every branch is a string `const`.
@@ -149,6 +166,20 @@ mod tests {
             refused.output,
             "answer to `t`: field `env`: unknown variant `moon`, expected one of `staging`, `production`"
         );
+    }
+
+    #[test]
+    fn a_long_answer_is_quoted_in_part() {
+        for long in ["x".repeat(10_000), format!("a`b{}", "`c".repeat(5_000))] {
+            let refused =
+                check_answer("p", Some(&env_schema()), &ok(json!({"env": long}))).unwrap_err();
+            let length = format!("…` ({} characters), expected", long.chars().count());
+            assert!(
+                refused.output.len() < 400 && refused.output.contains(&length),
+                "{}",
+                refused.output
+            );
+        }
     }
 
     #[test]

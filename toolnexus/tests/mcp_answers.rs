@@ -51,7 +51,10 @@ enum Over {
 fn transports(revision: &ProtocolVersion) -> Vec<Over> {
     let http: &[Over] = match *revision == ProtocolVersion::V_2026_07_28 {
         #[cfg(feature = "mcp-http")]
-        true => &[Over::Http { stateless: false }, Over::Http { stateless: true }],
+        true => &[
+            Over::Http { stateless: false },
+            Over::Http { stateless: true },
+        ],
         #[cfg(feature = "mcp-http")]
         false => &[Over::Http { stateless: false }],
         #[cfg(not(feature = "mcp-http"))]
