@@ -11,17 +11,20 @@
 //!
 //! Beside the quickstart's tools it serves the ones that show MCP's newer parts: `delete_note`
 //! asks for approval, `pick_environment` asks for input with a form, `count_to` reports
-//! progress, and `note_stats` answers structured content (`Json<T>`, with an output schema).
+//! progress, `note_stats` answers structured content (`Json<T>`, with an output schema), and
+//! `whoami` reads who is calling (SPEC §12: the client's name and revision, as an extension of
+//! the call's context).
 //! A client that can ask its user (elicitation, or 2026-07-28's input requests) shows the
 //! questions; one that cannot sees them as `isError` text.
 
 use std::time::Duration;
 
 use serde::Serialize;
+use toolnexus::mcp::ClientInfo;
 use toolnexus::serde_json::json;
 use toolnexus::{
-    ContentPart, ContentPartError, Json, JsonSchema, Request, ToolContext, ToolResult, Toolkit,
-    pending, tool, tools,
+    ContentPart, ContentPartError, Extension, Json, JsonSchema, Request, ToolContext, ToolResult,
+    Toolkit, pending, tool, tools,
 };
 
 /// Adds two numbers.
@@ -119,6 +122,21 @@ fn note_stats() -> Json<NoteStats> {
     })
 }
 
+/// Says which client is calling, and at which protocol revision.
+#[tool(read_only)]
+fn whoami(client: Option<Extension<ClientInfo>>) -> String {
+    let Some(Extension(client)) = client else {
+        return "an unknown client".to_owned();
+    };
+    let unknown = || "?".to_owned();
+    format!(
+        "{} {} at {}",
+        client.name.unwrap_or_else(unknown),
+        client.version.unwrap_or_else(unknown),
+        client.revision.unwrap_or_else(unknown)
+    )
+}
+
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
 const USAGE: &str = "usage: mcp_server [--http ADDR [--stateless]]";
@@ -132,7 +150,8 @@ async fn main() -> Result<(), Error> {
         delete_note,
         pick_environment,
         count_to,
-        note_stats
+        note_stats,
+        whoami
     ]);
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {

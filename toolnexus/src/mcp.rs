@@ -74,7 +74,7 @@ use std::time::Duration;
 
 pub use rmcp;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    CacheScope, CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer};
@@ -86,6 +86,7 @@ use crate::tool::Tool;
 use crate::toolkit::Toolkit;
 
 mod call;
+mod caller;
 #[cfg(feature = "mcp-http")]
 mod http;
 mod incoming;
@@ -93,6 +94,7 @@ mod progress;
 mod stdio;
 mod suspend;
 
+pub use caller::{ClientInfo, MissingState};
 #[cfg(feature = "mcp-http")]
 pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};
 pub use stdio::{LineTransport, MAX_LINE_BYTES};
@@ -233,9 +235,24 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+        if !self.toolkit.has_visibility_rule() {
+            return Ok(ListToolsResult::with_all_items(self.tools.to_vec()));
+        }
+        // What this caller may see; never cached for another caller.
+        let ctx = caller::context_of(&context);
+        let visible = self
+            .toolkit
+            .tools()
+            .iter()
+            .zip(self.tools.iter())
+            .filter(|(tool, _)| self.toolkit.is_visible(tool.as_ref(), &ctx))
+            .map(|(_, listed)| listed.clone())
+            .collect();
+        let mut result = ListToolsResult::with_all_items(visible);
+        result.cache_scope = Some(CacheScope::Private);
+        Ok(result)
     }
 
     fn get_tool(&self, name: &str) -> Option<McpTool> {
@@ -263,6 +280,8 @@ impl ServerHandler for McpServer {
 pub async fn serve_stdio(
     toolkit: impl Into<Arc<Toolkit>>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let toolkit = toolkit.into();
+    MissingState::check(&toolkit)?;
     let transport = LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
     let running = McpServer::new(toolkit).serve(transport).await?;
     running.waiting().await?;
