@@ -596,3 +596,110 @@ async fn retry_fields_of_the_wrong_json_type_are_invalid_params() {
         running.shut_down().await;
     }
 }
+
+/// Over HTTP, end to end: the user's own auth layer in front of rmcp's endpoint puts the
+/// verified `CallerId` into the request's extensions, and the state it issued to one user
+/// does not open for another, whose own layer says who they are.
+#[cfg(feature = "mcp-http")]
+#[tokio::test]
+async fn over_http_an_auth_layer_binds_the_state_to_its_caller_id() {
+    use http_body_util::BodyExt;
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+    use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+
+    let (toolkit, runs) = asking_tools();
+    let server = McpServer::new(toolkit);
+    let service = Arc::new(StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(NeverSessionManager::default()),
+        StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(false)
+            .with_json_response(true),
+    ));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let serving = tokio::spawn(async move {
+        loop {
+            let (stream, _) = listener.accept().await.unwrap();
+            let service = Arc::clone(&service);
+            // Stands in for a token check: `x-user` is who the token was issued to.
+            let layer = hyper::service::service_fn(
+                move |mut request: http::Request<hyper::body::Incoming>| {
+                    let service = Arc::clone(&service);
+                    async move {
+                        let user = request.headers().get("x-user").cloned();
+                        if let Some(user) = user {
+                            let user = user.to_str().unwrap_or_default().to_owned();
+                            request.extensions_mut().insert(CallerId(user));
+                        }
+                        let response = service.handle(request).await;
+                        Ok::<_, std::convert::Infallible>(response.map(BodyExt::boxed_unsync))
+                    }
+                },
+            );
+            tokio::spawn(
+                hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
+                    .serve_connection(TokioIo::new(stream), layer)
+                    .into_owned(),
+            );
+        }
+    });
+
+    let http = reqwest::Client::new();
+    let url = format!("http://{addr}/mcp");
+    let call = |user: &'static str, id: u64, extra: Value| {
+        let mut params = json!({"name": "delete_note", "arguments": {"id": 4}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
+        }});
+        for (key, value) in extra.as_object().unwrap() {
+            params[key] = value.clone();
+        }
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+        let request = http
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "delete_note")
+            .header("x-user", user)
+            .body(body.to_string());
+        async move {
+            let reply = request.send().await.unwrap().text().await.unwrap();
+            mcp_raw::message_in(&reply)
+        }
+    };
+    let question = call("alice", 1, json!({})).await;
+    let result = &question["result"];
+    let state = result["requestState"].clone();
+    let request_id = result["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let retry = json!({
+        "requestState": state,
+        "inputResponses": {request_id: {"action": "accept", "content": {}}},
+    });
+    let stolen = call("bob", 2, retry.clone()).await;
+    assert_eq!(
+        stolen["result"]["content"][0]["text"],
+        "tool `delete_note` did not run: its requestState was issued to another caller",
+        "{stolen}"
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+    let hers = call("alice", 3, retry).await;
+    assert_eq!(
+        hers["result"]["content"][0]["text"], "deleted note 4",
+        "{hers}"
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    serving.abort();
+}

@@ -18,9 +18,9 @@ use toolnexus::mcp::{ClientInfo, HttpOptions, McpServer};
 use toolnexus::{Extension, Json, Next, State, Tool, ToolCall, ToolContext, Toolkit, tool, tools};
 
 use mcp_client::{Log, Modes, TestClient, connect_over};
+use mcp_raw::Running;
 use rmcp::ServiceExt;
 use toolnexus::mcp::LineTransport;
-use mcp_raw::Running;
 
 /// What an HTTP layer in front of the endpoint decided about the caller.
 #[derive(Clone, Debug)]
@@ -102,7 +102,10 @@ fn text_of(result: &rmcp::model::CallToolResult) -> Value {
 async fn connect_stdio(
     server: McpServer,
     client: TestClient,
-) -> (rmcp::service::RunningService<rmcp::RoleClient, TestClient>, Log) {
+) -> (
+    rmcp::service::RunningService<rmcp::RoleClient, TestClient>,
+    Log,
+) {
     let (server_end, client_end) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
         let (read, write) = tokio::io::split(server_end);
