@@ -65,11 +65,12 @@ pub trait StateStore: Send + Sync + 'static {
 
 /// A [`StateStore`] in this process's memory, bounded by the states' expiry and by a cap.
 ///
-/// A record is dropped once its state expires (an expired state does not open anyway). At
-/// most [`capacity`](Self::with_capacity) records are kept ([`DEFAULT_CAPACITY`](Self::DEFAULT_CAPACITY),
-/// 100,000, about 15 MiB, unless said otherwise); past it the record that expires first is
-/// dropped, and from then on every state that expires no later than it is refused as used:
-/// a replay never runs, and only a retry older than the states still remembered is refused.
+/// A record (a state's 32-character id and its expiry) is dropped once its state expires: an
+/// expired state does not open anyway. At most [`capacity`](Self::with_capacity) records are
+/// kept ([`DEFAULT_CAPACITY`](Self::DEFAULT_CAPACITY), 100,000, unless said otherwise); past
+/// it the record that expires first is dropped, and from then on every state that expires no
+/// later than it is refused as used: a replay never runs, and only a retry older than the
+/// states still remembered is refused.
 #[derive(Debug)]
 pub struct InMemoryStateStore {
     used: Mutex<Used>,
