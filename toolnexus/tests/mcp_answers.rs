@@ -703,3 +703,46 @@ async fn over_http_an_auth_layer_binds_the_state_to_its_caller_id() {
     assert_eq!(runs.load(Ordering::SeqCst), 1);
     serving.abort();
 }
+
+/// A shared store that cannot be reached.
+struct Unreachable;
+
+impl toolnexus::mcp::StateStore for Unreachable {
+    fn first_use<'a>(
+        &'a self,
+        _: &'a str,
+        _: std::time::SystemTime,
+    ) -> toolnexus::BoxFuture<'a, Result<bool, toolnexus::mcp::StateStoreError>> {
+        Box::pin(async { Err("the store is out of reach".into()) })
+    }
+}
+
+/// A store that cannot tell whether a state was used refuses the retry: it fails closed.
+#[tokio::test]
+async fn a_store_that_cannot_tell_refuses_the_retry() {
+    let revision = ProtocolVersion::V_2026_07_28;
+    for over in transports(&revision) {
+        let (toolkit, runs) = asking_tools();
+        let server = McpServer::new(toolkit).with_state_store(Arc::new(Unreachable));
+        let client = TestClient::new(revision.clone(), Modes::Form);
+        let (client, _) = serve(server, client, over).await;
+        let question = first_round(&client, "delete_note", json!({"id": 2})).await;
+        let refused = retry(
+            &client,
+            "delete_note",
+            json!({"id": 2}),
+            &question,
+            json!({}),
+        );
+        assert_eq!(
+            text(&refused.await),
+            (
+                "tool `delete_note` did not run: whether its requestState was already used could not be told (the store is out of reach)",
+                Some(true)
+            ),
+            "over {over:?}"
+        );
+        assert_eq!(runs.load(Ordering::SeqCst), 0);
+        client.cancel().await.unwrap();
+    }
+}

@@ -29,6 +29,7 @@ use crate::answer_check::{asked_schema, check_answer};
 use crate::result::ToolResult;
 use crate::suspend::{Answer, Reason, Request};
 use caller::{Binding, hex};
+use store::millis;
 
 /// How long a suspended 2026-07-28 call may wait for its retry unless
 /// [`McpServer::with_state_expiry`](super::McpServer::with_state_expiry) says otherwise.
@@ -364,15 +365,9 @@ impl StateSeal {
 const EXPIRED: &str = "its requestState has expired; call the tool again";
 
 /// Why a retry whose state does not verify did not run, with the likely causes.
-pub(super) const UNVERIFIED: &str = "its requestState does not verify under this server's key: \
+const UNVERIFIED: &str = "its requestState does not verify under this server's key: \
     it was tampered with, or issued by another server instance (or by this one before a \
     restart); replicas must share the key (`McpServer::with_state_key`)";
-
-fn millis(time: SystemTime) -> u64 {
-    time.duration_since(UNIX_EPOCH).map_or(0, |since| {
-        u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
-    })
-}
 
 /// SHA-256 (hex) of `arguments` written canonically: object keys sorted, no spaces, so the
 /// same arguments in another key order digest the same.

@@ -8,7 +8,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::future::BoxFuture;
 
 /// Why a [`StateStore`] could not record a use (a shared store out of reach, say): the
-/// retry is refused and the tool does not run.
+/// retry is refused and the tool does not run. Its text is quoted in the `isError` result
+/// the client gets (``tool `NAME` did not run: whether its requestState was already used
+/// could not be told (ERROR)``), so it should say nothing secret.
 pub type StateStoreError = Box<dyn Error + Send + Sync>;
 
 /// Where an [`McpServer`](super::super::McpServer) records which sealed `requestState`s
@@ -176,7 +178,8 @@ pub(super) fn process_store() -> Arc<dyn StateStore> {
     Arc::clone(store) as Arc<dyn StateStore>
 }
 
-fn millis(time: SystemTime) -> u64 {
+/// `time` in milliseconds since the Unix epoch (0 before it).
+pub(super) fn millis(time: SystemTime) -> u64 {
     time.duration_since(UNIX_EPOCH).map_or(0, |since| {
         u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
     })
