@@ -8,6 +8,9 @@
 //!   mode without sessions (replicas behind a load balancer); set `MCP_BEARER_TOKEN` to
 //!   require `Authorization: Bearer <token>` (an environment variable, so the secret does not
 //!   show in the process list).
+//!   Set `MCP_STATE_KEY` (32 bytes or more) to seal 2026-07-28 calls' `requestState` with it:
+//!   replicas given the same key complete each other's approvals and forms, where without it
+//!   each process seals with its own random key and refuses the others' as tampered with.
 //!
 //! Beside the quickstart's tools it serves the ones that show MCP's newer parts: `delete_note`
 //! asks for approval, `pick_environment` asks for input with a form, `count_to` reports
@@ -159,22 +162,38 @@ async fn main() -> Result<(), Error> {
             eprintln!("toolnexus MCP server: {} tools on stdio", toolkit.len());
             toolnexus::mcp::serve_stdio(toolkit).await
         }
-        ["--http", addr] => serve_http(toolkit, addr, false).await,
-        ["--http", addr, "--stateless"] => serve_http(toolkit, addr, true).await,
+        ["--http", addr] => serve_http(server(toolkit)?, addr, false).await,
+        ["--http", addr, "--stateless"] => serve_http(server(toolkit)?, addr, true).await,
         _ => Err(USAGE.into()),
     }
 }
 
+/// `toolkit` as an MCP server, sealing `requestState` with `MCP_STATE_KEY` when it is set.
+fn server(toolkit: Toolkit) -> Result<toolnexus::mcp::McpServer, Error> {
+    let server = toolnexus::mcp::McpServer::new(toolkit);
+    match std::env::var("MCP_STATE_KEY") {
+        Ok(key) => Ok(server
+            .with_state_key(key)
+            .map_err(|error| format!("MCP_STATE_KEY: {error}"))?),
+        Err(std::env::VarError::NotPresent) => Ok(server),
+        Err(error) => Err(format!("MCP_STATE_KEY: {error}").into()),
+    }
+}
+
 #[cfg(feature = "mcp-http")]
-async fn serve_http(toolkit: Toolkit, addr: &str, stateless: bool) -> Result<(), Error> {
-    use toolnexus::mcp::{HttpOptions, HttpServer, McpServer};
+async fn serve_http(
+    server: toolnexus::mcp::McpServer,
+    addr: &str,
+    stateless: bool,
+) -> Result<(), Error> {
+    use toolnexus::mcp::{HttpOptions, HttpServer};
 
     let mut options = HttpOptions::new().stateless(stateless);
     if let Ok(token) = std::env::var("MCP_BEARER_TOKEN") {
         options = options.bearer_token(token);
     }
-    let tools = toolkit.len();
-    let http = HttpServer::bind(addr, McpServer::new(toolkit), options).await?;
+    let tools = server.toolkit().len();
+    let http = HttpServer::bind(addr, server, options).await?;
     eprintln!(
         "toolnexus MCP server: {tools} tools at http://{}/mcp{} (Ctrl-C to stop)",
         http.local_addr(),
@@ -186,6 +205,6 @@ async fn serve_http(toolkit: Toolkit, addr: &str, stateless: bool) -> Result<(),
 }
 
 #[cfg(not(feature = "mcp-http"))]
-async fn serve_http(_: Toolkit, _: &str, _: bool) -> Result<(), Error> {
+async fn serve_http(_: toolnexus::mcp::McpServer, _: &str, _: bool) -> Result<(), Error> {
     Err("this build serves stdio only: build with `--features mcp-http` for --http".into())
 }

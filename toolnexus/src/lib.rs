@@ -55,7 +55,8 @@
 //!   empty in your tests. The other way round is done for you: a `#[tool]`'s decoded
 //!   arguments are checked against its schema, so the forms serde reads beyond it (a struct
 //!   sent as an array of its fields, an enum tag given as a variant's index) are refused,
-//!   naming the place. Arguments of more than 100,000 values are left to serde alone.
+//!   naming the place, at any size; only arguments whose check would take more than
+//!   10,000,000 steps are let through as serde took them.
 //! - Parameter types need `serde::Deserialize` and a JSON Schema: derive
 //!   [`JsonSchema`](derive@JsonSchema) from this crate, so your `Cargo.toml` needs only
 //!   `toolnexus` and `serde`.

@@ -2,7 +2,9 @@
 //! with the `mcp` feature, and over streamable HTTP with `mcp-http`.
 //!
 //! The `mcp` feature needs Rust 1.88 or newer, as rmcp does (the rest of toolnexus builds on
-//! 1.85). It serves stdio only and stays light: rmcp's server core and its stdio transport.
+//! 1.85). It serves stdio only and stays light: rmcp's server core, with stdio served on this
+//! crate's own [`LineTransport`] (which answers every line it cannot read) rather than on
+//! rmcp's stdio transport.
 //!
 //! - `tools/list` answers [`Toolkit::to_mcp`]'s entries, converted once when the server is
 //!   built: each tool's cached input schema, and where the tool has them its `title`, its

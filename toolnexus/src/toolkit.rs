@@ -288,7 +288,7 @@ impl Toolkit {
     }
 
     /// [`execute_json`](Self::execute_json) of a call whose layers see `id`.
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    #[cfg(feature = "mcp")]
     pub(crate) fn execute_json_as<'a>(
         &'a self,
         id: &'a str,

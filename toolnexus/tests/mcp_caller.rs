@@ -374,14 +374,15 @@ async fn a_value_an_http_layer_put_in_the_request_reaches_the_tool() {
 async fn a_toolkit_that_cannot_serve_a_tool_is_refused_at_the_start() {
     let lacking = Toolkit::new().with_all(tools![admin_reset]);
     let expected = "tool `admin_reset` needs `State<Mutex<Vec<String>>>`, which the toolkit does not hold: add it with `Toolkit::with_state`";
-    let refused = toolnexus::mcp::HttpServer::bind(
+    let bound = toolnexus::mcp::HttpServer::bind(
         "127.0.0.1:0",
         McpServer::new(lacking.clone()),
         HttpOptions::new(),
     )
-    .await
-    .err()
-    .expect("bind refuses");
+    .await;
+    let Err(refused) = bound else {
+        panic!("bind refuses a toolkit missing state")
+    };
     assert_eq!(refused.kind(), std::io::ErrorKind::InvalidInput);
     assert_eq!(refused.to_string(), expected);
     let stdio = toolnexus::serve_stdio(lacking)

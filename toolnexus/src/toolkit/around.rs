@@ -327,7 +327,7 @@ impl Toolkit {
     }
 
     /// Whether what a caller sees depends on the caller.
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    #[cfg(feature = "mcp")]
     pub(crate) fn has_visibility_rule(&self) -> bool {
         self.around
             .as_ref()
