@@ -347,8 +347,10 @@ mod mcp_server {
         );
 
         let tampered = (
-            "tool `delete_note` did not run: its requestState was tampered with (it does not \
-             verify under this server's key)"
+            "tool `delete_note` did not run: its requestState does not verify under this \
+             server's key: it was tampered with, or issued by another server instance (or by \
+             this one before a restart); replicas must share the key \
+             (`McpServer::with_state_key`)"
                 .to_owned(),
             true,
         );

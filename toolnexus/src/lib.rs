@@ -177,6 +177,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod answer_check;
 mod approval;
 mod attach;
 mod cancel;

@@ -100,7 +100,7 @@ pub use caller::{ClientInfo, MissingState};
 #[cfg(feature = "mcp-http")]
 pub use http::{HttpOptions, HttpServer, HttpService, MCP_PATH, MetadataService, serve_http};
 pub use stdio::{LineTransport, MAX_LINE_BYTES};
-pub use suspend::StateKeyError;
+pub use suspend::{CallerId, InMemoryStateStore, StateKeyError, StateStore, StateStoreError};
 
 use suspend::StateSeal;
 
@@ -190,7 +190,12 @@ impl McpServer {
     /// Seals the `requestState` of suspended 2026-07-28 calls under `key` instead of a
     /// random per-process key, so that replicas given the same key (stateless HTTP behind a
     /// load balancer) each complete a call another one suspended. `key` is a secret of at
-    /// least 32 bytes; a shorter one is refused.
+    /// least 32 bytes; a shorter one is refused. A retry whose state does not verify under
+    /// the key gets the `isError` result ``tool `NAME` did not run: its requestState does not
+    /// verify under this server's key: it was tampered with, or issued by another server
+    /// instance (or by this one before a restart); replicas must share the key
+    /// (`McpServer::with_state_key`)``, and the tool does not run. Which states were used is
+    /// shared with [`with_state_store`](Self::with_state_store).
     ///
     /// ```
     /// use toolnexus::{Toolkit, mcp::McpServer};
@@ -205,9 +210,7 @@ impl McpServer {
     /// # Ok::<(), toolnexus::mcp::StateKeyError>(())
     /// ```
     pub fn with_state_key(mut self, key: impl Into<Vec<u8>>) -> Result<Self, StateKeyError> {
-        let expiry = self.seal.expiry;
-        self.seal = StateSeal::with_key(key.into())?;
-        self.seal.expiry = expiry;
+        self.seal = self.seal.rekeyed(key.into())?;
         Ok(self)
     }
 

@@ -370,6 +370,9 @@ impl Toolkit {
     /// 3. `ok` ⇒ execute once more with `ctx.answer` set and return that result — unless it
     ///    suspends again, which gives `is_error` with output `unresolved: <prompt>` (the
     ///    prompt that was answered, as every port prints it). The loop never asks twice.
+    ///    Before that, an `ok` answer to a request whose `data.schema` states what it asks
+    ///    for is checked against that schema like arguments (SPEC §10B): a refused one is
+    ///    `is_error` ``answer to `NAME`: <why>``, and the tool does not run again.
     /// 4. Not `ok` ⇒ `is_error` with output literally `declined/expired: <prompt>`, whatever
     ///    the answer's [`Reason`](crate::Reason) (SPEC §10: every port prints exactly this; the
     ///    reason stays advisory, for the calling code).
@@ -389,12 +392,17 @@ impl Toolkit {
             return first;
         };
         let prompt = request.prompt.clone();
+        let asked = crate::answer_check::asked_schema(&request).cloned();
         let Some(answer) = until_cancelled(&ctx.cancel, wait_for(request)).await else {
             return Stop::Cancelled.result(name);
         };
         if !answer.ok {
             // Every port prints exactly this, whatever the reason: the reason is advisory.
             return ToolResult::error(format!("declined/expired: {prompt}"));
+        }
+        // SPEC §10B: the answer is checked like arguments before the tool sees it.
+        if let Err(refused) = crate::answer_check::check_answer(name, asked.as_ref(), &answer) {
+            return refused;
         }
         let resumed = ToolContext {
             answer: Some(answer),

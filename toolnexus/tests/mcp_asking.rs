@@ -29,6 +29,9 @@ use mcp_tools::{asking_tools, env_schema};
 
 type Client = RunningService<RoleClient, TestClient>;
 
+/// What a retry whose state does not verify gets, naming the likely causes.
+const UNVERIFIED: &str = "tool `delete_note` did not run: its requestState does not verify under this server's key: it was tampered with, or issued by another server instance (or by this one before a restart); replicas must share the key (`McpServer::with_state_key`)";
+
 fn params(name: &str, arguments: Value) -> CallToolRequestParams {
     CallToolRequestParams::new(name.to_owned())
         .with_arguments(arguments.as_object().unwrap().clone())
@@ -364,13 +367,7 @@ async fn state_attacks(revision: ProtocolVersion, over: Transport) {
     tampered[last] = if tampered[last] == b'A' { b'B' } else { b'A' };
     let tampered = String::from_utf8(tampered).unwrap();
     let refused = retry(&client, "delete_note", args.clone(), &question, &tampered).await;
-    assert_eq!(
-        text(&refused),
-        (
-            "tool `delete_note` did not run: its requestState was tampered with (it does not verify under this server's key)",
-            Some(true)
-        )
-    );
+    assert_eq!(text(&refused), (UNVERIFIED, Some(true)));
     // Replayed with other arguments, or for another tool.
     let other = retry(&client, "delete_note", json!({"id": 2}), &question, &state).await;
     assert_eq!(
@@ -429,11 +426,7 @@ async fn a_call_suspended_on_one_server_completes_on_another_with_the_same_key()
     assert_eq!(text(&done), ("deleted note 7", Some(false)));
     // A server with its own key cannot open it.
     let refused = retry(&three, "delete_note", args, &question, &state).await;
-    assert!(
-        text(&refused).0.contains("tampered"),
-        "{}",
-        text(&refused).0
-    );
+    assert_eq!(text(&refused), (UNVERIFIED, Some(true)));
     assert_eq!(runs.load(Ordering::SeqCst), 1);
     finish(one, &revision, &log_one).await;
     finish(two, &revision, &log_two).await;

@@ -64,10 +64,11 @@ impl McpServer {
         let resumed = match &request_state {
             Some(state) => match self
                 .seal
-                .open(state, &name, &args, input_responses.as_ref())
+                .open(state, &name, &args, input_responses.as_ref(), &context)
+                .await
             {
                 Ok(resumed) => Some(resumed),
-                Err(refusal) => return self.complete(&name, &ToolResult::error(refusal)),
+                Err(refusal) => return self.complete(&name, &refusal),
             },
             None => None,
         };
@@ -133,15 +134,25 @@ impl McpServer {
             return Outcome::Done(first);
         };
         if at_least(ProtocolVersion::V_2026_07_28) {
-            return Outcome::Ask(self.seal.input_required(name, &args, &request, elicitation));
+            let question = self
+                .seal
+                .input_required(name, &args, &request, elicitation, context);
+            return Outcome::Ask(question);
         }
         // Boxed: rmcp's request future is large, and inline it would make every call's
         // future large too — moved, with rmcp's task, on every call.
         match Box::pin(self.elicit(elicitation, &request, context)).await {
-            Some(answer) => Outcome::Done(
-                self.resume(name, args, ctx, answer, &request.prompt, context)
-                    .await,
-            ),
+            Some(answer) => {
+                // SPEC §10B: the answer is checked like arguments before the tool sees it.
+                let asked = crate::answer_check::asked_schema(&request);
+                if let Err(refused) = crate::answer_check::check_answer(name, asked, &answer) {
+                    return Outcome::Done(refused);
+                }
+                Outcome::Done(
+                    self.resume(name, args, ctx, answer, &request.prompt, context)
+                        .await,
+                )
+            }
             // The client could not be asked after all: the suspension as it is.
             None => Outcome::Done(first),
         }

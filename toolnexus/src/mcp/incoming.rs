@@ -72,6 +72,13 @@ struct CallParams<'a> {
     arguments: Option<&'a RawValue>,
     #[serde(borrow, rename = "_meta")]
     meta: Option<&'a RawValue>,
+    /// A 2026-07-28 retry's fields: of the wrong JSON type, rmcp cannot read the request at
+    /// all and answers `-32601`, which a client takes for "no such method" (over HTTP 404,
+    /// "session gone"); here they get `-32602` saying what they must be (SPEC §10B).
+    #[serde(borrow, rename = "requestState")]
+    request_state: Option<&'a RawValue>,
+    #[serde(borrow, rename = "inputResponses")]
+    input_responses: Option<&'a RawValue>,
 }
 
 /// Reads one JSON-RPC message (a request, a notification or a reply).
@@ -164,6 +171,23 @@ pub(crate) fn screen(bytes: &[u8]) -> Screened {
             "tools/call needs a `name`, the tool's name as a string",
         );
     };
+    // Read by their first character: the text is valid JSON, so `"` is a string, `{` an
+    // object; `null` is taken as absent, as rmcp takes it.
+    let is = |raw: Option<&RawValue>, open: char| {
+        raw.is_none_or(|raw| raw.get().starts_with(open) || raw.get() == "null")
+    };
+    if !is(params.request_state, '"') {
+        return invalid_params(
+            head,
+            "`requestState` must be a string, the one the server sent with its input request",
+        );
+    }
+    if !is(params.input_responses, '{') {
+        return invalid_params(
+            head,
+            "`inputResponses` must be an object of answers keyed by input request id",
+        );
+    }
     let Some(arguments) = params.arguments else {
         return Screened::Pass(head);
     };
@@ -315,6 +339,16 @@ mod tests {
             ),
             (
                 r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1},"_meta":{"io.toolnexus\/arguments":"{\"a\":100}"}}}"#,
+                INVALID_PARAMS,
+                json!(1),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","requestState":{}}}"#,
+                INVALID_PARAMS,
+                json!(1),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","inputResponses":[]}}"#,
                 INVALID_PARAMS,
                 json!(1),
             ),

@@ -6,13 +6,14 @@ use std::io;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, GetExtensions, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
 use super::incoming::{self, INVALID_REQUEST, Screened};
+use super::suspend::Connection;
 use crate::decode::MAX_ARGUMENT_BYTES;
 
 /// The longest line read: the argument cap plus room for the message around the arguments.
@@ -28,7 +29,10 @@ pub const MAX_LINE_BYTES: usize = MAX_ARGUMENT_BYTES + 64 * 1024;
 /// read, `null` otherwise), and so does a line over [`MAX_LINE_BYTES`]. A `tools/call`'s
 /// `arguments` are read as the text sent, so a key given twice or arguments that are not an
 /// object come back as the `isError` result
-/// [`Toolkit::execute_json`](crate::Toolkit::execute_json) gives for them.
+/// [`Toolkit::execute_json`](crate::Toolkit::execute_json) gives for them. A `tools/call`
+/// retry whose `requestState` or `inputResponses` has the wrong JSON type gets `-32602`. Each
+/// transport is one connection: a 2026-07-28 `requestState` issued on it opens on it only
+/// (SPEC §10B).
 ///
 /// ```
 /// use toolnexus::{Toolkit, mcp::{LineTransport, McpServer}};
@@ -61,6 +65,9 @@ pub struct LineTransport<R, W> {
     /// The writer of the last error reply: one at a time, so a client that sends garbage
     /// without reading cannot pile replies up.
     replying: Option<tokio::task::JoinHandle<()>>,
+    /// Tagged on every request read, so a sealed `requestState` is bound to this connection
+    /// (SPEC §10B: stdio has no session id, and a connection is one client).
+    connection: Connection,
 }
 
 impl<R, W> fmt::Debug for LineTransport<R, W> {
@@ -80,6 +87,7 @@ impl<R: tokio::io::AsyncRead + Unpin, W> LineTransport<R, W> {
             complete: false,
             pending: None,
             replying: None,
+            connection: Connection::new(),
         }
     }
 }
@@ -129,7 +137,15 @@ where
                 ),
                 Ok(Line::Read) if self.line.trim_ascii().is_empty() => continue,
                 Ok(Line::Read) => match read_message(&self.line) {
-                    Ok(message) => return Some(message),
+                    Ok(mut message) => {
+                        if let ClientJsonRpcMessage::Request(request) = &mut message {
+                            request
+                                .request
+                                .extensions_mut()
+                                .insert(self.connection.clone());
+                        }
+                        return Some(message);
+                    }
                     Err(error) => error,
                 },
             };

@@ -1,21 +1,35 @@
 //! Suspensions that reach the human over MCP (SPEC §8C): which elicitation a [`Request`]
 //! becomes, what the client's answer means as an [`Answer`], and the sealed `requestState`
-//! that carries a suspended 2026-07-28 call to its retry.
+//! that carries a suspended 2026-07-28 call to its retry — opened once, by the caller it was
+//! issued to, with an answer that fits what was asked (SPEC §10B).
+
+mod caller;
+mod store;
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rmcp::model::{
     ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
     ElicitationSchema, InputRequest, InputRequests, InputRequiredResult, InputResponses,
     RequestStateCodec, RequestStateError, SealOptions,
 };
+use rmcp::service::{RequestContext, RoleServer};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+pub use caller::CallerId;
+pub(crate) use caller::Connection;
+pub use store::{InMemoryStateStore, StateStore, StateStoreError};
+
+use super::McpServer;
+use crate::answer_check::{asked_schema, check_answer};
+use crate::result::ToolResult;
 use crate::suspend::{Answer, Reason, Request};
+use caller::{Binding, hex};
+use store::millis;
 
 /// How long a suspended 2026-07-28 call may wait for its retry unless
 /// [`McpServer::with_state_expiry`](super::McpServer::with_state_expiry) says otherwise.
@@ -68,11 +82,8 @@ pub(super) fn elicitation(request: &Request, modes: Modes) -> Option<ElicitReque
     if !modes.form {
         return None;
     }
-    let requested = request
-        .data
-        .as_ref()
-        .and_then(|data| data.get("schema"))
-        .and_then(|schema| ElicitationSchema::deserialize(schema).ok());
+    let requested = asked_schema(request)
+        .and_then(|schema| ElicitationSchema::deserialize(Value::Object(schema.clone())).ok());
     let empty = || {
         ElicitationSchema::deserialize(serde_json::json!({"type": "object", "properties": {}}))
             .expect("the empty object schema is an elicitation schema")
@@ -105,11 +116,12 @@ pub(super) fn answer(request_id: &str, result: ElicitResult) -> Answer {
     }
 }
 
-/// The key and expiry that seal `requestState`.
+/// The key and expiry that seal `requestState`, and the record of the states used.
 #[derive(Clone)]
 pub(super) struct StateSeal {
     codec: Arc<RequestStateCodec>,
     pub(super) expiry: Duration,
+    used: Arc<dyn StateStore>,
 }
 
 impl fmt::Debug for StateSeal {
@@ -117,7 +129,46 @@ impl fmt::Debug for StateSeal {
         f.debug_struct("StateSeal")
             .field("key", &"<redacted>")
             .field("expiry", &self.expiry)
-            .finish()
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpServer {
+    /// Records the `requestState`s used in `store` instead of this process's memory, so
+    /// that replicas sharing the key ([`with_state_key`](Self::with_state_key)) also share
+    /// which states were used: a sealed state opens once (SPEC §10B), and an approved retry
+    /// sent again — to this replica or another — gets the `isError` result ``tool `NAME` did
+    /// not run: its requestState was already used``.
+    ///
+    /// Without it every server in the process shares one [`InMemoryStateStore`]: a state
+    /// opens once per process, and stateless replicas behind a load balancer may each run
+    /// a replayed retry once. [`StateStore`] says what a shared store needs.
+    ///
+    /// A retry runs the tool only if all of this holds, and otherwise gets an `isError`
+    /// result saying which did not (``tool `NAME` did not run: …``, or for the answer
+    /// ``answer to `NAME`: …``):
+    ///
+    /// | the retry's state | the result says |
+    /// |---|---|
+    /// | does not verify | ``its requestState does not verify under this server's key: it was tampered with, or issued by another server instance (or by this one before a restart); replicas must share the key (`McpServer::with_state_key`)`` |
+    /// | expired | `its requestState has expired; call the tool again` |
+    /// | was issued for another tool, or other arguments | ``its requestState was issued for tool `OTHER` ``, `its requestState was issued for other arguments` |
+    /// | came on another stdio connection | `its requestState was issued on another connection` |
+    /// | came from another [`CallerId`] (or none) | `its requestState was issued to another caller` |
+    /// | answers what its request's `data.schema` refuses (SPEC §10B) | ``answer to `NAME`: field `env`: unknown variant `moon`, expected one of `staging`, `production` `` (the state is not used up) |
+    /// | was used before | `its requestState was already used` |
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolnexus::{Toolkit, mcp::{InMemoryStateStore, McpServer}};
+    ///
+    /// let used = Arc::new(InMemoryStateStore::with_capacity(10_000));
+    /// let server = McpServer::new(Toolkit::new()).with_state_store(used);
+    /// ```
+    #[must_use]
+    pub fn with_state_store(mut self, store: Arc<dyn StateStore>) -> Self {
+        self.seal.used = store;
+        self
     }
 }
 
@@ -140,16 +191,29 @@ impl fmt::Display for StateKeyError {
 
 impl std::error::Error for StateKeyError {}
 
-/// What a sealed state says about the suspended call.
+/// What a sealed state says about the suspended call. Signed, not encrypted: it holds
+/// nothing the client may not read (digests, not ids).
 #[derive(Serialize, Deserialize)]
 struct Sealed {
     /// The tool that suspended.
     tool: String,
     /// SHA-256 of the call's canonical arguments (hex).
     arguments: String,
-    /// The suspension's request: its id keys the answer, its prompt is the loop rule's.
+    /// The suspension's request: its id keys the answer, its prompt is the loop rule's, its
+    /// `data.schema` what the answer is checked against.
     id: String,
     prompt: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    schema: Option<Map<String, Value>>,
+    /// Random: names this state in the record of used states.
+    nonce: String,
+    /// When it stops opening, in milliseconds since the Unix epoch.
+    expires: u64,
+    /// Digests of the stdio connection and the verified caller it was issued to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    connection: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    caller: Option<String>,
 }
 
 /// A retry whose state opened and whose answer was found.
@@ -175,6 +239,16 @@ impl StateSeal {
         Ok(Self {
             codec: Arc::new(codec),
             expiry: DEFAULT_EXPIRY,
+            used: store::process_store(),
+        })
+    }
+
+    /// This seal under `key` instead, keeping its expiry and its record of used states.
+    pub(super) fn rekeyed(&self, key: Vec<u8>) -> Result<Self, StateKeyError> {
+        Ok(Self {
+            expiry: self.expiry,
+            used: Arc::clone(&self.used),
+            ..Self::with_key(key)?
         })
     }
 
@@ -186,12 +260,21 @@ impl StateSeal {
         arguments: &Value,
         request: &Request,
         elicitation: ElicitRequestParams,
+        context: &RequestContext<RoleServer>,
     ) -> InputRequiredResult {
+        let mut nonce = [0_u8; 16];
+        getrandom::fill(&mut nonce).expect("the OS random source for the requestState id");
+        let Binding { connection, caller } = Binding::of(context);
         let sealed = Sealed {
             tool: tool.to_owned(),
             arguments: digest(arguments),
             id: request.id.clone(),
             prompt: request.prompt.clone(),
+            schema: asked_schema(request).cloned(),
+            nonce: hex(&nonce),
+            expires: millis(SystemTime::now() + self.expiry),
+            connection,
+            caller,
         };
         let options = SealOptions::new().associated_data(PURPOSE).ttl(self.expiry);
         let state = self
@@ -207,71 +290,91 @@ impl StateSeal {
     }
 
     /// Opens a retry's `state` for a call to `tool` with `arguments` and finds its answer in
-    /// `responses`; the error is the text of the `isError` result the retry gets instead
-    /// (the tool does not run).
-    pub(super) fn open(
+    /// `responses`; the error is the `isError` result the retry gets instead (the tool does
+    /// not run). In order: the state verifies and has not expired; it was issued for this
+    /// tool, these arguments, this connection and this caller; the answer is there and fits
+    /// what was asked (SPEC §10B); and the state was not used before — recorded last, so a
+    /// refused retry does not use it up.
+    pub(super) async fn open(
         &self,
         state: &str,
         tool: &str,
         arguments: &Value,
         responses: Option<&InputResponses>,
-    ) -> Result<Resumed, String> {
-        let refused = |why: String| format!("tool `{tool}` did not run: {why}");
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Resumed, ToolResult> {
+        let refused = |why: &str| ToolResult::error(format!("tool `{tool}` did not run: {why}"));
         let sealed: Sealed = match self.codec.open_json_with(state, PURPOSE) {
             Ok(sealed) => sealed,
-            Err(RequestStateError::Expired) => {
-                return Err(refused(
-                    "its requestState has expired; call the tool again".to_owned(),
-                ));
-            }
-            Err(_) => {
-                return Err(refused(
-                    "its requestState was tampered with (it does not verify under this server's key)"
-                        .to_owned(),
-                ));
-            }
+            Err(RequestStateError::Expired) => return Err(refused(EXPIRED)),
+            Err(_) => return Err(refused(UNVERIFIED)),
         };
         if sealed.tool != tool {
-            return Err(refused(format!(
+            return Err(refused(&format!(
                 "its requestState was issued for tool `{}`",
                 sealed.tool
             )));
         }
         if sealed.arguments != digest(arguments) {
-            return Err(refused(
-                "its requestState was issued for other arguments".to_owned(),
-            ));
+            return Err(refused("its requestState was issued for other arguments"));
+        }
+        let here = Binding::of(context);
+        if sealed.connection != here.connection {
+            return Err(refused("its requestState was issued on another connection"));
+        }
+        if sealed.caller != here.caller {
+            return Err(refused("its requestState was issued to another caller"));
+        }
+        let expires_at = UNIX_EPOCH + Duration::from_millis(sealed.expires);
+        if SystemTime::now() >= expires_at {
+            return Err(refused(EXPIRED));
         }
         let response = responses
             .and_then(|responses| responses.get(&sealed.id))
             .ok_or_else(|| {
-                refused(format!(
+                refused(&format!(
                     "the retry has no answer to request `{}`",
                     sealed.id
                 ))
             })?;
         let result = ElicitResult::deserialize(response).map_err(|error| {
-            refused(format!(
+            refused(&format!(
                 "the answer to request `{}` is not an elicitation result ({error})",
                 sealed.id
             ))
         })?;
+        let answer = answer(&sealed.id, result);
+        check_answer(tool, sealed.schema.as_ref(), &answer)?;
+        match self.used.first_use(&sealed.nonce, expires_at).await {
+            Ok(true) => {}
+            Ok(false) => return Err(refused("its requestState was already used")),
+            Err(error) => {
+                return Err(refused(&format!(
+                    "whether its requestState was already used could not be told ({error})"
+                )));
+            }
+        }
         Ok(Resumed {
-            answer: answer(&sealed.id, result),
+            answer,
             prompt: sealed.prompt,
         })
     }
 }
+
+/// Why a retry whose state has expired did not run.
+const EXPIRED: &str = "its requestState has expired; call the tool again";
+
+/// Why a retry whose state does not verify did not run, with the likely causes.
+const UNVERIFIED: &str = "its requestState does not verify under this server's key: \
+    it was tampered with, or issued by another server instance (or by this one before a \
+    restart); replicas must share the key (`McpServer::with_state_key`)";
 
 /// SHA-256 (hex) of `arguments` written canonically: object keys sorted, no spaces, so the
 /// same arguments in another key order digest the same.
 fn digest(arguments: &Value) -> String {
     let mut text = String::new();
     canonical(arguments, &mut text);
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    hex(&Sha256::digest(text.as_bytes()))
 }
 
 fn canonical(value: &Value, out: &mut String) {
@@ -374,7 +477,10 @@ mod tests {
         let nested = Request::new("input", "Address?").with_data(object(
             &json!({"schema": {"type": "object", "properties": {"street": {"type": "object"}}}}),
         ));
-        let approval = Request::new("approval", "Delete note 1?");
+        // An approval's data is the call's arguments: one named `schema` is no form.
+        let approval = Request::new("approval", "Delete note 1?").with_data(object(
+            &json!({"schema": {"type": "object", "properties": {"env": {"type": "string"}}}}),
+        ));
         for request in [nested, approval] {
             let Some(ElicitRequestParams::FormElicitationParams {
                 message,

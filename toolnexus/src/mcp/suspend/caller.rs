@@ -1,0 +1,102 @@
+//! Who a suspended call was asked by: a sealed `requestState` is bound to the stdio
+//! connection and the verified caller it was issued to, where they are known (SPEC §10B).
+//! Over HTTP there is no session to bind: rmcp serves 2026-07-28 requests (the only ones
+//! that carry a `requestState`) statelessly, with or without `HttpOptions::stateless`.
+
+use std::sync::Arc;
+
+use rmcp::service::{RequestContext, RoleServer};
+use sha2::{Digest, Sha256};
+
+/// A verified identity of the caller, which a sealed `requestState` is bound to: a state
+/// issued to one `CallerId` does not open for another (nor for a call that has none).
+///
+/// An authentication layer in front of the MCP endpoint inserts it into the HTTP request's
+/// extensions once it has verified who is calling — a tower layer, or an axum middleware,
+/// with `request.extensions_mut().insert(CallerId(user_id))`. toolnexus reads it from the
+/// [`http::request::Parts`](https://docs.rs/http/1/http/request/struct.Parts.html) that
+/// rmcp hands each call (and from the call's own extensions, for a custom transport); it
+/// never trusts a value the client could set itself, such as a header. Only a digest of it
+/// goes into the state, which is signed, not encrypted.
+///
+/// ```
+/// use toolnexus::mcp::CallerId;
+///
+/// let mut request = toolnexus::mcp::rmcp::model::Extensions::new();
+/// request.insert(CallerId("user-42".to_owned()));
+/// assert_eq!(request.get::<CallerId>(), Some(&CallerId("user-42".to_owned())));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CallerId(pub String);
+
+/// The connection a request came in on, as [`LineTransport`](super::super::LineTransport)
+/// tags every request it reads: stdio has no session id, and each connection is one client.
+#[derive(Clone, Debug)]
+pub(crate) struct Connection(pub(crate) Arc<str>);
+
+impl Connection {
+    /// A connection with a fresh random id.
+    pub(crate) fn new() -> Self {
+        let mut id = [0_u8; 16];
+        // Without an OS random source the connection is still told apart from others by
+        // nothing worse than a fixed id: the binding is lost, the seal is not.
+        let _ = getrandom::fill(&mut id);
+        Self(hex(&id).into())
+    }
+}
+
+/// What a state is bound to: digests (hex SHA-256) of the stdio connection and of the
+/// verified caller, each `None` where the call has none.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Binding {
+    pub(super) connection: Option<String>,
+    pub(super) caller: Option<String>,
+}
+
+impl Binding {
+    /// The binding of the call `context` belongs to.
+    pub(super) fn of(context: &RequestContext<RoleServer>) -> Self {
+        let connection = context
+            .extensions
+            .get::<Connection>()
+            .map(|connection| digest("connection", &connection.0));
+        let caller = context
+            .extensions
+            .get::<CallerId>()
+            .map(|id| digest("caller", &id.0))
+            .or_else(|| from_http(context));
+        Self { connection, caller }
+    }
+}
+
+/// The [`CallerId`] in the extensions of the HTTP request a call came in, as rmcp's HTTP
+/// transport hands it over, digested. No session is read there: rmcp serves 2026-07-28, the
+/// one revision with a `requestState`, without sessions, so an `Mcp-Session-Id` on such a
+/// request is whatever the client chose to send.
+#[cfg(feature = "mcp-http")]
+fn from_http(context: &RequestContext<RoleServer>) -> Option<String> {
+    context
+        .extensions
+        .get::<hyper::http::request::Parts>()?
+        .extensions
+        .get::<CallerId>()
+        .map(|id| digest("caller", &id.0))
+}
+
+#[cfg(not(feature = "mcp-http"))]
+fn from_http(_: &RequestContext<RoleServer>) -> Option<String> {
+    None
+}
+
+/// SHA-256 (hex) of `value` under `label`, so a connection id never equals a caller id.
+fn digest(label: &str, value: &str) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(label.as_bytes());
+    hasher.update([0]);
+    hasher.update(value.as_bytes());
+    hex(&hasher.finalize())
+}
+
+pub(super) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
