@@ -86,6 +86,8 @@ use crate::tool::Tool;
 use crate::toolkit::Toolkit;
 
 mod call;
+#[cfg(feature = "mcp-client")]
+mod client;
 #[cfg(feature = "mcp-http")]
 mod http;
 mod incoming;
@@ -95,6 +97,8 @@ mod suspend;
 
 #[cfg(feature = "mcp-http")]
 pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};
+#[cfg(feature = "mcp-client")]
+pub use client::{DEFAULT_CALL_TIMEOUT, HttpBuilder, McpClientError, McpTools};
 pub use stdio::{LineTransport, MAX_LINE_BYTES};
 pub use suspend::StateKeyError;
 
