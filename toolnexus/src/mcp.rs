@@ -98,7 +98,7 @@ mod suspend;
 #[cfg(feature = "mcp-http")]
 pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};
 #[cfg(feature = "mcp-client")]
-pub use client::{DEFAULT_CALL_TIMEOUT, HttpBuilder, McpClientError, McpTools};
+pub use client::{DEFAULT_CALL_TIMEOUT, HttpBuilder, McpClientError, McpTools, StdioBuilder};
 pub use stdio::{LineTransport, MAX_LINE_BYTES};
 pub use suspend::StateKeyError;
 

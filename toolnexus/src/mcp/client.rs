@@ -160,6 +160,7 @@ pub struct HttpBuilder {
     name: Option<String>,
     url: String,
     headers: BTreeMap<String, String>,
+    revision: Option<String>,
 }
 
 impl HttpBuilder {
@@ -180,6 +181,13 @@ impl HttpBuilder {
         self
     }
 
+    /// Speaks only `revision` (e.g. `"2025-06-18"`) instead of trying 2026-07-28 first;
+    /// an unknown revision is refused by [`connect`](Self::connect).
+    pub fn protocol_version(mut self, revision: &str) -> Self {
+        self.revision = Some(revision.to_owned());
+        self
+    }
+
     /// Connects, and reads the server's tools.
     pub async fn connect(self) -> Result<McpTools, McpClientError> {
         let name = self.name.unwrap_or_else(|| host_of(&self.url));
@@ -187,7 +195,54 @@ impl HttpBuilder {
             url: self.url,
             headers: self.headers,
         };
-        McpTools::start(name, endpoint).await
+        McpTools::start(name, endpoint, self.revision).await
+    }
+}
+
+/// Builds a connection to a stdio server: [`McpTools::command`], then its environment, then
+/// [`connect`](Self::connect).
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct StdioBuilder {
+    name: Option<String>,
+    command: String,
+    args: Vec<String>,
+    env: BTreeMap<String, String>,
+    revision: Option<String>,
+}
+
+impl StdioBuilder {
+    /// Sets `key=value` in the server's environment (beside this process's).
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.insert(key.into(), value.into());
+        self
+    }
+
+    /// The server's name in messages (default: the command's file name).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Speaks only `revision` (e.g. `"2025-06-18"`) instead of trying 2026-07-28 first.
+    pub fn protocol_version(mut self, revision: &str) -> Self {
+        self.revision = Some(revision.to_owned());
+        self
+    }
+
+    /// Starts the server, and reads its tools.
+    pub async fn connect(self) -> Result<McpTools, McpClientError> {
+        let name = self.name.unwrap_or_else(|| {
+            Path::new(&self.command)
+                .file_name()
+                .map_or_else(|| self.command.clone(), |name| name.to_string_lossy().into_owned())
+        });
+        let endpoint = Endpoint::Stdio {
+            command: self.command,
+            args: self.args,
+            env: self.env,
+        };
+        McpTools::start(name, endpoint, self.revision).await
     }
 }
 
@@ -198,16 +253,22 @@ impl McpTools {
         command: impl Into<String>,
         args: impl IntoIterator<Item = impl Into<String>>,
     ) -> Result<Self, McpClientError> {
-        let command = command.into();
-        let name = Path::new(&command)
-            .file_name()
-            .map_or_else(|| command.clone(), |name| name.to_string_lossy().into_owned());
-        let endpoint = Endpoint::Stdio {
-            command,
+        Self::command(command, args).connect().await
+    }
+
+    /// A stdio server to start with `command` and `args`; set its environment on the
+    /// [`StdioBuilder`], then [`connect`](StdioBuilder::connect).
+    pub fn command(
+        command: impl Into<String>,
+        args: impl IntoIterator<Item = impl Into<String>>,
+    ) -> StdioBuilder {
+        StdioBuilder {
+            name: None,
+            command: command.into(),
             args: args.into_iter().map(Into::into).collect(),
             env: BTreeMap::new(),
-        };
-        Self::start(name, endpoint).await
+            revision: None,
+        }
     }
 
     /// A streamable HTTP server at `url` (e.g. `http://127.0.0.1:8765/mcp`); add headers to
@@ -217,6 +278,7 @@ impl McpTools {
             name: None,
             url: url.into(),
             headers: BTreeMap::new(),
+            revision: None,
         }
     }
 
@@ -235,15 +297,34 @@ impl McpTools {
             config::parse(&text).map_err(|message| McpClientError::new(format!("{shown}: {message}")))?;
         let mut connected = Vec::with_capacity(servers.len());
         for (name, endpoint) in servers {
-            connected.push(Self::start(name, expand_env(endpoint)).await?);
+            connected.push(Self::start(name, expand_env(endpoint), None).await?);
         }
         Ok(connected)
     }
 
-    async fn start(name: String, endpoint: Endpoint) -> Result<Self, McpClientError> {
+    async fn start(
+        name: String,
+        endpoint: Endpoint,
+        revision: Option<String>,
+    ) -> Result<Self, McpClientError> {
+        let revision = match revision {
+            None => None,
+            Some(revision) => Some(
+                ProtocolVersion::KNOWN_VERSIONS
+                    .iter()
+                    .find(|known| known.as_str() == revision)
+                    .cloned()
+                    .ok_or_else(|| {
+                        McpClientError::new(format!(
+                            "MCP server `{name}`: unknown protocol version `{revision}`"
+                        ))
+                    })?,
+            ),
+        };
         let shared = Arc::new(Shared {
             name,
             endpoint,
+            revision,
             link: tokio::sync::Mutex::new(Link::default()),
             defs: RwLock::new(Arc::from([])),
             elicit: RwLock::new(None),
@@ -325,6 +406,8 @@ impl McpTools {
 pub(crate) struct Shared {
     name: String,
     endpoint: Endpoint,
+    /// The one revision to speak, when pinned.
+    revision: Option<ProtocolVersion>,
     link: tokio::sync::Mutex<Link>,
     defs: RwLock<Arc<[Arc<RemoteDef>]>>,
     elicit: RwLock<Option<Elicit>>,
@@ -400,10 +483,17 @@ impl Shared {
         let fault = Fault::default();
         let handler = Handler {
             shared: Arc::downgrade(self),
+            revision: self.revision.clone().unwrap_or(ProtocolVersion::V_2025_11_25),
         };
-        let lifecycle = ClientLifecycleMode::Auto {
-            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        let lifecycle = match &self.revision {
+            None => ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: Some(ProtocolVersion::V_2025_11_25),
+            },
+            Some(revision) if revision.has_initialize() => ClientLifecycleMode::Initialize,
+            Some(revision) => ClientLifecycleMode::Discover {
+                preferred_versions: vec![revision.clone()],
+            },
         };
         let service = match &self.endpoint {
             Endpoint::Stdio { command, args, env } => {

@@ -206,6 +206,14 @@ impl RemoteTool {
             )),
             () = ctx.cancel.cancelled() => ToolResult::error(format!("tool `{}` was cancelled", self.name)),
         };
+        // rmcp hands each notification to a task of its own, so progress the server sent
+        // before its result may still be on its way: let those tasks run, then pass it on.
+        for _ in 0..4 {
+            tokio::task::yield_now().await;
+            while let Ok((done, total, message)) = steps.try_recv() {
+                ctx.report_progress(done, total, message.as_deref());
+            }
+        }
         self.shared
             .progress
             .lock()
@@ -288,6 +296,8 @@ fn elicit_result(answer: &Answer) -> Value {
 /// The client side of one connection.
 pub(crate) struct Handler {
     pub(crate) shared: Weak<Shared>,
+    /// What `initialize` offers (a legacy handshake).
+    pub(crate) revision: rmcp::model::ProtocolVersion,
 }
 
 impl ClientHandler for Handler {
@@ -302,7 +312,7 @@ impl ClientHandler for Handler {
             capabilities,
             Implementation::new("toolnexus", env!("CARGO_PKG_VERSION")),
         )
-        .with_protocol_version(rmcp::model::ProtocolVersion::V_2025_11_25)
+        .with_protocol_version(self.revision.clone())
     }
 
     async fn create_elicitation(

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use rmcp::RoleClient;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
@@ -123,8 +124,12 @@ impl Transport<RoleClient> for ChildTransport {
                     }
                 },
                 Ok(false) => {
-                    let status = match self.child.try_wait() {
-                        Ok(Some(status)) => format!("exited ({status})"),
+                    // Output ends a moment before the process does: wait for its status
+                    // briefly, so the message can say how it ended.
+                    let exited =
+                        tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await;
+                    let status = match exited {
+                        Ok(Ok(status)) => format!("exited ({status})"),
                         _ => "closed its stdout".to_owned(),
                     };
                     self.fail(status);
