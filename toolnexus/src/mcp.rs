@@ -95,10 +95,10 @@ mod progress;
 mod stdio;
 mod suspend;
 
-#[cfg(feature = "mcp-http")]
-pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};
 #[cfg(feature = "mcp-client")]
 pub use client::{DEFAULT_CALL_TIMEOUT, HttpBuilder, McpClientError, McpTools, StdioBuilder};
+#[cfg(feature = "mcp-http")]
+pub use http::{HttpOptions, HttpServer, MCP_PATH, serve_http};
 pub use stdio::{LineTransport, MAX_LINE_BYTES};
 pub use suspend::StateKeyError;
 

@@ -12,7 +12,10 @@ use serde_json::{Value, json};
 use toolnexus::mcp::McpTools;
 use toolnexus::{Answer, Reason, Request, ToolContext, ToolSource, Toolkit};
 
-const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fake_mcp_server.py");
+const SCRIPT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/fake_mcp_server.py"
+);
 
 async fn fake(starts: Option<&std::path::Path>) -> McpTools {
     let mut builder = McpTools::command("python3", [SCRIPT]).name("fake");
@@ -27,13 +30,18 @@ fn toolkit(server: &McpTools) -> Toolkit {
 }
 
 async fn run(toolkit: &Toolkit, name: &str) -> toolnexus::ToolResult {
-    toolkit.execute(name, json!({}), &ToolContext::default()).await
+    toolkit
+        .execute(name, json!({}), &ToolContext::default())
+        .await
 }
 
 #[tokio::test]
 async fn an_older_server_is_spoken_to_in_its_revision() {
     let server = fake(None).await;
-    assert_eq!(server.protocol_version().await.as_deref(), Some("2025-11-25"));
+    assert_eq!(
+        server.protocol_version().await.as_deref(),
+        Some("2025-11-25")
+    );
     let tools = server.tools();
     assert_eq!(tools.len(), 8);
     assert!(tools.iter().all(|tool| tool.source() == ToolSource::Mcp));
@@ -61,11 +69,17 @@ async fn a_server_killed_mid_call_answers_the_call_and_is_started_again() {
     assert!(began.elapsed() < Duration::from_secs(5), "answered at once");
     assert!(result.is_error);
     assert!(
-        result.output.starts_with("MCP server `fake` exited (signal: 9"),
+        result
+            .output
+            .starts_with("MCP server `fake` exited (signal: 9"),
         "{}",
         result.output
     );
-    assert!(result.output.ends_with("(calling `sleep`)"), "{}", result.output);
+    assert!(
+        result.output.ends_with("(calling `sleep`)"),
+        "{}",
+        result.output
+    );
     assert_eq!(result.metadata["server"], "fake");
 
     let second_pid = run(&toolkit, "pid").await;
@@ -130,7 +144,10 @@ async fn a_list_change_refreshes_the_tools() {
     assert_eq!(run(&toolkit(&server), "grow").await.output, "grown");
     let began = Instant::now();
     while !server.tools().iter().any(|tool| tool.name() == "extra") {
-        assert!(began.elapsed() < Duration::from_secs(10), "the list was refreshed");
+        assert!(
+            began.elapsed() < Duration::from_secs(10),
+            "the list was refreshed"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(server.tools().len(), 9);
@@ -182,20 +199,25 @@ async fn an_elicitation_goes_to_the_handler_or_is_declined() {
         json!({"action": "accept", "content": {"env": "staging"}})
     );
     let request = asked.lock().unwrap()[0].clone();
-    assert_eq!((request.kind.as_str(), request.prompt.as_str()), ("input", "Which environment?"));
+    assert_eq!(
+        (request.kind.as_str(), request.prompt.as_str()),
+        ("input", "Which environment?")
+    );
     assert_eq!(
         request.data.unwrap()["schema"],
         json!({"type": "object", "properties": {"env": {"type": "string"}}})
     );
 
-    let server = fake(None).await.on_elicitation(|request: Request| async move {
-        Answer {
-            id: request.id,
-            ok: false,
-            data: None,
-            reason: Some(Reason::Declined),
-        }
-    });
+    let server = fake(None)
+        .await
+        .on_elicitation(|request: Request| async move {
+            Answer {
+                id: request.id,
+                ok: false,
+                data: None,
+                reason: Some(Reason::Declined),
+            }
+        });
     let declined = run(&toolkit(&server), "ask").await;
     assert_eq!(
         serde_json::from_str::<Value>(&declined.output).unwrap(),

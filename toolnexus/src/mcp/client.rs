@@ -233,9 +233,10 @@ impl StdioBuilder {
     /// Starts the server, and reads its tools.
     pub async fn connect(self) -> Result<McpTools, McpClientError> {
         let name = self.name.unwrap_or_else(|| {
-            Path::new(&self.command)
-                .file_name()
-                .map_or_else(|| self.command.clone(), |name| name.to_string_lossy().into_owned())
+            Path::new(&self.command).file_name().map_or_else(
+                || self.command.clone(),
+                |name| name.to_string_lossy().into_owned(),
+            )
         });
         let endpoint = Endpoint::Stdio {
             command: self.command,
@@ -293,8 +294,8 @@ impl McpTools {
         let shown = path.display();
         let text = std::fs::read_to_string(path)
             .map_err(|error| McpClientError::new(format!("{shown}: cannot be read: {error}")))?;
-        let servers =
-            config::parse(&text).map_err(|message| McpClientError::new(format!("{shown}: {message}")))?;
+        let servers = config::parse(&text)
+            .map_err(|message| McpClientError::new(format!("{shown}: {message}")))?;
         let mut connected = Vec::with_capacity(servers.len());
         for (name, endpoint) in servers {
             connected.push(Self::start(name, expand_env(endpoint), None).await?);
@@ -381,7 +382,11 @@ impl McpTools {
         Fut: Future<Output = Answer> + Send + 'static,
     {
         let handler: Elicit = Arc::new(move |request| Box::pin(handler(request)));
-        *self.shared.elicit.write().unwrap_or_else(|p| p.into_inner()) = Some(handler);
+        *self
+            .shared
+            .elicit
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = Some(handler);
         self
     }
 
@@ -389,7 +394,11 @@ impl McpTools {
     /// this deadline instead of [`DEFAULT_CALL_TIMEOUT`].
     #[must_use]
     pub fn with_call_timeout(self, timeout: Duration) -> Self {
-        *self.shared.call_timeout.write().unwrap_or_else(|p| p.into_inner()) = timeout;
+        *self
+            .shared
+            .call_timeout
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = timeout;
         self
     }
 
@@ -483,7 +492,10 @@ impl Shared {
         let fault = Fault::default();
         let handler = Handler {
             shared: Arc::downgrade(self),
-            revision: self.revision.clone().unwrap_or(ProtocolVersion::V_2025_11_25),
+            revision: self
+                .revision
+                .clone()
+                .unwrap_or(ProtocolVersion::V_2025_11_25),
         };
         let lifecycle = match &self.revision {
             None => ClientLifecycleMode::Auto {
@@ -502,13 +514,17 @@ impl Shared {
                 handler.serve_with_lifecycle(transport, lifecycle).await
             }
             Endpoint::Http { url, headers } => {
-                let transport = StreamableHttpClientTransport::from_config(http_config(url, headers)?);
+                let transport =
+                    StreamableHttpClientTransport::from_config(http_config(url, headers)?);
                 handler.serve_with_lifecycle(transport, lifecycle).await
             }
         };
         let service = service.map_err(|error| {
             let fault = fault.lock().unwrap_or_else(|p| p.into_inner()).clone();
-            format!("could not be initialized: {}", fault.unwrap_or_else(|| error.to_string()))
+            format!(
+                "could not be initialized: {}",
+                fault.unwrap_or_else(|| error.to_string())
+            )
         })?;
         let listed = service
             .peer()
@@ -553,7 +569,8 @@ impl Shared {
 }
 
 fn backoff(failures: u32) -> Duration {
-    let doubled = Duration::from_millis(100).saturating_mul(1 << failures.saturating_sub(1).min(16));
+    let doubled =
+        Duration::from_millis(100).saturating_mul(1 << failures.saturating_sub(1).min(16));
     doubled.min(MAX_BACKOFF)
 }
 
@@ -583,7 +600,10 @@ fn http_config(
 
 fn host_of(url: &str) -> String {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    rest.split(['/', '?', '#']).next().unwrap_or(rest).to_owned()
+    rest.split(['/', '?', '#'])
+        .next()
+        .unwrap_or(rest)
+        .to_owned()
 }
 
 /// `${VAR}` in header values replaced by the environment's `VAR` (empty when unset), as the

@@ -48,29 +48,33 @@ fn endpoint(entry: &Map<String, Value>) -> Result<Endpoint, String> {
         Some(Value::String(kind)) => Some(kind.as_str()),
         Some(_) => return Err("`type` must be a string".to_owned()),
     };
-    let remote = match (kind, entry.contains_key("command"), entry.contains_key("url")) {
+    let remote = match (
+        kind,
+        entry.contains_key("command"),
+        entry.contains_key("url"),
+    ) {
         (Some("stdio"), ..) => false,
         (Some("http" | "streamable-http"), ..) => true,
         (Some(other), ..) => {
-            return Err(format!(
-                "`type` is `{other}`; expected `stdio` or `http`"
-            ));
+            return Err(format!("`type` is `{other}`; expected `stdio` or `http`"));
         }
         (None, true, true) => {
-            return Err("has both `command` and `url`; give one, or say which with `type`".to_owned());
+            return Err(
+                "has both `command` and `url`; give one, or say which with `type`".to_owned(),
+            );
         }
         (None, true, false) => false,
         (None, false, true) => true,
         (None, false, false) => {
-            return Err(
-                "needs `command` (a stdio server) or `url` (an HTTP server)".to_owned(),
-            );
+            return Err("needs `command` (a stdio server) or `url` (an HTTP server)".to_owned());
         }
     };
     if remote {
         let url = string(entry, "url")?.ok_or("needs `url`")?;
         if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(format!("`url` must start with http:// or https://, got `{url}`"));
+            return Err(format!(
+                "`url` must start with http:// or https://, got `{url}`"
+            ));
         }
         Ok(Endpoint::Http {
             url,
@@ -175,10 +179,19 @@ mod tests {
     #[test]
     fn every_bad_file_names_the_server_and_the_field() {
         let cases = [
-            ("{", "not valid JSON: EOF while parsing an object at line 1 column 1"),
+            (
+                "{",
+                "not valid JSON: EOF while parsing an object at line 1 column 1",
+            ),
             ("{}", "no `mcpServers` object at the top level"),
-            (r#"{"mcpServers": []}"#, "`mcpServers` must be an object of servers by name"),
-            (r#"{"mcpServers": {"a": 1}}"#, "server `a`: must be an object"),
+            (
+                r#"{"mcpServers": []}"#,
+                "`mcpServers` must be an object of servers by name",
+            ),
+            (
+                r#"{"mcpServers": {"a": 1}}"#,
+                "server `a`: must be an object",
+            ),
             (
                 r#"{"mcpServers": {"a": {}}}"#,
                 "server `a`: needs `command` (a stdio server) or `url` (an HTTP server)",
@@ -191,11 +204,26 @@ mod tests {
                 r#"{"mcpServers": {"a": {"type": "sse", "url": "http://h"}}}"#,
                 "server `a`: `type` is `sse`; expected `stdio` or `http`",
             ),
-            (r#"{"mcpServers": {"a": {"type": 1}}}"#, "server `a`: `type` must be a string"),
-            (r#"{"mcpServers": {"a": {"type": "http"}}}"#, "server `a`: needs `url`"),
-            (r#"{"mcpServers": {"a": {"type": "stdio"}}}"#, "server `a`: needs `command`"),
-            (r#"{"mcpServers": {"a": {"command": 7}}}"#, "server `a`: `command` must be a string"),
-            (r#"{"mcpServers": {"a": {"command": ""}}}"#, "server `a`: `command` is empty"),
+            (
+                r#"{"mcpServers": {"a": {"type": 1}}}"#,
+                "server `a`: `type` must be a string",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"type": "http"}}}"#,
+                "server `a`: needs `url`",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"type": "stdio"}}}"#,
+                "server `a`: needs `command`",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": 7}}}"#,
+                "server `a`: `command` must be a string",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"command": ""}}}"#,
+                "server `a`: `command` is empty",
+            ),
             (
                 r#"{"mcpServers": {"a": {"command": "x", "args": "-y"}}}"#,
                 "server `a`: `args` must be an array of strings",

@@ -44,7 +44,12 @@ impl RemoteDef {
             remote_name: tool.name.to_string(),
             description: text("description").unwrap_or_default(),
             input: object("inputSchema").unwrap_or_default(),
-            title: text("title").or_else(|| wire.get("annotations")?.get("title")?.as_str().map(str::to_owned)),
+            title: text("title").or_else(|| {
+                wire.get("annotations")?
+                    .get("title")?
+                    .as_str()
+                    .map(str::to_owned)
+            }),
             annotations: ToolAnnotations {
                 read_only: hint("readOnlyHint"),
                 destructive: hint("destructiveHint"),
@@ -143,8 +148,11 @@ impl RemoteTool {
             CallToolRequestParams::new(self.def.remote_name.clone()).with_arguments(args);
         if let Some(answer) = &ctx.answer {
             if let Some(suspended) = self.shared.take_suspended(&answer.id) {
-                params.input_responses =
-                    Some([(suspended.key, elicit_result(answer))].into_iter().collect());
+                params.input_responses = Some(
+                    [(suspended.key, elicit_result(answer))]
+                        .into_iter()
+                        .collect(),
+                );
                 params.request_state = suspended.request_state;
             }
         }
@@ -287,7 +295,9 @@ fn request_of(params: &Value) -> Request {
 /// declined ⇒ decline; anything else ⇒ cancel.
 fn elicit_result(answer: &Answer) -> Value {
     match (answer.ok, answer.reason) {
-        (true, _) => json!({"action": "accept", "content": answer.data.clone().unwrap_or_default()}),
+        (true, _) => {
+            json!({"action": "accept", "content": answer.data.clone().unwrap_or_default()})
+        }
         (false, Some(Reason::Declined)) => json!({"action": "decline"}),
         (false, _) => json!({"action": "cancel"}),
     }
@@ -349,7 +359,10 @@ impl ClientHandler for Handler {
             return;
         };
         let progress = shared.progress.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(call) = u64::try_from(token).ok().and_then(|token| progress.get(&token)) {
+        if let Some(call) = u64::try_from(token)
+            .ok()
+            .and_then(|token| progress.get(&token))
+        {
             let _ = call.send((params.progress, params.total, params.message));
         }
     }
@@ -374,12 +387,18 @@ mod tests {
 
     #[test]
     fn a_url_elicitation_is_an_authorization_and_a_form_an_input() {
-        let url = request_of(&json!({"mode": "url", "message": "Sign in", "url": "https://x/login", "elicitationId": "e"}));
-        assert_eq!((url.kind.as_str(), url.prompt.as_str()), ("authorization", "Sign in"));
+        let url = request_of(
+            &json!({"mode": "url", "message": "Sign in", "url": "https://x/login", "elicitationId": "e"}),
+        );
+        assert_eq!(
+            (url.kind.as_str(), url.prompt.as_str()),
+            ("authorization", "Sign in")
+        );
         assert_eq!(url.url.as_deref(), Some("https://x/login"));
         assert_eq!(url.data, None);
         let schema = json!({"type": "object", "properties": {"env": {"type": "string"}}});
-        let form = request_of(&json!({"mode": "form", "message": "Which?", "requestedSchema": schema}));
+        let form =
+            request_of(&json!({"mode": "form", "message": "Which?", "requestedSchema": schema}));
         assert_eq!((form.kind.as_str(), form.url), ("input", None));
         assert_eq!(form.data.unwrap()["schema"], schema);
     }
@@ -396,9 +415,21 @@ mod tests {
             elicit_result(&answer(true, None, Some(json!({"env": "staging"})))),
             json!({"action": "accept", "content": {"env": "staging"}})
         );
-        assert_eq!(elicit_result(&answer(true, None, None)), json!({"action": "accept", "content": {}}));
-        assert_eq!(elicit_result(&answer(false, Some(Reason::Declined), None)), json!({"action": "decline"}));
-        assert_eq!(elicit_result(&answer(false, Some(Reason::Expired), None)), json!({"action": "cancel"}));
-        assert_eq!(elicit_result(&answer(false, None, None)), json!({"action": "cancel"}));
+        assert_eq!(
+            elicit_result(&answer(true, None, None)),
+            json!({"action": "accept", "content": {}})
+        );
+        assert_eq!(
+            elicit_result(&answer(false, Some(Reason::Declined), None)),
+            json!({"action": "decline"})
+        );
+        assert_eq!(
+            elicit_result(&answer(false, Some(Reason::Expired), None)),
+            json!({"action": "cancel"})
+        );
+        assert_eq!(
+            elicit_result(&answer(false, None, None)),
+            json!({"action": "cancel"})
+        );
     }
 }

@@ -63,12 +63,16 @@ pub(crate) fn tool_result(server: &str, result: &Value) -> ToolResult {
     let has_text = !texts.is_empty() || !embedded.is_empty();
     texts.extend(embedded);
     let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
-    let structured = result.get("structuredContent").filter(|value| !value.is_null());
+    let structured = result
+        .get("structuredContent")
+        .filter(|value| !value.is_null());
     let output = match structured {
         Some(structured) if !has_text => structured.to_string(),
-        _ if !has_text && !parts.is_empty() => {
-            parts.iter().map(describe_part).collect::<Vec<_>>().join("\n")
-        }
+        _ if !has_text && !parts.is_empty() => parts
+            .iter()
+            .map(describe_part)
+            .collect::<Vec<_>>()
+            .join("\n"),
         _ => texts.join("\n"),
     };
     let mut mapped = if is_error {

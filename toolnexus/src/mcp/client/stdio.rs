@@ -62,7 +62,10 @@ impl ChildTransport {
     }
 
     fn fail(&self, why: String) {
-        let mut fault = self.fault.lock().unwrap_or_else(|poison| poison.into_inner());
+        let mut fault = self
+            .fault
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
         fault.get_or_insert(why);
     }
 
