@@ -67,6 +67,8 @@ pub(crate) fn tool_result(server: &str, result: &Value) -> ToolResult {
         .get("structuredContent")
         .filter(|value| !value.is_null());
     let output = match structured {
+        // What the other ports answer for an error that says nothing.
+        _ if is_error && !has_text => "MCP tool returned an error".to_owned(),
         Some(structured) if !has_text => structured.to_string(),
         _ if !has_text && !parts.is_empty() => parts
             .iter()
@@ -89,5 +91,29 @@ fn media(mime: &str, source: Source, name: Option<&str>) -> Media {
         mime_type: mime.to_owned(),
         source,
         name: name.map(str::to_owned),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `tests/vectors/mcp_client_results.json`, made by `scripts/mcp_client_vectors.py` from
+    /// the Python port's own MCP tool: every result maps as Python maps it, except where
+    /// SPEC §13 pins another answer (the vector's `rust`, with `why`).
+    #[test]
+    fn results_map_as_the_python_port_maps_them() {
+        let vectors: Value = serde_json::from_str(include_str!(
+            "../../../tests/vectors/mcp_client_results.json"
+        ))
+        .unwrap();
+        let server = vectors["server"].as_str().unwrap();
+        let vectors = vectors["vectors"].as_array().unwrap();
+        assert!(vectors.len() >= 15);
+        for vector in vectors {
+            let expected = vector.get("rust").unwrap_or(&vector["python"]);
+            let mapped = serde_json::to_value(tool_result(server, &vector["result"])).unwrap();
+            assert_eq!(&mapped, expected, "{}", vector["name"]);
+        }
     }
 }
