@@ -38,17 +38,17 @@ async fn main() -> Result<(), Error> {
         return Err("usage: mcp_probe mcp.json [calls.json] [--dump DIR]".into());
     };
     let servers = McpTools::from_config(config).await?;
+    // The answer of the call being made, for the questions its server asks.
+    let current: Arc<Mutex<Value>> = Arc::new(Mutex::new(json!({"ok": true})));
     let mut toolkits = Vec::new();
     for server in servers {
-        // Questions a 2025-* server asks during a call: accept with what the script says.
-        let server = server.on_elicitation(|request: Request| async move {
+        // Questions a 2025-* server asks during a call: answered as the script says.
+        let current = Arc::clone(&current);
+        let server = server.on_elicitation(move |request: Request| {
             println!("    ~ elicitation ({}): {}", request.kind, request.prompt);
-            Answer {
-                id: request.id,
-                ok: true,
-                data: None,
-                reason: None,
-            }
+            let mut answer = current.lock().unwrap().clone();
+            answer["id"] = json!(request.id);
+            std::future::ready(serde_json::from_value::<Answer>(answer).expect("an Answer"))
         });
         let toolkit = Toolkit::new().with_all(server.tools());
         println!(
@@ -108,6 +108,7 @@ async fn main() -> Result<(), Error> {
             .get("answer")
             .cloned()
             .unwrap_or_else(|| json!({"ok": true}));
+        *current.lock().unwrap() = answer.clone();
         let result = toolkit
             .call_with(
                 tool,
@@ -122,7 +123,8 @@ async fn main() -> Result<(), Error> {
             )
             .await;
         let mut wire = serde_json::to_value(&result)?;
-        for part in wire["parts"].as_array_mut().into_iter().flatten() {
+        let parts = wire.get_mut("parts").and_then(Value::as_array_mut);
+        for part in parts.into_iter().flatten() {
             if let Some(data) = part.get_mut("data") {
                 *data = json!(format!(
                     "<{} base64 chars>",

@@ -5,14 +5,13 @@ mod remote;
 mod result;
 mod stdio;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use rmcp::model::ProtocolVersion;
+use rmcp::model::{ProgressToken, ProtocolVersion};
 use rmcp::service::{Peer, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -330,7 +329,6 @@ impl McpTools {
             defs: RwLock::new(Arc::from([])),
             elicit: RwLock::new(None),
             progress: Mutex::default(),
-            next_token: AtomicU64::new(1),
             suspended: Mutex::default(),
             call_timeout: RwLock::new(DEFAULT_CALL_TIMEOUT),
         });
@@ -420,9 +418,8 @@ pub(crate) struct Shared {
     link: tokio::sync::Mutex<Link>,
     defs: RwLock<Arc<[Arc<RemoteDef>]>>,
     elicit: RwLock<Option<Elicit>>,
-    /// Where each call in flight with a progress token wants its progress.
-    progress: Mutex<BTreeMap<u64, mpsc::UnboundedSender<remote::ProgressStep>>>,
-    next_token: AtomicU64,
+    /// Where each call in flight wants its progress, by the token rmcp gave its request.
+    progress: Mutex<HashMap<ProgressToken, mpsc::UnboundedSender<remote::ProgressStep>>>,
     /// The input key and `requestState` of each suspended 2026-07-28 call, by request id.
     suspended: Mutex<BTreeMap<String, remote::Suspended>>,
     call_timeout: RwLock<Duration>,
@@ -542,10 +539,6 @@ impl Shared {
 
     fn call_timeout(&self) -> Duration {
         *self.call_timeout.read().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn next_token(&self) -> u64 {
-        self.next_token.fetch_add(1, Ordering::Relaxed)
     }
 
     fn remember(&self, id: String, suspended: remote::Suspended) {

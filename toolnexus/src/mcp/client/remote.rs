@@ -4,12 +4,15 @@
 use std::sync::{Arc, OnceLock, Weak};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams,
-    ElicitResult, ElicitationAction, ElicitationCapability, FormElicitationCapability,
-    Implementation, NumberOrString, ProgressNotificationParam, ProgressToken, RequestMetaObject,
-    Tool as McpTool, UrlElicitationCapability,
+    CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
+    ClientCapabilities, ClientConfig, ClientRequest, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationCapability, FormElicitationCapability, Implementation,
+    ProgressNotificationParam, ProgressToken, RequestId, ServerResult, Tool as McpTool,
+    UrlElicitationCapability,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleClient, ServiceError};
+use rmcp::service::{
+    NotificationContext, Peer, PeerRequestOptions, RequestContext, RoleClient, ServiceError,
+};
 use rmcp::{ClientHandler, ErrorData};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
@@ -121,6 +124,40 @@ pub(crate) struct Suspended {
     request_state: Option<String>,
 }
 
+/// A `tools/call` on its way: dropped before its answer (the caller's deadline or
+/// cancellation dropped the call), it sends the server `notifications/cancelled`; either way
+/// it stops routing the call's progress.
+struct InFlight<'a> {
+    shared: &'a Shared,
+    peer: Peer<RoleClient>,
+    /// The request's id until its answer came.
+    id: Option<RequestId>,
+    token: ProgressToken,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.shared
+            .progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.token);
+        if let Some(id) = self.id.take() {
+            let peer = self.peer.clone();
+            let cancelled = CancelledNotification::new(CancelledNotificationParam::new(
+                Some(id),
+                Some("the caller gave up".to_owned()),
+            ));
+            // Sending is async and drop is not: a task of its own, where a runtime runs.
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move {
+                    let _ = peer.send_notification(cancelled.into()).await;
+                });
+            }
+        }
+    }
+}
+
 /// One `notifications/progress`, passed to the call it belongs to.
 pub(crate) type ProgressStep = (f64, Option<f64>, Option<String>);
 
@@ -156,34 +193,55 @@ impl RemoteTool {
                 params.request_state = suspended.request_state;
             }
         }
-        let token = self.shared.next_token();
         let (progress, mut steps) = mpsc::unbounded_channel();
-        self.shared
-            .progress
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(token, progress);
-        let mut meta = RequestMetaObject::default();
-        meta.set_progress_token(ProgressToken(NumberOrString::Number(token as i64)));
-        params.meta = Some(meta);
-
         let deadline = ctx.timeout.unwrap_or_else(|| self.shared.call_timeout());
         let exchange = async {
             let (peer, fault) = match self.shared.peer().await {
                 Ok(connected) => connected,
                 Err(why) => return ToolResult::error(why),
             };
-            let answered = peer.call_tool_once(params).await;
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+            let answered = match peer
+                .send_request_with_option(request, PeerRequestOptions::no_options())
+                .await
+            {
+                Ok(handle) => {
+                    // rmcp picks the progress token; the server's progress is routed by it.
+                    let token = handle.progress_token.clone();
+                    let mut watch = InFlight {
+                        shared: &self.shared,
+                        peer: peer.clone(),
+                        id: Some(handle.id.clone()),
+                        token: token.clone(),
+                    };
+                    self.shared
+                        .progress
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(token, progress);
+                    let answered = match handle.rx.await {
+                        Ok(answered) => answered,
+                        Err(_) => Err(ServiceError::TransportClosed),
+                    };
+                    watch.id = None;
+                    answered
+                }
+                Err(error) => Err(error),
+            };
             match answered {
-                Ok(CallToolResponse::Complete(result)) => {
+                Ok(ServerResult::CallToolResult(result)) => {
                     let wire = serde_json::to_value(&result).unwrap_or(Value::Null);
                     tool_result(&self.shared.name, &wire)
                 }
-                Ok(CallToolResponse::InputRequired(question)) => {
+                Ok(ServerResult::InputRequiredResult(question)) => {
                     let wire = serde_json::to_value(&question).unwrap_or(Value::Null);
                     self.suspend(&wire)
                 }
-                Ok(_) => self.failed("answered with a task, which this client does not follow"),
+                // A result without content (rmcp reads `{}` as empty): nothing to say.
+                Ok(ServerResult::EmptyResult(_)) => {
+                    tool_result(&self.shared.name, &json!({"content": []}))
+                }
+                Ok(_) => self.failed("answered with a result that is not a tool's"),
                 Err(ServiceError::McpError(error)) => {
                     self.failed(&format!("refused the call: {}", error.message))
                 }
@@ -222,11 +280,6 @@ impl RemoteTool {
                 ctx.report_progress(done, total, message.as_deref());
             }
         }
-        self.shared
-            .progress
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&token);
         result
     }
 
@@ -355,14 +408,8 @@ impl ClientHandler for Handler {
         let Some(shared) = self.shared.upgrade() else {
             return;
         };
-        let NumberOrString::Number(token) = params.progress_token.0 else {
-            return;
-        };
         let progress = shared.progress.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(call) = u64::try_from(token)
-            .ok()
-            .and_then(|token| progress.get(&token))
-        {
+        if let Some(call) = progress.get(&params.progress_token) {
             let _ = call.send((params.progress, params.total, params.message));
         }
     }
