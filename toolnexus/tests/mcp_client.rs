@@ -170,10 +170,13 @@ struct Served {
 }
 
 async fn serve(stateless: bool) -> Served {
+    serve_with(HttpOptions::default().stateless(stateless)).await
+}
+
+async fn serve_with(options: HttpOptions) -> Served {
     let calls = Arc::new(AtomicUsize::new(0));
     let local = local_toolkit(&calls);
     let server = McpServer::new(local_toolkit(&calls));
-    let options = HttpOptions::default().stateless(stateless);
     let http = HttpServer::bind("127.0.0.1:0", server, options)
         .await
         .unwrap();
@@ -567,4 +570,40 @@ async fn wait_until_dropped(case: &str) {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+#[tokio::test]
+async fn an_mcp_json_connects_every_server_it_names() {
+    // A variable every test environment has stands in for a token kept in the environment
+    // (setting one here would race the other tests' threads).
+    let token = std::env::var("PATH").expect("PATH is set");
+    let served = serve_with(HttpOptions::default().bearer_token(token)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mcp.json");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fake_mcp_server.py");
+    let config = json!({"mcpServers": {
+        "notes": {"type": "http", "url": served.url, "headers": {"Authorization": "Bearer ${PATH}"}},
+        "fake": {"command": "python3", "args": [script], "env": {"FAKE_STARTS": dir.path().join("starts").display().to_string()}},
+    }});
+    std::fs::write(&path, config.to_string()).unwrap();
+    let servers = McpTools::from_config(&path).await.expect("both connect");
+    let names: Vec<&str> = servers.iter().map(McpTools::name).collect();
+    assert_eq!(names, ["notes", "fake"]);
+    assert_eq!(servers[0].tools().len(), served.local.len());
+    assert_eq!(servers[1].tools().len(), 8);
+    // `env` reached the stdio server.
+    assert_eq!(std::fs::read_to_string(dir.path().join("starts")).unwrap().lines().count(), 1);
+
+    // Without the token the HTTP server refuses, and the error names the server.
+    let config = json!({"mcpServers": {"notes": {"url": served.url}}});
+    std::fs::write(&path, config.to_string()).unwrap();
+    let refused = McpTools::from_config(&path).await.unwrap_err().to_string();
+    assert!(refused.starts_with("MCP server `notes` could not be initialized: "), "{refused}");
+    // A server that cannot be started is named too.
+    let config = json!({"mcpServers": {"gone": {"command": "/nonexistent/toolnexus-27"}}});
+    std::fs::write(&path, config.to_string()).unwrap();
+    let missing = McpTools::from_config(&path).await.unwrap_err().to_string();
+    assert!(missing.starts_with("MCP server `gone` could not be started (`/nonexistent/toolnexus-27`): "), "{missing}");
+    let unreadable = McpTools::from_config(dir.path().join("none.json")).await.unwrap_err().to_string();
+    assert!(unreadable.contains("none.json: cannot be read: "), "{unreadable}");
 }
