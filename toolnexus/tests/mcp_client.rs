@@ -580,7 +580,10 @@ async fn an_mcp_json_connects_every_server_it_names() {
     let served = serve_with(HttpOptions::default().bearer_token(token)).await;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("mcp.json");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fake_mcp_server.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/fake_mcp_server.py"
+    );
     let config = json!({"mcpServers": {
         "notes": {"type": "http", "url": served.url, "headers": {"Authorization": "Bearer ${PATH}"}},
         "fake": {"command": "python3", "args": [script], "env": {"FAKE_STARTS": dir.path().join("starts").display().to_string()}},
@@ -592,18 +595,37 @@ async fn an_mcp_json_connects_every_server_it_names() {
     assert_eq!(servers[0].tools().len(), served.local.len());
     assert_eq!(servers[1].tools().len(), 8);
     // `env` reached the stdio server.
-    assert_eq!(std::fs::read_to_string(dir.path().join("starts")).unwrap().lines().count(), 1);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("starts"))
+            .unwrap()
+            .lines()
+            .count(),
+        1
+    );
 
     // Without the token the HTTP server refuses, and the error names the server.
     let config = json!({"mcpServers": {"notes": {"url": served.url}}});
     std::fs::write(&path, config.to_string()).unwrap();
     let refused = McpTools::from_config(&path).await.unwrap_err().to_string();
-    assert!(refused.starts_with("MCP server `notes` could not be initialized: "), "{refused}");
+    assert!(
+        refused.starts_with("MCP server `notes` could not be initialized: "),
+        "{refused}"
+    );
     // A server that cannot be started is named too.
     let config = json!({"mcpServers": {"gone": {"command": "/nonexistent/toolnexus-27"}}});
     std::fs::write(&path, config.to_string()).unwrap();
     let missing = McpTools::from_config(&path).await.unwrap_err().to_string();
-    assert!(missing.starts_with("MCP server `gone` could not be started (`/nonexistent/toolnexus-27`): "), "{missing}");
-    let unreadable = McpTools::from_config(dir.path().join("none.json")).await.unwrap_err().to_string();
-    assert!(unreadable.contains("none.json: cannot be read: "), "{unreadable}");
+    assert!(
+        missing
+            .starts_with("MCP server `gone` could not be started (`/nonexistent/toolnexus-27`): "),
+        "{missing}"
+    );
+    let unreadable = McpTools::from_config(dir.path().join("none.json"))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        unreadable.contains("none.json: cannot be read: "),
+        "{unreadable}"
+    );
 }
