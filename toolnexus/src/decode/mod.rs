@@ -36,7 +36,10 @@ use crate::result::ToolResult;
     reason = "for `check`'s profile report, which another change wires in"
 )]
 pub(crate) use check::limits::broken_patterns;
-pub(crate) use check::{Shape, check_args, named_keys};
+pub(crate) use check::{Shape, named_keys};
+// The §11 check of arguments a remote MCP tool is sent (mcp/client/remote.rs).
+#[cfg(feature = "mcp-client")]
+pub(crate) use check::check_args;
 pub use derived::{decode_args, decode_args_json};
 use error::at_path;
 pub(crate) use error::{invalid_args, json_kind, too_deep, without_position};

@@ -69,11 +69,12 @@ impl RemoteDef {
     }
 }
 
-/// SPEC §11's check of arguments, against a schema a server sent: `Ok` when they may fit,
+/// SPEC §11's check of arguments, against a schema a server sent: `None` when they may fit,
 /// else the invalid-arguments result naming the place and the limit. Keywords the checker
-/// does not read only ever let a value through, so they are left to the server.
-fn check_arguments(tool: &str, def: &RemoteDef, args: &Value) -> Result<(), ToolResult> {
-    crate::decode::check_args(tool, def.shape(), args)
+/// does not read only ever let a value through, so they are left to the server. (The one
+/// place this module reaches the checker.)
+fn refusal(tool: &str, def: &RemoteDef, args: &Value) -> Option<ToolResult> {
+    crate::decode::check_args(tool, def.shape(), args).err()
 }
 
 /// A remote tool in a toolkit, under the name it was given there.
@@ -175,7 +176,7 @@ impl RemoteTool {
             }
         };
         let args = Value::Object(args);
-        if let Err(refused) = check_arguments(&self.name, &self.def, &args) {
+        if let Some(refused) = refusal(&self.name, &self.def, &args) {
             return refused;
         }
         let Value::Object(args) = args else {
