@@ -629,3 +629,91 @@ async fn an_mcp_json_connects_every_server_it_names() {
         "{unreadable}"
     );
 }
+
+#[tokio::test]
+async fn an_http_server_that_goes_away_answers_the_call_and_is_reached_again_when_back() {
+    let options = || HttpOptions::default().shutdown_grace(Duration::from_millis(100));
+    let served = serve_with(options()).await;
+    let remote = connect(&served, None)
+        .await
+        .with_call_timeout(Duration::from_secs(20));
+    let toolkit = Arc::new(Toolkit::new().with_all(remote.tools()));
+    let ctx = ToolContext::default();
+    assert_eq!(
+        toolkit
+            .execute("add", json!({"a": 1, "b": 2}), &ctx)
+            .await
+            .output,
+        "3"
+    );
+
+    let call = tokio::spawn({
+        let toolkit = Arc::clone(&toolkit);
+        async move {
+            toolkit
+                .execute("slow", json!({}), &ToolContext::default())
+                .await
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let addr = served
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    drop(served); // stops the server
+    let began = Instant::now();
+    let gone = call.await.unwrap();
+    assert!(
+        began.elapsed() < Duration::from_secs(10),
+        "answered without waiting for the deadline"
+    );
+    assert!(gone.is_error);
+    assert!(
+        gone.output
+            .starts_with("MCP server `notes` could not be reached: "),
+        "{}",
+        gone.output
+    );
+    assert!(
+        gone.output.ends_with(" (calling `slow`)"),
+        "{}",
+        gone.output
+    );
+
+    let down = toolkit.execute("add", json!({"a": 1, "b": 2}), &ctx).await;
+    assert!(down.is_error);
+    assert!(
+        down.output
+            .starts_with("MCP server `notes` could not be reached: "),
+        "{}",
+        down.output
+    );
+
+    // The server comes back on the same address: the next call reaches it.
+    let calls = Arc::new(AtomicUsize::new(0));
+    let http = HttpServer::bind(
+        addr.as_str(),
+        McpServer::new(local_toolkit(&calls)),
+        options(),
+    )
+    .await
+    .unwrap();
+    let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(http.run_until(async {
+        let _ = stopped.await;
+    }));
+    let began = Instant::now();
+    loop {
+        let back = toolkit.execute("add", json!({"a": 1, "b": 2}), &ctx).await;
+        if back.output == "3" {
+            break;
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(15),
+            "reached again: {}",
+            back.output
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

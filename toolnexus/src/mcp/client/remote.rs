@@ -251,10 +251,7 @@ impl RemoteTool {
                     let fault = fault.lock().unwrap_or_else(|p| p.into_inner()).clone();
                     match fault {
                         Some(why) => self.failed(&why),
-                        None if peer.is_transport_closed() => {
-                            self.failed(&format!("closed the connection ({error})"))
-                        }
-                        None => self.failed(&format!("failed: {error}")),
+                        None => self.failed(&plain(&error)),
                     }
                 }
             }
@@ -318,6 +315,22 @@ impl RemoteTool {
             },
         );
         pending(request).with_metadata("server", self.shared.name.as_str())
+    }
+}
+
+/// What went wrong, for a person: the transport's own innermost message (rmcp's wrappers name
+/// Rust types).
+fn plain(error: &ServiceError) -> String {
+    match error {
+        ServiceError::TransportSend(sent) => {
+            let mut innermost: &(dyn std::error::Error + 'static) = sent.error.as_ref();
+            while let Some(source) = innermost.source() {
+                innermost = source;
+            }
+            format!("could not be reached: {innermost}")
+        }
+        ServiceError::TransportClosed => "closed the connection".to_owned(),
+        other => format!("failed: {other}"),
     }
 }
 
