@@ -456,7 +456,9 @@ impl Shared {
             }
         }
         link.last_attempt = Some(Instant::now());
-        match self.connect().await {
+        // Boxed: connecting (rmcp's handshake futures) is tens of KB of future, which every
+        // call's own future would otherwise carry and copy for the rare call that connects.
+        match Box::pin(self.connect()).await {
             Ok((running, defs)) => {
                 link.failures = 0;
                 self.set_defs(defs);
