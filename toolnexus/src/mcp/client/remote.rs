@@ -270,12 +270,18 @@ impl RemoteTool {
             )),
             () = ctx.cancel.cancelled() => ToolResult::error(format!("tool `{}` was cancelled", self.name)),
         };
-        // rmcp hands each notification to a task of its own, so progress the server sent
-        // before its result may still be on its way: let those tasks run, then pass it on.
+        // rmcp hands each notification to a task of its own, spawned before the result
+        // wakes this call, so progress the server sent first may still be on its way: let
+        // those tasks run, then pass it on; again while more arrives (up to 4 rounds).
         for _ in 0..4 {
             tokio::task::yield_now().await;
+            let mut arrived = false;
             while let Ok((done, total, message)) = steps.try_recv() {
                 ctx.report_progress(done, total, message.as_deref());
+                arrived = true;
+            }
+            if !arrived {
+                break;
             }
         }
         result
