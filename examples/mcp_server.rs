@@ -8,20 +8,26 @@
 //!   mode without sessions (replicas behind a load balancer); set `MCP_BEARER_TOKEN` to
 //!   require `Authorization: Bearer <token>` (an environment variable, so the secret does not
 //!   show in the process list).
+//!   Set `MCP_STATE_KEY` (32 bytes or more) to seal 2026-07-28 calls' `requestState` with it:
+//!   replicas given the same key complete each other's approvals and forms, where without it
+//!   each process seals with its own random key and refuses the others' as tampered with.
 //!
 //! Beside the quickstart's tools it serves the ones that show MCP's newer parts: `delete_note`
 //! asks for approval, `pick_environment` asks for input with a form, `count_to` reports
-//! progress, and `note_stats` answers structured content (`Json<T>`, with an output schema).
+//! progress, `note_stats` answers structured content (`Json<T>`, with an output schema), and
+//! `whoami` reads who is calling (SPEC §12: the client's name and revision, as an extension of
+//! the call's context).
 //! A client that can ask its user (elicitation, or 2026-07-28's input requests) shows the
 //! questions; one that cannot sees them as `isError` text.
 
 use std::time::Duration;
 
 use serde::Serialize;
+use toolnexus::mcp::ClientInfo;
 use toolnexus::serde_json::json;
 use toolnexus::{
-    ContentPart, ContentPartError, Json, JsonSchema, Request, ToolContext, ToolResult, Toolkit,
-    pending, tool, tools,
+    ContentPart, ContentPartError, Extension, Json, JsonSchema, Request, ToolContext, ToolResult,
+    Toolkit, pending, tool, tools,
 };
 
 /// Adds two numbers.
@@ -119,6 +125,21 @@ fn note_stats() -> Json<NoteStats> {
     })
 }
 
+/// Says which client is calling, and at which protocol revision.
+#[tool(read_only)]
+fn whoami(client: Option<Extension<ClientInfo>>) -> String {
+    let Some(Extension(client)) = client else {
+        return "an unknown client".to_owned();
+    };
+    let unknown = || "?".to_owned();
+    format!(
+        "{} {} at {}",
+        client.name.unwrap_or_else(unknown),
+        client.version.unwrap_or_else(unknown),
+        client.revision.unwrap_or_else(unknown)
+    )
+}
+
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
 const USAGE: &str = "usage: mcp_server [--http ADDR [--stateless]]";
@@ -132,7 +153,8 @@ async fn main() -> Result<(), Error> {
         delete_note,
         pick_environment,
         count_to,
-        note_stats
+        note_stats,
+        whoami
     ]);
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
@@ -140,22 +162,38 @@ async fn main() -> Result<(), Error> {
             eprintln!("toolnexus MCP server: {} tools on stdio", toolkit.len());
             toolnexus::mcp::serve_stdio(toolkit).await
         }
-        ["--http", addr] => serve_http(toolkit, addr, false).await,
-        ["--http", addr, "--stateless"] => serve_http(toolkit, addr, true).await,
+        ["--http", addr] => serve_http(server(toolkit)?, addr, false).await,
+        ["--http", addr, "--stateless"] => serve_http(server(toolkit)?, addr, true).await,
         _ => Err(USAGE.into()),
     }
 }
 
+/// `toolkit` as an MCP server, sealing `requestState` with `MCP_STATE_KEY` when it is set.
+fn server(toolkit: Toolkit) -> Result<toolnexus::mcp::McpServer, Error> {
+    let server = toolnexus::mcp::McpServer::new(toolkit);
+    match std::env::var("MCP_STATE_KEY") {
+        Ok(key) => Ok(server
+            .with_state_key(key)
+            .map_err(|error| format!("MCP_STATE_KEY: {error}"))?),
+        Err(std::env::VarError::NotPresent) => Ok(server),
+        Err(error) => Err(format!("MCP_STATE_KEY: {error}").into()),
+    }
+}
+
 #[cfg(feature = "mcp-http")]
-async fn serve_http(toolkit: Toolkit, addr: &str, stateless: bool) -> Result<(), Error> {
-    use toolnexus::mcp::{HttpOptions, HttpServer, McpServer};
+async fn serve_http(
+    server: toolnexus::mcp::McpServer,
+    addr: &str,
+    stateless: bool,
+) -> Result<(), Error> {
+    use toolnexus::mcp::{HttpOptions, HttpServer};
 
     let mut options = HttpOptions::new().stateless(stateless);
     if let Ok(token) = std::env::var("MCP_BEARER_TOKEN") {
         options = options.bearer_token(token);
     }
-    let tools = toolkit.len();
-    let http = HttpServer::bind(addr, McpServer::new(toolkit), options).await?;
+    let tools = server.toolkit().len();
+    let http = HttpServer::bind(addr, server, options).await?;
     eprintln!(
         "toolnexus MCP server: {tools} tools at http://{}/mcp{} (Ctrl-C to stop)",
         http.local_addr(),
@@ -167,6 +205,6 @@ async fn serve_http(toolkit: Toolkit, addr: &str, stateless: bool) -> Result<(),
 }
 
 #[cfg(not(feature = "mcp-http"))]
-async fn serve_http(_: Toolkit, _: &str, _: bool) -> Result<(), Error> {
+async fn serve_http(_: toolnexus::mcp::McpServer, _: &str, _: bool) -> Result<(), Error> {
     Err("this build serves stdio only: build with `--features mcp-http` for --http".into())
 }

@@ -48,7 +48,7 @@ async def check(server, mode):
         tools = await client.list_tools()
         names = sorted(tool.name for tool in tools.tools)
         expected_names = sorted(["add", "get_weather", "screenshot", "delete_note",
-                                 "pick_environment", "count_to", "note_stats"])
+                                 "pick_environment", "count_to", "note_stats", "whoami"])
         if names != expected_names:
             failures.append(f"tools/list: {names}")
         calls = [

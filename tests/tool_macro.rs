@@ -346,6 +346,13 @@ fn a_sync_tool_runs_at_the_first_poll_and_is_ready_there() {
     cancelled.cancel.cancel();
     let result = common::block_on(tk.execute_json("tick", r#"{"by": 5}"#, &cancelled));
     assert_eq!(result, ToolResult::error("tool `tick` was cancelled"));
+    // And neither does one whose timeout is zero.
+    let no_time = ToolContext {
+        timeout: Some(std::time::Duration::ZERO),
+        ..ToolContext::default()
+    };
+    let result = common::block_on(tk.execute_json("tick", r#"{"by": 5}"#, &no_time));
+    assert_eq!(result, ToolResult::error("tool `tick` timed out after 0ms"));
     assert_eq!(TICKS.with(Cell::get), 2);
     // `Tool::execute` still hands back a future, ready at its first poll.
     assert_eq!(

@@ -76,6 +76,14 @@ pub fn param(index: usize, at: Span) -> Ident {
     )
 }
 
+/// The local holding injected parameter `index`'s value (SPEC §12), located at the parameter.
+pub fn injected(index: usize, at: Span) -> Ident {
+    Ident::new(
+        &format!("__injected{index}"),
+        Span::mixed_site().located_at(at),
+    )
+}
+
 // Items inside one tool's `const _: () = { … };`.
 
 /// The alias naming parameter `index`'s owned type, at the user's type (`at`) so errors

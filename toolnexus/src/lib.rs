@@ -47,12 +47,16 @@
 //!   `mcp` module.
 //! - Bound a call: [`ToolContext::timeout`] and [`ToolContext::cancel`] are enforced by every
 //!   [`Toolkit`] call (see [`Toolkit::execute`]).
+//! - Serve an app (SPEC §12): [`State`], [`Extension`] and [`FromToolContext`] parameters
+//!   reach a tool without reaching its schema; [`Toolkit::around`] runs layers around every
+//!   call; [`Toolkit::visible_if`] shows each caller its own tools.
 //! - Keep the schemas honest: [`Toolkit::check`] (or [`check`] for one tool) lists every place
 //!   a provider's schema dialect ([`Profile`]) cannot say what a tool accepts; assert it is
 //!   empty in your tests. The other way round is done for you: a `#[tool]`'s decoded
 //!   arguments are checked against its schema, so the forms serde reads beyond it (a struct
 //!   sent as an array of its fields, an enum tag given as a variant's index) are refused,
-//!   naming the place. Arguments of more than 100,000 values are left to serde alone.
+//!   naming the place, at any size; only arguments whose check would take more than
+//!   10,000,000 steps are let through as serde took them.
 //! - Parameter types need `serde::Deserialize` and a JSON Schema: derive
 //!   [`JsonSchema`](derive@JsonSchema) from this crate, so your `Cargo.toml` needs only
 //!   `toolnexus` and `serde`.
@@ -176,6 +180,7 @@
 mod approval;
 mod attach;
 mod cancel;
+mod context;
 mod deadline;
 mod decode;
 mod future;
@@ -203,6 +208,7 @@ pub use mcp::{McpServer, serve_stdio};
 
 pub use attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
 pub use cancel::{CancelSignal, Cancelled};
+pub use context::{Extension, Extensions, FromToolContext, State, StateType};
 pub use decode::MAX_ARGUMENT_BYTES;
 pub use future::{BoxFuture, ToolFuture};
 pub use lower::{IntoToolError, IntoToolResult, Json};
@@ -224,7 +230,7 @@ pub use suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
 };
 pub use tool::{Tool, ToolAnnotations, ToolContext, ToolSource, sanitize};
-pub use toolkit::Toolkit;
+pub use toolkit::{Next, Toolkit};
 pub use toolnexus_macros::*;
 pub use turn::{Api, ResponseError, ToolCall, tool_calls, tool_results};
 
@@ -252,6 +258,7 @@ pub mod __private {
     pub use serde_json;
 
     pub use crate::approval::{approval_arguments, approval_arguments_json, approve};
+    pub use crate::context::{inject, inject_extension, inject_optional_extension, inject_state};
     pub use crate::decode::{
         Slot, decode_args, decode_args_json, decode_params, decode_params_json, take,
     };
@@ -269,8 +276,8 @@ pub mod __private {
     };
     // The public items generated code names, reached the same way as everything else here.
     pub use crate::{
-        BoxFuture, IntoToolResult, Request, Tool, ToolAnnotations, ToolContext, ToolFuture,
-        ToolResult, pending,
+        BoxFuture, IntoToolResult, Request, StateType, Tool, ToolAnnotations, ToolContext,
+        ToolFuture, ToolResult, pending,
     };
 }
 

@@ -2,7 +2,9 @@
 //! with the `mcp` feature, and over streamable HTTP with `mcp-http`.
 //!
 //! The `mcp` feature needs Rust 1.88 or newer, as rmcp does (the rest of toolnexus builds on
-//! 1.85). It serves stdio only and stays light: rmcp's server core and its stdio transport.
+//! 1.85). It serves stdio only and stays light: rmcp's server core, with stdio served on this
+//! crate's own [`LineTransport`] (which answers every line it cannot read) rather than on
+//! rmcp's stdio transport.
 //!
 //! - `tools/list` answers [`Toolkit::to_mcp`]'s entries, converted once when the server is
 //!   built: each tool's cached input schema, and where the tool has them its `title`, its
@@ -74,7 +76,7 @@ use std::time::Duration;
 
 pub use rmcp;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    CacheScope, CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer};
@@ -86,6 +88,7 @@ use crate::tool::Tool;
 use crate::toolkit::Toolkit;
 
 mod call;
+mod caller;
 #[cfg(feature = "mcp-client")]
 mod client;
 #[cfg(feature = "mcp-http")]
@@ -95,6 +98,7 @@ mod progress;
 mod stdio;
 mod suspend;
 
+pub use caller::{ClientInfo, MissingState};
 #[cfg(feature = "mcp-client")]
 pub use client::{DEFAULT_CALL_TIMEOUT, HttpBuilder, McpClientError, McpTools, StdioBuilder};
 #[cfg(feature = "mcp-http")]
@@ -234,9 +238,24 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+        if !self.toolkit.has_visibility_rule() {
+            return Ok(ListToolsResult::with_all_items(self.tools.to_vec()));
+        }
+        // What this caller may see; never cached for another caller.
+        let ctx = caller::context_of(&context);
+        let visible = self
+            .toolkit
+            .tools()
+            .iter()
+            .zip(self.tools.iter())
+            .filter(|(tool, _)| self.toolkit.is_visible(tool.as_ref(), &ctx))
+            .map(|(_, listed)| listed.clone())
+            .collect();
+        let mut result = ListToolsResult::with_all_items(visible);
+        result.cache_scope = Some(CacheScope::Private);
+        Ok(result)
     }
 
     fn get_tool(&self, name: &str) -> Option<McpTool> {
@@ -264,6 +283,8 @@ impl ServerHandler for McpServer {
 pub async fn serve_stdio(
     toolkit: impl Into<Arc<Toolkit>>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let toolkit = toolkit.into();
+    MissingState::check(&toolkit)?;
     let transport = LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
     let running = McpServer::new(toolkit).serve(transport).await?;
     running.waiting().await?;

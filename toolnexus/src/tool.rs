@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::cancel::CancelSignal;
+use crate::context::{Extensions, StateType};
 use crate::decode::parse_args;
 use crate::future::{BoxFuture, ToolFuture};
 use crate::progress::Progress;
@@ -87,7 +88,11 @@ impl ToolAnnotations {
 /// What the caller passes to a tool beside its arguments.
 ///
 /// A `#[tool]` fn receives it by declaring a parameter of type `&ToolContext` or `ToolContext`
-/// anywhere in its list; it never appears in the schema.
+/// anywhere in its list; it never appears in the schema. Its extensions and the toolkit's
+/// state also reach a `#[tool]` as parameters of their own ([`State`](crate::State),
+/// [`Extension`](crate::Extension), [`FromToolContext`](crate::FromToolContext)).
+///
+/// Every field is public, so `ToolContext { timeout: …, ..Default::default() }` works.
 #[derive(Clone, Debug, Default)]
 pub struct ToolContext {
     /// The answer to this tool's earlier suspension, when it is being executed again.
@@ -103,6 +108,13 @@ pub struct ToolContext {
     /// with [`on_progress`](Self::on_progress) (the MCP server sets it for a request that
     /// carries a `progressToken`).
     pub progress: Progress,
+    /// Values this call carries, by type (SPEC §12): what a `#[tool]` receives as
+    /// [`Extension<T>`](crate::Extension), or reads with [`extension`](Self::extension).
+    /// Cloning the context clones them. Over MCP each call carries the client's
+    /// `toolnexus::mcp::ClientInfo` and, over HTTP, the request's
+    /// `http::request::Parts` (without its `Authorization` header) and every value of the
+    /// HTTP request's own extensions.
+    pub extensions: Extensions,
 }
 
 impl ToolContext {
@@ -178,6 +190,13 @@ pub trait Tool: Send + Sync {
     /// fns returning `Json<T>` (also inside `Option`/`Result`) with `T: JsonSchema`.
     fn output_schema(&self) -> Option<&Map<String, Value>> {
         None
+    }
+    /// The toolkit state types the tool reads ([`ToolContext::state`]), so that
+    /// [`Toolkit::missing_state`](crate::Toolkit::missing_state) can find a toolkit that
+    /// cannot serve it before any call. `#[tool]` lists its `State<T>` parameters; none by
+    /// default.
+    fn required_state(&self) -> &[StateType] {
+        &[]
     }
     /// Runs the tool. Failures are results with `is_error`, never panics.
     ///

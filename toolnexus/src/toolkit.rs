@@ -1,6 +1,7 @@
 //! [`Toolkit`]: a set of tools looked up by name and executed safely (SPEC §8), and the
 //! suspension loop rule (SPEC §10). Each provider's definitions are built in `provider/`.
 
+mod around;
 mod guarded;
 mod run_calls;
 
@@ -22,7 +23,10 @@ use crate::provider::{anthropic, mcp_result, openai};
 use crate::result::ToolResult;
 use crate::suspend::{Answer, Request};
 use crate::tool::{Tool, ToolContext};
+use around::{Arguments, Around};
 use guarded::Guarded;
+
+pub use around::Next;
 
 /// A set of tools, looked up by name.
 ///
@@ -62,6 +66,8 @@ pub struct Toolkit {
     profiles: Profiles,
     /// How many calls [`run_calls`](Self::run_calls) runs at once; `None` is all of them.
     max_concurrency: Option<NonZeroUsize>,
+    /// State, layers and visibility (SPEC §12); `None` until one is set.
+    around: Option<Arc<Around>>,
 }
 
 impl fmt::Debug for Toolkit {
@@ -158,6 +164,9 @@ impl Toolkit {
         self.index.insert(tool.name().to_owned(), self.tools.len());
         self.tools.push(tool);
         self.profiles.push();
+        if let Some(around) = &mut self.around {
+            Arc::make_mut(around).tools_changed();
+        }
         true
     }
 
@@ -224,10 +233,40 @@ impl Toolkit {
         args: Value,
         ctx: &'a ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
-        match self.get(name) {
-            Some(tool) => Guarded::new(tool.as_ref(), ctx, move || tool.execute(args, ctx)),
+        self.execute_as("", name, args, ctx)
+    }
+
+    /// [`execute`](Self::execute) of a call whose layers see `id` as [`ToolCall::id`].
+    ///
+    /// [`ToolCall::id`]: crate::ToolCall::id
+    pub(crate) fn execute_as<'a>(
+        &'a self,
+        id: &'a str,
+        name: &str,
+        args: Value,
+        ctx: &'a ToolContext,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
+        let around = self.wrapping();
+        match self.find(name, ctx) {
+            Some(tool) => Guarded::new(tool.as_ref(), ctx, move || match around {
+                None => ToolFuture::from(tool.execute(args, ctx)),
+                Some(around) => {
+                    ToolFuture::boxed(around.run(self, tool, id, Arguments::Value(args), ctx))
+                }
+            }),
             None => Guarded::unknown(name, ctx),
         }
+    }
+
+    /// The tool a caller with `ctx` may call by `name`.
+    fn find(&self, name: &str, ctx: &ToolContext) -> Option<&Arc<dyn Tool>> {
+        self.get(name)
+            .filter(|tool| self.around.is_none() || self.is_visible(tool.as_ref(), ctx))
+    }
+
+    /// What runs around each execution, when anything does.
+    fn wrapping(&self) -> Option<&Around> {
+        self.around.as_deref().filter(|around| around.wraps_calls())
     }
 
     /// Runs the tool called `name` with the raw argument string a model produced.
@@ -245,18 +284,37 @@ impl Toolkit {
         args: &'a str,
         ctx: &'a ToolContext,
     ) -> impl Future<Output = ToolResult> + Send + 'a {
-        self.guarded_json(name, args, ctx)
+        self.guarded_json("", name, args, ctx)
+    }
+
+    /// [`execute_json`](Self::execute_json) of a call whose layers see `id`.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn execute_json_as<'a>(
+        &'a self,
+        id: &'a str,
+        name: &str,
+        args: &'a str,
+        ctx: &'a ToolContext,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
+        self.guarded_json(id, name, args, ctx)
     }
 
     /// [`execute_json`](Self::execute_json)'s future, as a type known to be `Unpin`.
     fn guarded_json<'a>(
         &'a self,
+        id: &'a str,
         name: &str,
         args: &'a str,
         ctx: &'a ToolContext,
     ) -> Guarded<'a, impl FnOnce() -> ToolFuture<'a> + Send + Unpin + 'a> {
-        match self.get(name) {
-            Some(tool) => Guarded::new(tool.as_ref(), ctx, move || tool.execute_json(args, ctx)),
+        let around = self.wrapping();
+        match self.find(name, ctx) {
+            Some(tool) => Guarded::new(tool.as_ref(), ctx, move || match around {
+                None => tool.execute_json(args, ctx),
+                Some(around) => {
+                    ToolFuture::boxed(around.run(self, tool, id, Arguments::Text(args), ctx))
+                }
+            }),
             None => Guarded::unknown(name, ctx),
         }
     }

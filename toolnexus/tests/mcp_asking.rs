@@ -1,6 +1,7 @@
 //! Suspensions that reach the human over MCP (SPEC §8C), driven by rmcp's client for each
-//! protocol generation over an in-process pipe and over HTTP (with sessions, and stateless
-//! where the generation can be asked without one): MRTR (`InputRequiredResult`, sealed
+//! protocol generation over an in-process pipe (rmcp's transport, and the `LineTransport`
+//! stdio runs on) and over HTTP (with sessions, and stateless where the generation can be
+//! asked without one): MRTR (`InputRequiredResult`, sealed
 //! `requestState`) on 2026-07-28, `elicitation/create` on 2025-06-18 and 2025-11-25, and
 //! today's `isError` result for a client that cannot be asked. Every message is checked
 //! against the revision's schema.
@@ -14,13 +15,14 @@ mod mcp_tools;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ElicitationAction,
     InputRequiredResult, InputResponses, ProtocolVersion,
 };
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
-use toolnexus::mcp::McpServer;
+use toolnexus::mcp::{LineTransport, McpServer};
 
 use mcp_client::{Log, Modes, REVISIONS, TestClient, check_log, connect_pipe};
 use mcp_tools::{asking_tools, env_schema};
@@ -59,6 +61,8 @@ fn asking_revisions() -> [ProtocolVersion; 3] {
 #[derive(Clone, Copy, Debug)]
 enum Transport {
     Pipe,
+    /// What `serve_stdio` runs on: [`LineTransport`], over an in-process pipe.
+    Stdio,
     #[cfg(feature = "mcp-http")]
     Http {
         stateless: bool,
@@ -68,7 +72,7 @@ enum Transport {
 /// Every transport a client of `revision` can be asked over: a stateless HTTP server cannot
 /// send a 2025-* client a request (that client gets today's result, `mcp_http_revisions.rs`).
 fn transports(revision: &ProtocolVersion) -> Vec<Transport> {
-    let mut transports = vec![Transport::Pipe];
+    let mut transports = vec![Transport::Pipe, Transport::Stdio];
     #[cfg(feature = "mcp-http")]
     {
         transports.push(Transport::Http { stateless: false });
@@ -85,6 +89,19 @@ fn transports(revision: &ProtocolVersion) -> Vec<Transport> {
 async fn serve(server: McpServer, client: TestClient, transport: Transport) -> (Client, Log) {
     match transport {
         Transport::Pipe => connect_pipe(server, client).await,
+        Transport::Stdio => {
+            let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+            let (read, write) = tokio::io::split(server_end);
+            tokio::spawn(async move {
+                let running = server.serve(LineTransport::new(read, write)).await;
+                running.expect("server starts").waiting().await.unwrap();
+            });
+            let log = Log::default();
+            let (read, write) = tokio::io::split(client_end);
+            let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(read, write);
+            let running = mcp_client::connect_over(client, transport, &log).await;
+            (running, log)
+        }
         #[cfg(feature = "mcp-http")]
         Transport::Http { stateless } => {
             use toolnexus::mcp::{HttpOptions, HttpServer};
@@ -151,21 +168,26 @@ async fn an_approval_asks_and_runs_once_approved() {
     }
 }
 
+/// Decline and cancel are not `ok`: the destructive tool never runs.
 #[tokio::test]
-async fn a_declined_approval_never_runs_the_tool() {
-    for (revision, over) in cases(asking_revisions()) {
-        let client = TestClient::new(revision.clone(), Modes::Form);
-        client.answer(ElicitationAction::Decline, None);
-        let (toolkit, runs) = asking_tools();
-        let (running, log) = serve(McpServer::new(toolkit), client, over).await;
-        let declined = call(&running, "delete_note", json!({"id": 1})).await;
-        assert_eq!(
-            text(&declined),
-            ("declined/expired: Delete note 1?", Some(true)),
-            "{revision} over {over:?}"
-        );
-        assert_eq!(runs.load(Ordering::SeqCst), 0, "{revision} over {over:?}");
-        finish(running, &revision, &log).await;
+async fn a_declined_or_cancelled_approval_never_runs_the_tool() {
+    for action in [ElicitationAction::Decline, ElicitationAction::Cancel] {
+        for (revision, over) in cases(asking_revisions()) {
+            let client = TestClient::new(revision.clone(), Modes::Form);
+            client.answer(action.clone(), None);
+            let (toolkit, runs) = asking_tools();
+            let (running, log) = serve(McpServer::new(toolkit), client.clone(), over).await;
+            let declined = call(&running, "delete_note", json!({"id": 1})).await;
+            let case = format!("{action:?} on {revision} over {over:?}");
+            assert_eq!(
+                text(&declined),
+                ("declined/expired: Delete note 1?", Some(true)),
+                "{case}"
+            );
+            assert_eq!(client.asked().len(), 1, "{case}");
+            assert_eq!(runs.load(Ordering::SeqCst), 0, "{case}");
+            finish(running, &revision, &log).await;
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! A flood of `initialize`s against the default [`HttpOptions`]: the session cap holds, the
-//! rest get `503` with `Retry-After`, and the process grows by less than 64 MiB. Its own test
+//! rest get `503` with `Retry-After`, and the process grows by under 80 KiB a session (README:
+//! ~28 MiB for the 500 of the default cap, measured here). Its own test
 //! binary, so the resident size it reads from `/proc/self/status` is this test's alone.
 #![cfg(all(feature = "mcp-http", target_os = "linux"))]
 
@@ -104,7 +105,7 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_flood_of_initializes_stops_at_the_session_cap_and_64_mib() {
+async fn a_flood_of_initializes_stops_at_the_session_cap_under_80_kib_a_session() {
     const FLOOD: usize = 20_000;
     const CONNECTIONS: usize = 8;
     let running = start(Toolkit::new(), HttpOptions::new()).await;
@@ -147,7 +148,12 @@ async fn a_flood_of_initializes_stops_at_the_session_cap_and_64_mib() {
         started.elapsed(),
         grown / 1024
     );
-    assert!(grown < 64 << 20, "grew {grown} bytes");
+    // ~58 KiB measured: the bound leaves room for the allocator's moods, not for a session
+    // that keeps twice what it does.
+    assert!(
+        grown / u64::try_from(opened).unwrap() < 80 << 10,
+        "grew {grown} bytes for {opened} sessions"
+    );
     running.shut_down().await;
 }
 

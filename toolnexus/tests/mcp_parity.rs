@@ -84,8 +84,11 @@ fn other_providers_never_see_title_hints_or_output_schema() {
     for (provider, definitions) in [
         ("openai", toolkit.to_openai()),
         ("openai strict", toolkit.to_openai_strict()),
+        ("openai responses", toolkit.to_openai_responses()),
         ("anthropic", toolkit.to_anthropic()),
+        ("anthropic strict", toolkit.to_anthropic_strict()),
         ("gemini", toolkit.to_gemini()),
+        ("gemini json schema", toolkit.to_gemini_json_schema()),
     ] {
         let text = definitions.to_string();
         for leaked in [

@@ -82,6 +82,62 @@ fn a_toolkit_builds_each_profile_of_a_tool_once() {
     assert_eq!(first.0[0]["function"]["strict"], false);
 }
 
+/// README: "a toolkit builds each of a tool's four rewritten profiles once": after the first
+/// definitions of each (and its `check`), sending it again, from the toolkit or a clone,
+/// reads the tool's schema no more. The plain profile is the schema as the tool holds it.
+#[test]
+fn a_toolkit_builds_each_rewritten_profile_once() {
+    let (tool, reads) = counting(json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "maxLength": 20},
+            "tags": {"type": "object", "additionalProperties": {"type": "string"}},
+            "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}]},
+        },
+        "required": ["city"],
+    }));
+    let toolkit = Toolkit::new().with(tool);
+    let sent = |toolkit: &Toolkit, profile: Profile| {
+        let definitions = match profile {
+            Profile::OpenAiStrict => {
+                vec![toolkit.to_openai_strict(), toolkit.to_openai_responses()]
+            }
+            Profile::Gemini => vec![toolkit.to_gemini()],
+            Profile::GeminiJsonSchema => vec![toolkit.to_gemini_json_schema()],
+            Profile::AnthropicStrict => vec![toolkit.to_anthropic_strict()],
+            _ => unreachable!("the rewritten profiles"),
+        };
+        (definitions, toolkit.check(profile))
+    };
+    let rewritten = [
+        Profile::OpenAiStrict,
+        Profile::Gemini,
+        Profile::GeminiJsonSchema,
+        Profile::AnthropicStrict,
+    ];
+    let copy = toolkit.clone();
+    for profile in rewritten {
+        let before = reads.load(Ordering::Relaxed);
+        let first = sent(&toolkit, profile);
+        let built = reads.load(Ordering::Relaxed);
+        assert!(built > before, "{profile:?} is built from the schema");
+        for _ in 0..3 {
+            assert_eq!(sent(&toolkit, profile), first, "{profile:?}");
+            assert_eq!(sent(&copy, profile), first, "{profile:?}");
+        }
+        assert_eq!(
+            reads.load(Ordering::Relaxed),
+            built,
+            "{profile:?} was rebuilt"
+        );
+    }
+    // The plain profile's definitions carry the schema the tool holds.
+    assert_eq!(
+        toolkit.to_openai()[0]["function"]["parameters"],
+        Value::Object(toolkit.tools()[0].input_schema().clone())
+    );
+}
+
 fn schema_tool(name: &str, schema: Value) -> toolnexus::FnTool {
     toolnexus::define_tool(name, format!("The {name} tool"), schema)
         .unwrap()

@@ -70,6 +70,36 @@ mod bare {
     }
 }
 
+mod bare_injected {
+    #![no_implicit_prelude]
+
+    pub struct Db;
+    #[derive(::core::clone::Clone)]
+    pub struct User;
+    pub struct Trace;
+
+    impl ::toolnexus::FromToolContext for Trace {
+        fn from_tool_context(
+            _: &::toolnexus::ToolContext,
+        ) -> ::core::result::Result<Self, ::std::string::String> {
+            ::core::result::Result::Ok(Trace)
+        }
+    }
+
+    /// Takes every kind of injected value without the prelude.
+    #[::toolnexus::tool]
+    pub fn injected(
+        db: ::toolnexus::State<Db>,
+        __injected0: u32,
+        user: ::toolnexus::Extension<User>,
+        maybe: ::core::option::Option<::toolnexus::Extension<User>>,
+        #[param(inject)] trace: Trace,
+    ) -> u32 {
+        let _ = (db, user, maybe, trace);
+        __injected0
+    }
+}
+
 mod bare_names {
     #![no_implicit_prelude]
 
@@ -81,6 +111,6 @@ mod bare_names {
 }
 
 fn main() {
-    let all = tools![names, units, query, bare::lookup, bare_names::flags];
-    assert_eq!(all.len(), 5);
+    let all = tools![names, units, query, bare::lookup, bare_injected::injected, bare_names::flags];
+    assert_eq!(all.len(), 6);
 }

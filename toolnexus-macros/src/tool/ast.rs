@@ -41,10 +41,24 @@ pub enum ParamKind {
     Context { by_ref: bool },
     /// `&mut ToolContext`: refused, with the fix.
     MutContext,
+    /// Taken from the context, never in the schema (SPEC §12).
+    Injected(Injection),
     /// A value decoded from the arguments.
     Value(Shape),
     /// A type `#[tool]` cannot decode into.
     Unsupported(Unsupported),
+}
+
+/// Where an injected parameter's value comes from.
+pub enum Injection {
+    /// `State<T>`: the toolkit's state `T`.
+    State(Type),
+    /// `Extension<T>`: the call's extension `T`, required.
+    Extension(Type),
+    /// `Option<Extension<T>>`: the call's extension `T`, if any.
+    OptionalExtension(Type),
+    /// `#[param(inject)]`: the type's `FromToolContext`.
+    FromContext,
 }
 
 /// The offending tokens of a parameter type, and what to write instead.
@@ -123,11 +137,15 @@ impl<'a> Param<'a> {
         };
         let mut attr = attr::parse_param_attrs(&arg.attrs, errors);
         let forwarded = attr::forwarded_attrs(&arg.attrs, &mut attr, errors);
+        let kind = match attr.inject {
+            Some(_) => ParamKind::Injected(Injection::FromContext),
+            None => classify(&arg.ty),
+        };
         Param {
             arg,
             ident,
             ty: &arg.ty,
-            kind: classify(&arg.ty),
+            kind,
             attr,
             docs: docs::doc_lines(&arg.attrs),
             forwarded,
@@ -148,6 +166,9 @@ impl<'a> Param<'a> {
 }
 
 fn classify(ty: &Type) -> ParamKind {
+    if let Some(injection) = injection(ty) {
+        return ParamKind::Injected(injection);
+    }
     match ungroup(ty) {
         Type::Reference(reference) if is_tool_context(&reference.elem) => {
             match reference.mutability {
@@ -309,13 +330,23 @@ fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
     }
 }
 
-fn is_tool_context(ty: &Type) -> bool {
-    last_segment(ty).is_some_and(|segment| segment.ident == "ToolContext")
+/// `State<T>`, `Extension<T>` or `Option<Extension<T>>`, recognised by the last path
+/// segment as `ToolContext` is.
+fn injection(ty: &Type) -> Option<Injection> {
+    if let Some(inner) = option_inner(ty) {
+        return single_argument(inner, "Extension")
+            .map(|t| Injection::OptionalExtension(t.clone()));
+    }
+    if let Some(inner) = single_argument(ty, "State") {
+        return Some(Injection::State(inner.clone()));
+    }
+    single_argument(ty, "Extension").map(|inner| Injection::Extension(inner.clone()))
 }
 
-pub fn option_inner(ty: &Type) -> Option<&Type> {
+/// `T` in `Name<T>`.
+fn single_argument<'t>(ty: &'t Type, name: &str) -> Option<&'t Type> {
     let segment = last_segment(ty)?;
-    if segment.ident != "Option" {
+    if segment.ident != name {
         return None;
     }
     let PathArguments::AngleBracketed(args) = &segment.arguments else {
@@ -325,6 +356,14 @@ pub fn option_inner(ty: &Type) -> Option<&Type> {
         [GenericArgument::Type(inner)] => Some(inner),
         _ => None,
     }
+}
+
+fn is_tool_context(ty: &Type) -> bool {
+    last_segment(ty).is_some_and(|segment| segment.ident == "ToolContext")
+}
+
+pub fn option_inner(ty: &Type) -> Option<&Type> {
+    single_argument(ty, "Option")
 }
 
 #[cfg(test)]
@@ -410,5 +449,26 @@ mod tests {
             classify(&parse_quote!(&mut ToolContext)),
             ParamKind::MutContext
         ));
+    }
+
+    #[test]
+    fn state_and_extensions_are_injected() {
+        let inner = |ty: Type| match classify(&ty) {
+            ParamKind::Injected(Injection::State(t)) => format!("state {}", t.to_token_stream()),
+            ParamKind::Injected(Injection::Extension(t)) => format!("ext {}", t.to_token_stream()),
+            ParamKind::Injected(Injection::OptionalExtension(t)) => {
+                format!("opt {}", t.to_token_stream())
+            }
+            _ => "value".to_owned(),
+        };
+        assert_eq!(inner(parse_quote!(State<Db>)), "state Db");
+        assert_eq!(
+            inner(parse_quote!(toolnexus::State<app::Db>)),
+            "state app :: Db"
+        );
+        assert_eq!(inner(parse_quote!(Extension<User>)), "ext User");
+        assert_eq!(inner(parse_quote!(Option<Extension<User>>)), "opt User");
+        assert_eq!(inner(parse_quote!(Option<User>)), "value");
+        assert_eq!(inner(parse_quote!(Vec<Extension<User>>)), "value");
     }
 }

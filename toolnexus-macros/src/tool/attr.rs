@@ -115,12 +115,14 @@ fn set_flag(meta: &ParseNestedMeta, slot: &mut Option<Flag>) -> syn::Result<()> 
     Ok(())
 }
 
-/// `#[param(description = "…", rename = "…", default, default = expr)]`.
+/// `#[param(description = "…", rename = "…", default, default = expr, inject)]`.
 #[derive(Default)]
 pub struct ParamAttr {
     pub description: Option<LitStr>,
     pub rename: Option<LitStr>,
     pub default: Option<ParamDefault>,
+    /// `#[param(inject)]`: built from the context (`FromToolContext`); the key, for spans.
+    pub inject: Option<Ident>,
 }
 
 pub enum ParamDefault {
@@ -337,9 +339,16 @@ pub fn parse_param_attrs(attrs: &[Attribute], errors: &mut Errors) -> ParamAttr 
                     ParamDefault::Trait(key)
                 });
                 Ok(())
+            } else if meta.path.is_ident("inject") {
+                let key = meta.path.require_ident()?.clone();
+                if parsed.inject.is_some() {
+                    return Err(meta.error("duplicate `#[param]` key `inject`"));
+                }
+                parsed.inject = Some(key);
+                Ok(())
             } else {
                 Err(meta.error(format_args!(
-                    "unknown `#[param]` key `{}`; expected `description`, `rename` or `default`",
+                    "unknown `#[param]` key `{}`; expected `description`, `rename`, `default` or `inject`",
                     path_text(&meta)
                 )))
             }

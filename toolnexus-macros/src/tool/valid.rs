@@ -7,7 +7,7 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{GenericParam, Ident, WherePredicate};
 
-use super::ast::{Param, ParamKind, Shape, ToolFn};
+use super::ast::{Injection, Param, ParamKind, Shape, ToolFn};
 use crate::crate_path::{self, CratePath};
 use crate::errors::Errors;
 use crate::format::{Arg, Format};
@@ -21,6 +21,8 @@ pub struct Plan<'a> {
     pub name: String,
     pub description: String,
     pub fields: Vec<Field<'a>>,
+    /// The parameters taken from the context (SPEC §12), in their order.
+    pub injected: Vec<Injected<'a>>,
     /// What the fn is called with, in its parameters' order.
     pub call: Vec<CallArg>,
     /// The approval prompt, its placeholders checked against the parameters.
@@ -40,12 +42,20 @@ pub struct Field<'a> {
     pub description: Option<String>,
 }
 
+/// One parameter taken from the context.
+pub struct Injected<'a> {
+    pub param: &'a Param<'a>,
+    pub how: &'a Injection,
+}
+
 /// One argument of the call to the fn.
 pub enum CallArg {
     /// The context, by reference or cloned.
     Context { by_ref: bool },
     /// The value of field `index`.
     Field(usize),
+    /// The injected value `index`.
+    Injected(usize),
 }
 
 impl Field<'_> {
@@ -123,7 +133,7 @@ pub fn validate<'a>(
             ),
         );
     }
-    let (fields, call) = resolve_fields(tool, errors);
+    let (fields, injected, call) = resolve_fields(tool, errors);
     check_bullets(tool, errors);
     let approval = tool
         .args
@@ -134,6 +144,7 @@ pub fn validate<'a>(
         name,
         description,
         fields,
+        injected,
         call,
         approval,
         private: private_path(tool.args.krate.as_ref(), outer_crate),
@@ -266,8 +277,11 @@ fn resolve_name(tool: &ToolFn, errors: &mut Errors) -> String {
     name
 }
 
-fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> (Vec<Field<'a>>, Vec<CallArg>) {
+type Resolved<'a> = (Vec<Field<'a>>, Vec<Injected<'a>>, Vec<CallArg>);
+
+fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> Resolved<'a> {
     let mut fields = Vec::new();
+    let mut injected = Vec::new();
     let mut call = Vec::new();
     let mut seen_context = false;
     let mut wire_names = BTreeSet::new();
@@ -306,6 +320,12 @@ fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> (Vec<Field<'
         }
         let shape = match &param.kind {
             ParamKind::Value(shape) => shape,
+            ParamKind::Injected(how) => {
+                check_injected_attrs(param, how, errors);
+                call.push(CallArg::Injected(injected.len()));
+                injected.push(Injected { param, how });
+                continue;
+            }
             ParamKind::Unsupported(problem) => {
                 errors.spanned(&problem.tokens, problem.message);
                 continue;
@@ -340,7 +360,47 @@ fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> (Vec<Field<'
             description: describe_param(tool, param, ident),
         });
     }
-    (fields, call)
+    (fields, injected, call)
+}
+
+/// An injected parameter is not read from the arguments: no key of `#[param]` but `inject`
+/// applies to it, nor a forwarded `#[serde]`/`#[schemars]`.
+fn check_injected_attrs(param: &Param, how: &Injection, errors: &mut Errors) {
+    let attr = &param.attr;
+    let stray = param.arg.attrs.iter().find(|a| {
+        super::attr::is_forwarded_attr(a)
+            || (super::attr::is_param_attr(a) && attr.inject.is_none())
+    });
+    if attr.inject.is_some() {
+        // A `#[serde(default)]` is reported once, as the stray attribute it is.
+        let default = attr.default.as_ref().filter(|_| stray.is_none());
+        let others: [(&str, Option<&dyn quote::ToTokens>); 3] = [
+            ("default", default.map(|d| d.key() as _)),
+            ("rename", attr.rename.as_ref().map(|r| r as _)),
+            ("description", attr.description.as_ref().map(|d| d as _)),
+        ];
+        for (key, at) in others {
+            if let Some(at) = at {
+                errors.spanned(
+                    at,
+                    format_args!(
+                        "`#[param(inject)]` cannot be used with `{key}`: an injected parameter is not read from the arguments"
+                    ),
+                );
+            }
+        }
+    }
+    let what = match how {
+        Injection::State(_) => "a `State<T>` parameter",
+        Injection::Extension(_) | Injection::OptionalExtension(_) => "an `Extension<T>` parameter",
+        Injection::FromContext => "a `#[param(inject)]` parameter",
+    };
+    if let Some(stray) = stray {
+        errors.spanned(
+            stray,
+            format_args!("{what} is injected, not read from the arguments: remove this attribute"),
+        );
+    }
 }
 
 fn describe_param(tool: &ToolFn, param: &Param, ident: &Ident) -> Option<String> {

@@ -13,6 +13,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer, ServiceError};
 use serde_json::Value;
 
+use super::caller;
 use super::incoming::Arguments;
 use super::suspend::{self, Modes, Resumed};
 use super::{McpServer, progress};
@@ -46,10 +47,11 @@ impl McpServer {
             Arguments::Text(text) => {
                 let ctx = ToolContext {
                     timeout: self.call_timeout,
-                    ..ToolContext::default()
+                    ..caller::context_of(&context)
                 };
+                let id = request_id(&context);
                 let refused = until_done(
-                    self.toolkit.execute_json(&name, &text, &ctx),
+                    self.toolkit.execute_json_as(&id, &name, &text, &ctx),
                     context.ct.cancelled(),
                     || ctx.cancel.cancel(),
                 )
@@ -77,7 +79,7 @@ impl McpServer {
             let ctx = ToolContext {
                 timeout: self.call_timeout,
                 progress,
-                ..ToolContext::default()
+                ..caller::context_of(&context)
             };
             self.drive(&name, args, ctx, resumed, &context)
         }))
@@ -179,8 +181,9 @@ impl McpServer {
         ctx: &ToolContext,
         context: &RequestContext<RoleServer>,
     ) -> ToolResult {
+        let id = request_id(context);
         until_done(
-            self.toolkit.execute(name, args, ctx),
+            self.toolkit.execute_as(&id, name, args, ctx),
             context.ct.cancelled(),
             || ctx.cancel.cancel(),
         )
@@ -244,6 +247,16 @@ pub(super) fn call_tool_result(mut wire: Value, result: &ToolResult) -> CallTool
         converted.structured_content = Some(structured.take());
     }
     converted
+}
+
+/// The JSON-RPC request id as a layer sees it ([`ToolCall::id`](crate::ToolCall::id)): a
+/// number's digits, or the string.
+fn request_id(context: &RequestContext<RoleServer>) -> String {
+    match serde_json::to_value(&context.id) {
+        Ok(Value::String(id)) => id,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
 }
 
 /// Drives `work` to completion, calling `on_cancel` once if `cancelled` finishes first. Here

@@ -134,6 +134,8 @@ impl HttpServer {
         server: McpServer,
         options: HttpOptions,
     ) -> io::Result<Self> {
+        super::MissingState::check(server.toolkit())
+            .map_err(|missing| io::Error::new(io::ErrorKind::InvalidInput, missing))?;
         if options.bearer_token.as_deref() == Some("") {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,

@@ -74,7 +74,7 @@ impl Toolkit {
         let limit = self.max_concurrency.map_or(usize::MAX, NonZeroUsize::get);
         let futures = calls
             .iter()
-            .map(move |call| self.guarded_json(&call.name, &call.arguments, ctx));
+            .map(move |call| self.guarded_json(&call.id, &call.name, &call.arguments, ctx));
         JoinOrdered {
             waiting: futures.enumerate(),
             limit,

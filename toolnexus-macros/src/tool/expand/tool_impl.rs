@@ -9,10 +9,11 @@
 //! `#![no_implicit_prelude]` and beside local items named `Result`, `Some`, `String`, ….
 
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, ReturnType, Signature, Type};
 
+use super::super::ast::Injection;
 use super::super::ast::{Lend, ToolFn};
 use super::super::attr::Flag;
 use super::super::valid::{CallArg, Plan};
@@ -63,6 +64,8 @@ pub fn expand(
         });
     let sig = model.sig;
     let run_body = run_body(plan, sig, target);
+    let inject = injections(plan);
+    let required_state = required_state_fn(plan);
     let gate = plan
         .approval
         .as_ref()
@@ -122,6 +125,7 @@ pub fn expand(
                 #(, #params)*
             ) -> #private::ToolFuture<'a> {
                 #(#unwrap_defaults)*
+                #inject
                 #gate
                 let _ = (#tool, #ctx);
                 #run_body
@@ -145,6 +149,7 @@ pub fn expand(
                 }
 
                 #output_schema
+                #required_state
 
                 fn execute<'a>(
                     &'a self,
@@ -193,6 +198,9 @@ fn run_body(plan: &Plan, sig: &Signature, target: &CallTarget) -> TokenStream {
     let args = plan.call.iter().map(|arg| match arg {
         CallArg::Context { by_ref: true } => quote!(#ctx),
         CallArg::Context { by_ref: false } => quote!(::core::clone::Clone::clone(#ctx)),
+        CallArg::Injected(index) => {
+            idents::injected(*index, plan.injected[*index].param.ty.span()).into_token_stream()
+        }
         CallArg::Field(index) => {
             let field = &plan.fields[*index];
             let binding = field.binding();
@@ -239,6 +247,96 @@ fn run_body(plan: &Plan, sig: &Signature, target: &CallTarget) -> TokenStream {
             #private::ToolFuture::ready(#lower)
         },
     }
+}
+
+/// The injected parameters (SPEC §12), taken from the context after the arguments decoded; a
+/// missing one answers for the tool, which does not run. Each call is spanned at the user's
+/// type, so a type without `Send + Sync` (or `FromToolContext`) is reported there.
+fn injections(plan: &Plan) -> TokenStream {
+    let private = &plan.private;
+    let ctx = idents::ctx();
+    let name = &plan.name;
+    let failed = idents::invalid();
+    let lets = plan.injected.iter().enumerate().map(|(index, injected)| {
+        let ty = injected.param.ty;
+        let binding = idents::injected(index, ty.span());
+        let extract = match injected.how {
+            Injection::State(inner) => {
+                let text = type_text(inner);
+                quote_spanned!(inner.span()=> #private::inject_state::<#inner>(#name, #text, #ctx))
+            }
+            Injection::Extension(inner) => {
+                let text = type_text(inner);
+                quote_spanned!(inner.span()=> #private::inject_extension::<#inner>(#name, #text, #ctx))
+            }
+            Injection::OptionalExtension(inner) => {
+                let found = quote_spanned!(inner.span()=> #private::inject_optional_extension::<#inner>(#ctx));
+                return quote!(let #binding = #found;);
+            }
+            Injection::FromContext => {
+                quote_spanned!(ty.span()=> #private::inject::<#ty>(#name, #ctx))
+            }
+        };
+        quote! {
+            let #binding = match #extract {
+                ::core::result::Result::Ok(#binding) => #binding,
+                ::core::result::Result::Err(#failed) => return #private::ToolFuture::ready(#failed),
+            };
+        }
+    });
+    quote!(#(#lets)*)
+}
+
+/// `Tool::required_state`: the `State<T>` parameters, for `Toolkit::missing_state`.
+fn required_state_fn(plan: &Plan) -> Option<TokenStream> {
+    let private = &plan.private;
+    let needs: Vec<TokenStream> = plan
+        .injected
+        .iter()
+        .filter_map(|injected| match injected.how {
+            Injection::State(inner) => {
+                let text = type_text(inner);
+                Some(quote_spanned!(inner.span()=> #private::StateType::new::<#inner>(#text)))
+            }
+            _ => None,
+        })
+        .collect();
+    if needs.is_empty() {
+        return None;
+    }
+    Some(quote! {
+        fn required_state(&self) -> &[#private::StateType] {
+            const NEEDS: &[#private::StateType] = &[#(#needs),*];
+            NEEDS
+        }
+    })
+}
+
+/// A type as a user would write it (`Vec<u8>`, `app::Db`), for messages.
+fn type_text(ty: &Type) -> String {
+    let spaced = quote!(#ty).to_string();
+    let mut text = String::with_capacity(spaced.len());
+    let mut chars = spaced.chars().peekable();
+    while let Some(c) = chars.next() {
+        let glue = |c: char| {
+            matches!(
+                c,
+                '<' | '>' | ':' | ',' | '&' | '\'' | '(' | ')' | '[' | ']'
+            )
+        };
+        if c == ' ' {
+            let before = text
+                .chars()
+                .last()
+                .is_some_and(|last| glue(last) && last != ',');
+            let after = chars.peek().is_some_and(|&next| glue(next));
+            if before || after {
+                continue;
+            }
+        }
+        text.push(c);
+    }
+    text
 }
 
 /// `#[tool(approval = "…")]`: the gate in `__toolnexus_run` that asks before the fn runs.
@@ -321,5 +419,24 @@ fn return_span(sig: &Signature) -> Span {
     match &sig.output {
         ReturnType::Type(_, ty) => ty.span(),
         ReturnType::Default => sig.ident.span(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::type_text;
+
+    #[test]
+    fn types_read_as_written() {
+        let text = |ty: syn::Type| type_text(&ty);
+        assert_eq!(text(syn::parse_quote!(Db)), "Db");
+        assert_eq!(text(syn::parse_quote!(app::Db)), "app::Db");
+        assert_eq!(text(syn::parse_quote!(Vec<u8>)), "Vec<u8>");
+        assert_eq!(
+            text(syn::parse_quote!(BTreeMap<String, Vec<u8>>)),
+            "BTreeMap<String, Vec<u8>>"
+        );
+        assert_eq!(text(syn::parse_quote!(&'static str)), "&'static str");
+        assert_eq!(text(syn::parse_quote!((A, B))), "(A, B)");
     }
 }

@@ -298,3 +298,51 @@ mod limits {
         );
     }
 }
+
+/// The cut-off the README states: a check that would take more than 10,000,000 steps lets
+/// the arguments through as serde took them. A list of `n` items, each tried against 50
+/// branches that refuse it before one that fits it, then one last item that fits none,
+/// costs a fixed amount per item (measured here on short lists): the longest list checked
+/// within 10,000,000 steps is refused, one a few items longer is let through.
+#[test]
+fn past_ten_million_steps_the_arguments_are_let_through() {
+    let mut branches: Vec<Value> = (0..50)
+        .map(|i| json!({"type": "object", "properties": {"y": {"type": "string"}}, "required": [format!("z{i}")]}))
+        .collect();
+    branches.push(json!({"type": "object", "properties": {"y": {"type": "string"}}}));
+    let root = object(json!({
+        "type": "object",
+        "properties": {"xs": {"type": "array", "items": {"anyOf": branches}}},
+    }));
+    let shape = Shape::of(&root, false);
+    let list = |n: usize| {
+        let mut xs = vec![json!({"y": "s"}); n];
+        xs.push(json!({"y": 1}));
+        json!({ "xs": xs })
+    };
+    // The fewest steps in which the check finds the last item's mismatch.
+    let cost = |args: &Value| {
+        let (mut low, mut high) = (0, BUDGET);
+        while low < high {
+            let mid = (low + high) / 2;
+            if check_within("t", &shape, args, mid).is_err() {
+                high = mid;
+            } else {
+                low = mid + 1;
+            }
+        }
+        low
+    };
+    let (base, per_item) = (cost(&list(0)), cost(&list(1)) - cost(&list(0)));
+    assert_eq!(cost(&list(7)), base + 7 * per_item, "a fixed cost per item");
+    let within = (10_000_000 - base) / per_item;
+    let refused = check_args("t", &shape, &list(within)).unwrap_err();
+    assert_eq!(
+        refused.output,
+        format!(
+            "invalid arguments for `t`: field `xs[{within}].y`: invalid type: integer `1`, \
+             expected string"
+        )
+    );
+    assert!(check_args("t", &shape, &list(within + 1)).is_ok());
+}

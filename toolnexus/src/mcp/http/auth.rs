@@ -21,11 +21,12 @@ fn constant_time_eq(given: &[u8], expected: &[u8]) -> bool {
     if given.len() != expected.len() {
         return false;
     }
-    let difference = given
-        .iter()
-        .zip(expected)
-        .fold(0_u8, |difference, (a, b)| difference | (a ^ b));
-    std::hint::black_box(difference) == 0
+    std::hint::black_box(difference(given.iter().zip(expected))) == 0
+}
+
+/// The OR of every pair's XOR: it reads every pair, whichever differs first.
+fn difference<'a>(pairs: impl Iterator<Item = (&'a u8, &'a u8)>) -> u8 {
+    pairs.fold(0_u8, |difference, (a, b)| difference | (a ^ b))
 }
 
 #[cfg(test)]
@@ -43,5 +44,24 @@ mod tests {
         assert!(!bearer_matches(Some(&header("Basic s3cret")), token));
         assert!(!bearer_matches(Some(&header("s3cret")), token));
         assert!(!bearer_matches(None, token));
+    }
+
+    /// The comparison does not stop at the first byte that differs: a guess wrong in its
+    /// first byte costs as many reads as one wrong only in its last.
+    #[test]
+    fn the_comparison_reads_every_byte_whichever_differs() {
+        let token = b"0123456789abcdef";
+        for guess in [b"X123456789abcdef", b"0123456789abcdeX", token] {
+            let read = std::cell::Cell::new(0);
+            let pairs = guess
+                .iter()
+                .zip(token)
+                .inspect(|_| read.set(read.get() + 1));
+            let same = difference(pairs) == 0;
+            assert_eq!(same, guess == token);
+            assert_eq!(read.get(), token.len());
+        }
+        assert!(constant_time_eq(token, token));
+        assert!(!constant_time_eq(b"X123456789abcdef", token));
     }
 }

@@ -54,8 +54,8 @@ impl Default for HttpOptions {
             bearer_token: None,
             stateless: false,
             shutdown_grace: Duration::from_secs(10),
-            // ~60 KB each (measured by tests/mcp_flood.rs): a flood of `initialize`s stops
-            // at ~30 MB.
+            // Under 80 KiB each (tests/mcp_flood.rs): a flood of `initialize`s stops
+            // at ~28 MiB.
             max_sessions: 500,
             session_idle_timeout: Duration::from_secs(300),
             max_connections: 512,
@@ -132,9 +132,9 @@ impl HttpOptions {
         self
     }
 
-    /// The most sessions open at once (default 500, ~60 KB each; stateful mode only). Past it, an
-    /// `initialize` gets `503 Service Unavailable` with `Retry-After` (the idle timeout, in
-    /// seconds) until a session ends: its client deletes it, or it stays idle for
+    /// The most sessions open at once (default 500, under 80 KiB each; stateful mode only).
+    /// Past it, an `initialize` gets `503 Service Unavailable` with `Retry-After` (the idle
+    /// timeout, in seconds) until a session ends: its client deletes it, or it stays idle for
     /// [`session_idle_timeout`](Self::session_idle_timeout).
     ///
     /// Why refuse the newcomer rather than evict the longest-idle session: eviction would let

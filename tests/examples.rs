@@ -1,0 +1,422 @@
+//! The examples the README names, run as a user runs them, with their output checked:
+//! `quickstart`, `deploy` and `agent_loop` to completion; `mcp_server` as the README deploys
+//! it (stateless replicas sharing `MCP_STATE_KEY`, stopped by Ctrl-C or SIGTERM).
+//!
+//! `cargo test` builds the examples before it runs any test; a run limited to this target
+//! (`--test examples`) does not, so build them first (`cargo build --examples --all-features`).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The built example `name`, beside this test's binary (`target/<profile>/examples/`).
+fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let profile = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("tests run from target/<profile>/deps");
+    let path = profile
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.exists(),
+        "{} is not built: `cargo test` builds the examples, `--test examples` alone does not \
+         (run `cargo build --examples --all-features` first)",
+        path.display()
+    );
+    path
+}
+
+/// Runs example `name` to completion; what it printed on stdout.
+fn run(name: &str) -> String {
+    let output = Command::new(example(name))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap_or_else(|error| panic!("{name} starts: {error}"));
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
+    assert!(
+        output.status.success(),
+        "{name} failed ({}):\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+/// Whether `text` holds `wanted`; the whole text in the failure message.
+#[track_caller]
+fn has(text: &str, wanted: &str) {
+    assert!(text.contains(wanted), "missing {wanted:?} in:\n{text}");
+}
+
+#[test]
+fn quickstart_prints_its_tools_and_the_result_of_each_scripted_call() {
+    let out = run("quickstart");
+    for tool in ["add", "get_weather", "screenshot"] {
+        has(&out, &format!("\"name\": \"{tool}\""));
+    }
+    has(&out, "OpenAI strict mode: no issues");
+    for (call, result) in [
+        (
+            r#"add({"a": 2, "b": 40})"#,
+            r#"{"output":"42","isError":false}"#,
+        ),
+        (
+            r#"get_weather({"city": "Paris", "unit": "fahrenheit"})"#,
+            r#"{"output":"Paris: 64°F, dry, for the next 1 day(s)","isError":false}"#,
+        ),
+        (
+            r#"get_weather({"city": "Atlantis"})"#,
+            r#"{"output":"no weather station in Atlantis; try a capital city","isError":true}"#,
+        ),
+        (
+            r#"get_weather({"city": "Oslo", "days": "three"})"#,
+            r#"{"output":"invalid arguments for `get_weather`: field `days`: invalid type: string \"three\", expected u8","isError":true}"#,
+        ),
+        (
+            r#"send_email({"to": "ana@example.com"})"#,
+            r#"{"output":"Unknown tool: send_email","isError":true}"#,
+        ),
+    ] {
+        has(&out, &format!("{call}\n  => {result}\n"));
+    }
+    has(
+        &out,
+        r#"screenshot()
+  => {"output":"image (image/png, 82 bytes)","isError":false,"parts":[{"type":"image","mimeType":"image/png""#,
+    );
+}
+
+#[test]
+fn deploy_prints_each_outcome_and_completes_the_approved_production_deploy() {
+    let out = run("deploy");
+    has(
+        &out,
+        r#"{"output":"deployed api 1.4.2 to staging","isError":false,"metadata":{"deployment_id":1}}"#,
+    );
+    has(
+        &out,
+        r#"{"output":"no such service: billing; known services are api and web","isError":true}"#,
+    );
+    has(
+        &out,
+        r#"{"output":"error rate of web over the last 6 hours","isError":false,"parts":[{"type":"image""#,
+    );
+    has(&out, r#""metadata":{"points":24}}"#);
+    has(
+        &out,
+        r#"{"output":"Approve deploying web 2.0.0 to production?","isError":true,"metadata":{"pending":{"id":"pnd-"#,
+    );
+    has(&out, r#""kind":"approval""#);
+    has(
+        &out,
+        "deploy_production again, with the answer\n  => {\"output\":\"deployed web 2.0.0 to production\",\"isError\":false,\"metadata\":{\"deployment_id\":2}}",
+    );
+}
+
+#[test]
+fn agent_loop_runs_the_same_loop_to_the_end_against_all_four_apis() {
+    let out = run("agent_loop");
+    let sections: Vec<&str> = out.split("\n# ").collect();
+    assert_eq!(sections.len(), 4, "{out}");
+    for (section, api) in sections.iter().zip([
+        "OpenAI Chat Completions",
+        "OpenAI Responses",
+        "Anthropic Messages",
+        "Gemini",
+    ]) {
+        has(section, api);
+        has(section, "ran 3 call(s) at once");
+        has(
+            section,
+            "> get_weather {\"city\":\"Paris\"} => Paris: 18°C, dry",
+        );
+        has(
+            section,
+            "> get_weather {\"city\":\"Atlantis\"} => no weather station in Atlantis; try a capital city",
+        );
+        has(section, "> screenshot {} => image (image/png, 82 bytes)");
+        has(
+            section,
+            "~ suspended (authorization): Authorization required to continue -> https://login.example.com/device?code=WXYZ-1234",
+        );
+        has(
+            section,
+            "> deploy {\"service\":\"api\"} => deployed api as ana@example.com",
+        );
+        // The transcript ends with the model's last answer.
+        has(
+            section.trim_end().lines().last().unwrap_or_default(),
+            "Paris is 18°C, Atlantis has no station, the dashboard is fine, api is deployed.",
+        );
+    }
+}
+
+#[cfg(all(feature = "mcp-http", unix))]
+mod mcp_server {
+    //! `examples/mcp_server --http` in child processes, spoken to over loopback HTTP by hand.
+
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpStream;
+    use std::process::{Child, ChildStderr, Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    use serde_json::{Value, json};
+
+    /// A running `mcp_server --http 127.0.0.1:0 [--stateless]`; killed if the test ends early.
+    struct Server {
+        child: Child,
+        addr: String,
+        stderr: BufReader<ChildStderr>,
+    }
+
+    impl Server {
+        fn start(state_key: Option<&str>, stateless: bool) -> Self {
+            let mut command = Command::new(super::example("mcp_server"));
+            command
+                .args(["--http", "127.0.0.1:0"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .env_remove("MCP_STATE_KEY")
+                .env_remove("MCP_BEARER_TOKEN");
+            if stateless {
+                command.arg("--stateless");
+            }
+            if let Some(key) = state_key {
+                command.env("MCP_STATE_KEY", key);
+            }
+            let mut child = command.spawn().expect("mcp_server starts");
+            let mut stderr = BufReader::new(child.stderr.take().unwrap());
+            let mut line = String::new();
+            stderr.read_line(&mut line).unwrap();
+            let addr = line
+                .split("http://")
+                .nth(1)
+                .and_then(|rest| rest.split('/').next())
+                .unwrap_or_else(|| panic!("no address in {line:?}"))
+                .to_owned();
+            Self {
+                child,
+                addr,
+                stderr,
+            }
+        }
+
+        /// POSTs a 2026-07-28 request (no session) and reads the answer: status, JSON body.
+        fn post(&self, method: &str, params: Value) -> (u16, Value) {
+            post(&self.addr, method, params)
+        }
+
+        /// Sends `signal` (`TERM`, `INT`) and waits (boundedly) for the process to exit; its
+        /// exit status and the rest of what it wrote on stderr.
+        fn stop_with(mut self, signal: &str) -> (std::process::ExitStatus, String) {
+            let pid = self.child.id().to_string();
+            let sent = Command::new("kill")
+                .args([&format!("-{signal}"), &pid])
+                .status()
+                .unwrap();
+            assert!(sent.success());
+            let deadline = Instant::now() + Duration::from_secs(30);
+            let status = loop {
+                if let Some(status) = self.child.try_wait().unwrap() {
+                    break status;
+                }
+                assert!(Instant::now() < deadline, "SIG{signal} did not stop it");
+                std::thread::sleep(Duration::from_millis(20));
+            };
+            let mut rest = String::new();
+            self.stderr.read_to_string(&mut rest).unwrap();
+            (status, rest)
+        }
+    }
+
+    impl Drop for Server {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+
+    /// A 2026-07-28 request as an HTTP/1.1 POST on a fresh connection; the status and the
+    /// JSON-RPC answer.
+    fn post(addr: &str, method: &str, mut params: Value) -> (u16, Value) {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        });
+        let body =
+            json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+        let name = params["name"].as_str().unwrap_or_default();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+             Mcp-Method: {method}\r\nMcp-Name: {name}\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let mut stream = TcpStream::connect(addr).expect("the server listens");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).unwrap();
+        let response = String::from_utf8(response).unwrap();
+        let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
+        let status = head[9..12].parse().unwrap();
+        let body = if head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked")
+        {
+            unchunk(body)
+        } else {
+            body.to_owned()
+        };
+        let message = serde_json::from_str(&body)
+            .unwrap_or_else(|error| panic!("not JSON ({error}): {response}"));
+        (status, message)
+    }
+
+    /// A chunked body's content.
+    fn unchunk(mut body: &str) -> String {
+        let mut content = String::new();
+        while let Some((size, rest)) = body.split_once("\r\n") {
+            let size = usize::from_str_radix(size.trim(), 16).expect("a chunk size");
+            if size == 0 {
+                break;
+            }
+            content.push_str(&rest[..size]);
+            body = &rest[size + 2..];
+        }
+        content
+    }
+
+    /// The first round of `delete_note` on `server`: the answer's request id and its
+    /// sealed `requestState`.
+    fn suspend(server: &Server) -> (String, String) {
+        let (status, answer) = server.post(
+            "tools/call",
+            json!({"name": "delete_note", "arguments": {"id": 3}}),
+        );
+        assert_eq!(status, 200, "{answer}");
+        let result = &answer["result"];
+        assert_eq!(result["resultType"], "input_required", "{answer}");
+        let requests = result["inputRequests"].as_object().unwrap();
+        let (id, question) = requests.iter().next().unwrap();
+        assert_eq!(question["params"]["message"], "Delete note 3?");
+        (
+            id.clone(),
+            result["requestState"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    /// The retry of that call on `server` with the user's approval; the result's text and
+    /// `isError`.
+    fn approve(server: &Server, id: &str, state: &str) -> (String, bool) {
+        let (status, answer) = server.post(
+            "tools/call",
+            json!({
+                "name": "delete_note",
+                "arguments": {"id": 3},
+                "inputResponses": {id: {"action": "accept", "content": {}}},
+                "requestState": state,
+            }),
+        );
+        assert_eq!(status, 200, "{answer}");
+        let result = &answer["result"];
+        (
+            result["content"][0]["text"].as_str().unwrap().to_owned(),
+            result["isError"] == true,
+        )
+    }
+
+    const KEY: &str = "a secret every replica is given, 32+ bytes";
+
+    /// README "Replicas behind a load balancer": with the same `MCP_STATE_KEY`, an approval
+    /// suspended on one stateless replica completes on another; with another key, or none
+    /// (each process then seals with its own random key), it is refused and nothing runs.
+    #[test]
+    fn stateless_replicas_with_the_same_state_key_complete_each_others_approvals() {
+        let one = Server::start(Some(KEY), true);
+        let two = Server::start(Some(KEY), true);
+        let (id, state) = suspend(&one);
+        assert_eq!(
+            approve(&two, &id, &state),
+            ("deleted note 3".to_owned(), false)
+        );
+
+        let tampered = (
+            "tool `delete_note` did not run: its requestState was tampered with (it does not \
+             verify under this server's key)"
+                .to_owned(),
+            true,
+        );
+        let other_key = Server::start(Some("another secret, also 32 bytes or more"), true);
+        assert_eq!(approve(&other_key, &id, &state), tampered);
+
+        let unkeyed = Server::start(None, true);
+        let also_unkeyed = Server::start(None, true);
+        let (id, state) = suspend(&unkeyed);
+        assert_eq!(approve(&also_unkeyed, &id, &state), tampered);
+        assert_eq!(
+            approve(&unkeyed, &id, &state),
+            ("deleted note 3".to_owned(), false)
+        );
+    }
+
+    /// A key too short to be a secret stops the example before it serves anything.
+    #[test]
+    fn a_short_state_key_is_refused_at_start() {
+        let output = Command::new(super::example("mcp_server"))
+            .args(["--http", "127.0.0.1:0", "--stateless"])
+            .env("MCP_STATE_KEY", "short")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(
+                "MCP_STATE_KEY: the requestState key must be at least 32 bytes of secret, got 5"
+            ),
+            "{stderr}"
+        );
+    }
+
+    /// README: `run()` serves "until Ctrl-C or SIGTERM, then a graceful shutdown": a call in
+    /// flight when the signal comes still gets its answer, the process then exits cleanly,
+    /// and nothing more is accepted.
+    #[test]
+    fn ctrl_c_and_sigterm_let_the_call_in_flight_finish_then_stop() {
+        for signal in ["TERM", "INT"] {
+            let server = Server::start(None, true);
+            let addr = server.addr.clone();
+            let in_flight = {
+                let addr = addr.clone();
+                std::thread::spawn(move || {
+                    post(
+                        &addr,
+                        "tools/call",
+                        json!({"name": "count_to", "arguments": {"n": 15}}),
+                    )
+                })
+            };
+            // count_to takes ~1.6 s; the signal comes while it runs.
+            std::thread::sleep(Duration::from_millis(500));
+            let (status, stderr) = server.stop_with(signal);
+            assert!(status.success(), "SIG{signal}: {status}, {stderr}");
+            assert!(
+                stderr.contains("toolnexus MCP server: stopped"),
+                "SIG{signal}: {stderr}"
+            );
+            let (code, answer) = in_flight.join().unwrap();
+            assert_eq!(code, 200, "SIG{signal}: {answer}");
+            assert_eq!(
+                answer["result"]["content"][0]["text"], "counted to 15",
+                "SIG{signal}: {answer}"
+            );
+            assert!(TcpStream::connect(&addr).is_err(), "still listening");
+        }
+    }
+}
