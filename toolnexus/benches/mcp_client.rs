@@ -1,6 +1,7 @@
 //! What a remote call costs in the calling process: `McpTools` (a `Toolkit::execute` of a
 //! remote tool: the argument check, the request, the result mapped to a `ToolResult`) against
-//! rmcp's own client calling the same stdio server (`peer.call_tool`), the floor. Counted by
+//! rmcp's own client calling the same stdio server (`peer.call_tool` over its line transport
+//! on the child's pipes), the floor. Counted by
 //! callgrind in this process only (the server is a child process, not traced):
 //! `scripts/callgrind-mcp-client.sh` runs each side twice, with N and 2N calls, and divides
 //! the difference by N, so starting the server and the handshake drop out.
@@ -9,7 +10,7 @@
 
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use serde_json::json;
 use toolnexus::mcp::McpTools;
 use toolnexus::{ToolContext, Toolkit};
@@ -45,9 +46,17 @@ fn main() {
                 }
             }
             "rmcp" => {
-                let mut command = tokio::process::Command::new("python3");
-                command.arg(SCRIPT);
-                let transport = TokioChildProcess::new(command).expect("the server starts");
+                // rmcp's own line transport on the child's pipes (what its `TokioChildProcess`
+                // wraps).
+                let mut child = tokio::process::Command::new("python3")
+                    .arg(SCRIPT)
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::piped())
+                    .kill_on_drop(true)
+                    .spawn()
+                    .expect("the server starts");
+                let (stdout, stdin) = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
+                let transport = AsyncRwTransport::new_client(stdout, stdin);
                 let client = ().serve(transport).await.expect("initializes");
                 for _ in 0..calls {
                     let result = client
