@@ -422,3 +422,39 @@ mod mcp_server {
         }
     }
 }
+
+/// `examples/mcp_agent.rs`: a local tool and `mcp_server`'s from an `mcp.json` in one loop,
+/// the remote approval answered in it.
+#[cfg(feature = "mcp-client")]
+#[test]
+fn mcp_agent_answers_a_remote_approval_in_its_loop() {
+    let out = run("mcp_agent");
+    for line in [
+        "  ~ asked (input): Delete note 3?",
+        "  > notes_delete_note {\"id\":3} => deleted note 3",
+    ] {
+        assert!(
+            out.lines().any(|seen| seen == line),
+            "missing {line:?} in\n{out}"
+        );
+    }
+}
+
+/// `examples/mcp_probe.rs` against `mcp_server`: the tools, and what each profile cannot say.
+#[cfg(feature = "mcp-client")]
+#[test]
+fn mcp_probe_reports_a_servers_tools_and_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("mcp.json");
+    let server = example("mcp_server").display().to_string();
+    let mcp_json = serde_json::json!({"mcpServers": {"notes": {"command": server}}});
+    std::fs::write(&config, mcp_json.to_string()).unwrap();
+    let output = Command::new(example("mcp_probe"))
+        .arg(&config)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.lines().any(|line| line.starts_with("notes: ") && line.contains(" tools, revision 2026-07-28")), "{stdout}");
+    assert!(stdout.contains("  check(OpenAiStrict): "), "{stdout}");
+}

@@ -89,6 +89,8 @@ use crate::toolkit::Toolkit;
 
 mod call;
 mod caller;
+#[cfg(feature = "mcp-client")]
+mod client;
 #[cfg(feature = "mcp-http")]
 mod http;
 mod incoming;
@@ -97,6 +99,8 @@ mod stdio;
 mod suspend;
 
 pub use caller::{ClientInfo, MissingState};
+#[cfg(feature = "mcp-client")]
+pub use client::{DEFAULT_CALL_TIMEOUT, HttpBuilder, McpClientError, McpTools, StdioBuilder};
 #[cfg(feature = "mcp-http")]
 pub use http::{HttpOptions, HttpServer, HttpService, MCP_PATH, MetadataService, serve_http};
 pub use stdio::{LineTransport, MAX_LINE_BYTES};

@@ -1,0 +1,502 @@
+//! One remote tool as a [`Tool`], the call it makes, and the client side of the connection
+//! (rmcp's [`ClientHandler`]: elicitation, progress, list changes).
+
+use std::sync::{Arc, OnceLock, Weak};
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
+    ClientCapabilities, ClientConfig, ClientRequest, ElicitRequestParams, ElicitResult,
+    ElicitationAction, ElicitationCapability, FormElicitationCapability, Implementation,
+    ProgressNotificationParam, ProgressToken, RequestId, ServerResult, Tool as McpTool,
+    UrlElicitationCapability,
+};
+use rmcp::service::{
+    NotificationContext, Peer, PeerRequestOptions, RequestContext, RoleClient, ServiceError,
+};
+use rmcp::{ClientHandler, ErrorData};
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc;
+
+use super::Shared;
+use super::result::tool_result;
+use crate::decode::Shape;
+use crate::future::BoxFuture;
+use crate::result::ToolResult;
+use crate::suspend::{Answer, Reason, Request, pending};
+use crate::tool::{Tool, ToolAnnotations, ToolContext, ToolSource};
+
+/// A tool as the server listed it.
+pub(crate) struct RemoteDef {
+    pub(crate) remote_name: String,
+    description: String,
+    input: Map<String, Value>,
+    title: Option<String>,
+    annotations: ToolAnnotations,
+    output: Option<Map<String, Value>>,
+    /// The input schema read for the argument check, on the first call.
+    shape: OnceLock<Shape>,
+}
+
+impl RemoteDef {
+    pub(crate) fn of(tool: &McpTool) -> Self {
+        let wire = serde_json::to_value(tool).unwrap_or(Value::Null);
+        let text = |key: &str| wire.get(key).and_then(Value::as_str).map(str::to_owned);
+        let object = |key: &str| wire.get(key).and_then(Value::as_object).cloned();
+        let hint = |key: &str| wire.get("annotations")?.get(key)?.as_bool();
+        Self {
+            remote_name: tool.name.to_string(),
+            description: text("description").unwrap_or_default(),
+            input: object("inputSchema").unwrap_or_default(),
+            title: text("title").or_else(|| {
+                wire.get("annotations")?
+                    .get("title")?
+                    .as_str()
+                    .map(str::to_owned)
+            }),
+            annotations: ToolAnnotations {
+                read_only: hint("readOnlyHint"),
+                destructive: hint("destructiveHint"),
+                idempotent: hint("idempotentHint"),
+                open_world: hint("openWorldHint"),
+            },
+            output: object("outputSchema"),
+            shape: OnceLock::new(),
+        }
+    }
+
+    fn shape(&self) -> &Shape {
+        self.shape.get_or_init(|| Shape::of(&self.input, false))
+    }
+}
+
+/// SPEC §11's check of arguments, against a schema a server sent: `None` when they may fit,
+/// else the invalid-arguments result naming the place and the limit. Keywords the checker
+/// does not read only ever let a value through, so they are left to the server. (The one
+/// place this module reaches the checker.)
+fn refusal(tool: &str, def: &RemoteDef, args: &Value) -> Option<ToolResult> {
+    crate::decode::check_args(tool, def.shape(), args).err()
+}
+
+/// A remote tool in a toolkit, under the name it was given there.
+pub(crate) struct RemoteTool {
+    pub(crate) name: String,
+    pub(crate) def: Arc<RemoteDef>,
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl Tool for RemoteTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> &str {
+        &self.def.description
+    }
+
+    fn input_schema(&self) -> &Map<String, Value> {
+        &self.def.input
+    }
+
+    fn source(&self) -> ToolSource {
+        ToolSource::Mcp
+    }
+
+    fn title(&self) -> Option<&str> {
+        self.def.title.as_deref()
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        self.def.annotations
+    }
+
+    fn output_schema(&self) -> Option<&Map<String, Value>> {
+        self.def.output.as_ref()
+    }
+
+    fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {
+        Box::pin(self.call(args, ctx))
+    }
+}
+
+/// What a suspended 2026-07-28 call needs for its retry.
+pub(crate) struct Suspended {
+    /// The key of the server's input request, which the answer is sent under.
+    key: String,
+    request_state: Option<String>,
+}
+
+/// A `tools/call` on its way: dropped before its answer (the caller's deadline or
+/// cancellation dropped the call), it sends the server `notifications/cancelled`; either way
+/// it stops routing the call's progress.
+struct InFlight<'a> {
+    shared: &'a Shared,
+    peer: Peer<RoleClient>,
+    /// The request's id until its answer came.
+    id: Option<RequestId>,
+    token: ProgressToken,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.shared
+            .progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.token);
+        if let Some(id) = self.id.take() {
+            let peer = self.peer.clone();
+            let cancelled = CancelledNotification::new(CancelledNotificationParam::new(
+                Some(id),
+                Some("the caller gave up".to_owned()),
+            ));
+            // Sending is async and drop is not: a task of its own, where a runtime runs.
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move {
+                    let _ = peer.send_notification(cancelled.into()).await;
+                });
+            }
+        }
+    }
+}
+
+/// One `notifications/progress`, passed to the call it belongs to.
+pub(crate) type ProgressStep = (f64, Option<f64>, Option<String>);
+
+impl RemoteTool {
+    async fn call(&self, args: Value, ctx: &ToolContext) -> ToolResult {
+        let args = match args {
+            Value::Object(args) => args,
+            Value::Null => Map::new(),
+            other => {
+                let kind = crate::decode::json_kind(&other);
+                return crate::decode::invalid_args(
+                    &self.name,
+                    format_args!("expected an object of arguments, got {kind}"),
+                );
+            }
+        };
+        let args = Value::Object(args);
+        if let Some(refused) = refusal(&self.name, &self.def, &args) {
+            return refused;
+        }
+        let Value::Object(args) = args else {
+            unreachable!("checked to be an object above")
+        };
+        let mut params =
+            CallToolRequestParams::new(self.def.remote_name.clone()).with_arguments(args);
+        if let Some(answer) = &ctx.answer {
+            if let Some(suspended) = self.shared.take_suspended(&answer.id) {
+                params.input_responses = Some(
+                    [(suspended.key, elicit_result(answer))]
+                        .into_iter()
+                        .collect(),
+                );
+                params.request_state = suspended.request_state;
+            }
+        }
+        let (progress, mut steps) = mpsc::unbounded_channel();
+        let deadline = ctx.timeout.unwrap_or_else(|| self.shared.call_timeout());
+        let exchange = async {
+            let (peer, fault) = match self.shared.peer().await {
+                Ok(connected) => connected,
+                Err(why) => return ToolResult::error(why),
+            };
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+            let answered = match peer
+                .send_request_with_option(request, PeerRequestOptions::no_options())
+                .await
+            {
+                Ok(handle) => {
+                    // rmcp picks the progress token; the server's progress is routed by it.
+                    let token = handle.progress_token.clone();
+                    let mut watch = InFlight {
+                        shared: &self.shared,
+                        peer: peer.clone(),
+                        id: Some(handle.id.clone()),
+                        token: token.clone(),
+                    };
+                    self.shared
+                        .progress
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(token, progress);
+                    let answered = match handle.rx.await {
+                        Ok(answered) => answered,
+                        Err(_) => Err(ServiceError::TransportClosed),
+                    };
+                    watch.id = None;
+                    answered
+                }
+                Err(error) => Err(error),
+            };
+            match answered {
+                Ok(ServerResult::CallToolResult(result)) => {
+                    let wire = serde_json::to_value(&result).unwrap_or(Value::Null);
+                    tool_result(&self.shared.name, &wire)
+                }
+                Ok(ServerResult::InputRequiredResult(question)) => {
+                    let wire = serde_json::to_value(&question).unwrap_or(Value::Null);
+                    self.suspend(&wire)
+                }
+                // A result without content (rmcp reads `{}` as empty): nothing to say.
+                Ok(ServerResult::EmptyResult(_)) => {
+                    tool_result(&self.shared.name, &json!({"content": []}))
+                }
+                Ok(_) => self.failed("answered with a result that is not a tool's"),
+                Err(ServiceError::McpError(error)) => {
+                    self.failed(&format!("refused the call: {}", error.message))
+                }
+                Err(error) => {
+                    self.shared.broken(&peer).await;
+                    let fault = fault.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                    match fault {
+                        Some(why) => self.failed(&why),
+                        None => self.failed(&plain(&error)),
+                    }
+                }
+            }
+        };
+        let forward = async {
+            while let Some((done, total, message)) = steps.recv().await {
+                ctx.report_progress(done, total, message.as_deref());
+            }
+            std::future::pending::<()>().await;
+        };
+        let result = tokio::select! {
+            result = exchange => result,
+            () = forward => unreachable!("forwarding progress never ends"),
+            () = tokio::time::sleep(deadline) => self.failed(&format!(
+                "did not answer within {deadline:?}; the call was cancelled"
+            )),
+            () = ctx.cancel.cancelled() => ToolResult::error(format!("tool `{}` was cancelled", self.name)),
+        };
+        // rmcp hands each notification to a task of its own, spawned before the result
+        // wakes this call, so progress the server sent first may still be on its way: let
+        // those tasks run, then pass it on; again while more arrives (up to 4 rounds).
+        for _ in 0..4 {
+            tokio::task::yield_now().await;
+            let mut arrived = false;
+            while let Ok((done, total, message)) = steps.try_recv() {
+                ctx.report_progress(done, total, message.as_deref());
+                arrived = true;
+            }
+            if !arrived {
+                break;
+            }
+        }
+        result
+    }
+
+    /// An `isError` result naming the server, the tool and `what` happened.
+    fn failed(&self, what: &str) -> ToolResult {
+        ToolResult::error(format!(
+            "MCP server `{}` {what} (calling `{}`)",
+            self.shared.name, self.def.remote_name
+        ))
+        .with_metadata("server", self.shared.name.as_str())
+    }
+
+    /// A 2026-07-28 `InputRequiredResult` as a §10 suspension, its `requestState` kept.
+    fn suspend(&self, question: &Value) -> ToolResult {
+        let state = question
+            .get("requestState")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let requests = question.get("inputRequests").and_then(Value::as_object);
+        let Some((key, asked)) = requests.and_then(|requests| requests.iter().next()) else {
+            return self.failed("asked for input without saying what");
+        };
+        let method = asked.get("method").and_then(Value::as_str).unwrap_or("");
+        if method != "elicitation/create" {
+            return self.failed(&format!(
+                "asked for `{method}`, which this client does not answer"
+            ));
+        }
+        let request = request_of(asked.get("params").unwrap_or(&Value::Null));
+        self.shared.remember(
+            request.id.clone(),
+            Suspended {
+                key: key.clone(),
+                request_state: state,
+            },
+        );
+        pending(request).with_metadata("server", self.shared.name.as_str())
+    }
+}
+
+/// What went wrong, for a person: the transport's own innermost message (rmcp's wrappers name
+/// Rust types).
+fn plain(error: &ServiceError) -> String {
+    match error {
+        ServiceError::TransportSend(sent) => {
+            let mut innermost: &(dyn std::error::Error + 'static) = sent.error.as_ref();
+            while let Some(source) = innermost.source() {
+                innermost = source;
+            }
+            format!("could not be reached: {innermost}")
+        }
+        ServiceError::TransportClosed => "closed the connection".to_owned(),
+        other => format!("failed: {other}"),
+    }
+}
+
+/// An elicitation's params as a §10 [`Request`] (as every port maps it): URL mode ⇒ kind
+/// `"authorization"` with the url; a form ⇒ kind `"input"` with `data.schema`.
+fn request_of(params: &Value) -> Request {
+    let text = |key: &str| params.get(key).and_then(Value::as_str);
+    let message = text("message").unwrap_or_default();
+    if text("mode") == Some("url") {
+        let request = Request::new("authorization", message);
+        match text("url") {
+            Some(url) => request.with_url(url),
+            None => request,
+        }
+    } else {
+        let request = Request::new("input", message);
+        match params.get("requestedSchema") {
+            Some(schema) => {
+                let mut data = Map::new();
+                data.insert("schema".to_owned(), schema.clone());
+                request.with_data(data)
+            }
+            None => request,
+        }
+    }
+}
+
+/// A §10 [`Answer`] as an `ElicitResult`'s JSON: ok ⇒ accept with the data (or `{}`);
+/// declined ⇒ decline; anything else ⇒ cancel.
+fn elicit_result(answer: &Answer) -> Value {
+    match (answer.ok, answer.reason) {
+        (true, _) => {
+            json!({"action": "accept", "content": answer.data.clone().unwrap_or_default()})
+        }
+        (false, Some(Reason::Declined)) => json!({"action": "decline"}),
+        (false, _) => json!({"action": "cancel"}),
+    }
+}
+
+/// The client side of one connection.
+pub(crate) struct Handler {
+    pub(crate) shared: Weak<Shared>,
+    /// What `initialize` offers (a legacy handshake).
+    pub(crate) revision: rmcp::model::ProtocolVersion,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = Some(
+            ElicitationCapability::new()
+                .with_form(FormElicitationCapability::default())
+                .with_url(UrlElicitationCapability::new()),
+        );
+        ClientConfig::new(
+            capabilities,
+            Implementation::new("toolnexus", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(self.revision.clone())
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let handler = self.shared.upgrade().and_then(|shared| {
+            shared
+                .elicit
+                .read()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone()
+        });
+        let Some(handler) = handler else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let params = serde_json::to_value(&request).unwrap_or(Value::Null);
+        let answer = handler(request_of(&params)).await;
+        let wire = elicit_result(&answer);
+        serde_json::from_value(wire)
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let Some(shared) = self.shared.upgrade() else {
+            return;
+        };
+        let progress = shared.progress.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(call) = progress.get(&params.progress_token) {
+            let _ = call.send((params.progress, params.total, params.message));
+        }
+    }
+
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        let Some(shared) = self.shared.upgrade() else {
+            return;
+        };
+        // Listing is a request on the connection this notification came in on: asked from a
+        // task of its own, not from inside the connection's notification handling.
+        tokio::spawn(async move {
+            if let Ok(listed) = context.peer.list_all_tools().await {
+                shared.set_defs(listed.iter().map(RemoteDef::of).collect());
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_elicitation_is_an_authorization_and_a_form_an_input() {
+        let url = request_of(
+            &json!({"mode": "url", "message": "Sign in", "url": "https://x/login", "elicitationId": "e"}),
+        );
+        assert_eq!(
+            (url.kind.as_str(), url.prompt.as_str()),
+            ("authorization", "Sign in")
+        );
+        assert_eq!(url.url.as_deref(), Some("https://x/login"));
+        assert_eq!(url.data, None);
+        let schema = json!({"type": "object", "properties": {"env": {"type": "string"}}});
+        let form =
+            request_of(&json!({"mode": "form", "message": "Which?", "requestedSchema": schema}));
+        assert_eq!((form.kind.as_str(), form.url), ("input", None));
+        assert_eq!(form.data.unwrap()["schema"], schema);
+    }
+
+    #[test]
+    fn answers_become_elicitation_results() {
+        let answer = |ok, reason, data: Option<Value>| Answer {
+            id: "a".to_owned(),
+            ok,
+            data: data.and_then(|d| d.as_object().cloned()),
+            reason,
+        };
+        assert_eq!(
+            elicit_result(&answer(true, None, Some(json!({"env": "staging"})))),
+            json!({"action": "accept", "content": {"env": "staging"}})
+        );
+        assert_eq!(
+            elicit_result(&answer(true, None, None)),
+            json!({"action": "accept", "content": {}})
+        );
+        assert_eq!(
+            elicit_result(&answer(false, Some(Reason::Declined), None)),
+            json!({"action": "decline"})
+        );
+        assert_eq!(
+            elicit_result(&answer(false, Some(Reason::Expired), None)),
+            json!({"action": "cancel"})
+        );
+        assert_eq!(
+            elicit_result(&answer(false, None, None)),
+            json!({"action": "cancel"})
+        );
+    }
+}

@@ -1,0 +1,151 @@
+//! A stdio server as a client transport: the child's stdin and stdout, one JSON-RPC message
+//! a line.
+//!
+//! Not rmcp's `TokioChildProcess`: its transport skips a line it cannot read, so a server
+//! that writes garbage would leave the calls in flight waiting for their deadline. Here a
+//! line that is not a JSON-RPC message ends the connection, and why is kept in [`Fault`] for
+//! the message every call in flight then answers.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::RoleClient;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::Transport;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+use crate::mcp::MAX_LINE_BYTES;
+
+/// Why a connection ended, when the transport saw it end (read by every call it fails).
+pub(crate) type Fault = Arc<Mutex<Option<String>>>;
+
+/// The transport of one spawned server process. Dropping it kills the process.
+pub(crate) struct ChildTransport {
+    child: Child,
+    stdout: BufReader<ChildStdout>,
+    stdin: Arc<tokio::sync::Mutex<ChildStdin>>,
+    line: Vec<u8>,
+    fault: Fault,
+}
+
+impl ChildTransport {
+    /// Starts `command` with `args`, `env` added to this process's environment. Its stderr
+    /// is this process's (a server logs there).
+    pub(crate) fn spawn(
+        command: &str,
+        args: &[String],
+        env: &BTreeMap<String, String>,
+        fault: Fault,
+    ) -> io::Result<Self> {
+        let mut child = Command::new(command)
+            .args(args)
+            .envs(env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(io::Error::other("the child's stdio was not piped"));
+        };
+        Ok(Self {
+            child,
+            stdout: BufReader::new(stdout),
+            stdin: Arc::new(tokio::sync::Mutex::new(stdin)),
+            line: Vec::new(),
+            fault,
+        })
+    }
+
+    fn fail(&self, why: String) {
+        let mut fault = self
+            .fault
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        fault.get_or_insert(why);
+    }
+
+    /// Reads one line into `self.line` (without its newline); `false` at the end of output.
+    /// Kept in `self` between polls, so a read dropped inside rmcp's `select!` resumes.
+    async fn read_line(&mut self) -> io::Result<bool> {
+        loop {
+            let buffer = self.stdout.fill_buf().await?;
+            if buffer.is_empty() {
+                return Ok(!self.line.is_empty());
+            }
+            let (chunk, done) = match buffer.iter().position(|&byte| byte == b'\n') {
+                Some(end) => (&buffer[..end], Some(end + 1)),
+                None => (buffer, None),
+            };
+            if self.line.len() + chunk.len() > MAX_LINE_BYTES {
+                return Err(io::Error::other(format!(
+                    "wrote a line longer than {MAX_LINE_BYTES} bytes"
+                )));
+            }
+            self.line.extend_from_slice(chunk);
+            let used = done.unwrap_or(chunk.len());
+            self.stdout.consume(used);
+            if done.is_some() {
+                return Ok(true);
+            }
+        }
+    }
+}
+
+impl Transport<RoleClient> for ChildTransport {
+    type Error = io::Error;
+
+    fn send(
+        &mut self,
+        item: ClientJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
+        let stdin = Arc::clone(&self.stdin);
+        async move {
+            let mut line = serde_json::to_vec(&item).map_err(io::Error::other)?;
+            line.push(b'\n');
+            let mut stdin = stdin.lock().await;
+            stdin.write_all(&line).await?;
+            stdin.flush().await
+        }
+    }
+
+    async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
+        loop {
+            let read = self.read_line().await;
+            let line = std::mem::take(&mut self.line);
+            match read {
+                Ok(true) if line.trim_ascii().is_empty() => continue,
+                Ok(true) => match serde_json::from_slice(&line) {
+                    Ok(message) => return Some(message),
+                    Err(_) => {
+                        let shown = String::from_utf8_lossy(&line[..line.len().min(80)]);
+                        self.fail(format!("wrote a line that is not JSON-RPC: `{shown}`"));
+                    }
+                },
+                Ok(false) => {
+                    // Output ends a moment before the process does: wait for its status
+                    // briefly, so the message can say how it ended.
+                    let exited =
+                        tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await;
+                    let status = match exited {
+                        Ok(Ok(status)) => format!("exited ({status})"),
+                        _ => "closed its stdout".to_owned(),
+                    };
+                    self.fail(status);
+                }
+                Err(error) => self.fail(format!("could not be read: {error}")),
+            }
+            let _ = self.child.start_kill();
+            return None;
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), io::Error> {
+        let _ = self.child.start_kill();
+        Ok(())
+    }
+}
