@@ -171,14 +171,7 @@ pub(super) enum OtherKeys {
 impl Shape {
     /// Reads `root`, an input schema; `checks_keys` when decoding must refuse the keys it
     /// does not name. Every bound it states is checked: for schemas this crate did not
-    /// generate (a remote MCP tool's, issue #27).
-    #[cfg_attr(
-        not(test),
-        expect(
-            dead_code,
-            reason = "the shape of a schema read from elsewhere (issue #27)"
-        )
-    )]
+    /// generate: a remote MCP tool's (SPEC §13) and the schema a question asks with (§10B).
     pub(crate) fn of(root: &Map<String, Value>, checks_keys: bool) -> Self {
         Self::read(root, checks_keys, false)
     }
