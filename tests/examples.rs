@@ -458,3 +458,107 @@ fn mcp_probe_reports_a_servers_tools_and_checks() {
     assert!(stdout.lines().any(|line| line.starts_with("notes: ") && line.contains(" tools, revision 2026-07-28")), "{stdout}");
     assert!(stdout.contains("  check(OpenAiStrict): "), "{stdout}");
 }
+
+#[cfg(all(feature = "axum-app", unix))]
+mod axum_app {
+    //! `examples/axum_app` in a child process: `/health` open, `/mcp` behind its auth
+    //! middleware, the tool reading the `User` that middleware put in the request.
+
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpStream;
+    use std::process::{Child, Command, Stdio};
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    /// The app on a free loopback port; killed when the test ends.
+    struct App(Child);
+
+    impl Drop for App {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    /// An HTTP/1.1 request on a fresh connection: the status and the body as sent.
+    fn request(addr: &str, head: &str, body: &str) -> (u16, String) {
+        let mut stream = TcpStream::connect(addr).expect("the app listens");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let request = format!(
+            "{head}\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
+        (head[9..12].parse().unwrap(), body.to_owned())
+    }
+
+    /// `whoami` called with 2026-07-28 (no session), signed in with `token` if any.
+    fn whoami(addr: &str, token: Option<&str>) -> (u16, String) {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "whoami", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }}});
+        let authorization = token.map_or(String::new(), |token| {
+            format!("\r\nAuthorization: Bearer {token}")
+        });
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+             Mcp-Method: tools/call\r\nMcp-Name: whoami{authorization}"
+        );
+        request(addr, &head, &body.to_string())
+    }
+
+    #[test]
+    fn axum_app_serves_mcp_beside_its_routes_behind_its_own_auth() {
+        let mut child = Command::new(super::example("axum_app"))
+            .env("TOOLNEXUS_ADDR", "127.0.0.1:0")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("axum_app starts");
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let app = App(child);
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+
+        assert_eq!(
+            request(addr, "GET /health HTTP/1.1", ""),
+            (200, "ok".to_owned())
+        );
+        assert_eq!(whoami(addr, None).0, 401);
+        assert_eq!(whoami(addr, Some("mallory-token")).0, 401);
+        for (token, said) in [
+            ("alice-token", "you are alice"),
+            ("bob-token", "you are bob"),
+        ] {
+            let (status, body) = whoami(addr, Some(token));
+            assert_eq!(status, 200, "{body}");
+            // The JSON answer's one line, whether in an event or a chunk of a chunked body.
+            let text = body
+                .lines()
+                .map(|line| line.strip_prefix("data: ").unwrap_or(line))
+                .find(|line| line.starts_with('{'))
+                .unwrap_or(&body);
+            let answer: serde_json::Value = serde_json::from_str(text)
+                .unwrap_or_else(|error| panic!("not JSON ({error}): {body}"));
+            assert_eq!(answer["result"]["content"][0]["text"], said, "{body}");
+        }
+        drop(app);
+    }
+}

@@ -153,11 +153,14 @@ fn the_toolkit_tests_that_use_the_macro_are_the_ones_named() {
 }
 
 /// `package.rust_version` of every package `cargo metadata` resolves for `toolnexus` with
-/// `features`, following normal and build dependencies only (what a user's build compiles).
+/// `features` on this platform, following normal and build dependencies only (what a user's
+/// build compiles here).
 fn rust_versions(features: &[&str]) -> Vec<(String, (u32, u32))> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    // Offline, cargo can describe only the packages a build has fetched: this platform's.
     let output = std::process::Command::new(cargo)
         .args(["metadata", "--format-version", "1", "--offline", "--locked"])
+        .args(["--filter-platform", &host()])
         .args(features)
         .current_dir(root())
         .output()
@@ -203,6 +206,20 @@ fn rust_versions(features: &[&str]) -> Vec<(String, (u32, u32))> {
             Some((package["name"].as_str()?.to_owned(), minor(version)))
         })
         .collect()
+}
+
+/// The target triple `rustc` builds for by default, from `rustc -vV`.
+fn host() -> String {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
+    let output = std::process::Command::new(rustc)
+        .arg("-vV")
+        .output()
+        .expect("rustc runs");
+    let text = String::from_utf8(output.stdout).unwrap();
+    text.lines()
+        .find_map(|line| line.strip_prefix("host: "))
+        .expect("rustc -vV names its host")
+        .to_owned()
 }
 
 fn minor(version: &str) -> (u32, u32) {

@@ -597,57 +597,25 @@ async fn retry_fields_of_the_wrong_json_type_are_invalid_params() {
     }
 }
 
-/// Over HTTP, end to end: the user's own auth layer in front of rmcp's endpoint puts the
-/// verified `CallerId` into the request's extensions, and the state it issued to one user
-/// does not open for another, whose own layer says who they are.
+/// Over HTTP, end to end: the identity `HttpOptions::verify_bearer` produced from the token
+/// is a `CallerId`, and the state issued to one user does not open for another, who signs in
+/// with their own token.
 #[cfg(feature = "mcp-http")]
 #[tokio::test]
-async fn over_http_an_auth_layer_binds_the_state_to_its_caller_id() {
-    use http_body_util::BodyExt;
-    use hyper_util::rt::{TokioExecutor, TokioIo};
-    use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
-    use rmcp::transport::streamable_http_server::{
-        StreamableHttpServerConfig, StreamableHttpService,
-    };
+async fn over_http_the_caller_id_verify_bearer_produced_binds_the_state() {
+    use toolnexus::mcp::HttpOptions;
 
     let (toolkit, runs) = asking_tools();
-    let server = McpServer::new(toolkit);
-    let service = Arc::new(StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(NeverSessionManager::default()),
-        StreamableHttpServerConfig::default()
-            .with_legacy_session_mode(false)
-            .with_json_response(true),
-    ));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let serving = tokio::spawn(async move {
-        loop {
-            let (stream, _) = listener.accept().await.unwrap();
-            let service = Arc::clone(&service);
-            // Stands in for a token check: `x-user` is who the token was issued to.
-            let layer = hyper::service::service_fn(
-                move |mut request: http::Request<hyper::body::Incoming>| {
-                    let service = Arc::clone(&service);
-                    async move {
-                        let user = request.headers().get("x-user").cloned();
-                        if let Some(user) = user {
-                            let user = user.to_str().unwrap_or_default().to_owned();
-                            request.extensions_mut().insert(CallerId(user));
-                        }
-                        let response = service.handle(request).await;
-                        Ok::<_, std::convert::Infallible>(response.map(BodyExt::boxed_unsync))
-                    }
-                },
-            );
-            tokio::spawn(
-                hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
-                    .serve_connection(TokioIo::new(stream), layer)
-                    .into_owned(),
-            );
-        }
-    });
-
+    // Stands in for a JWT check: `token-<user>` was issued to `<user>`.
+    let options = HttpOptions::new()
+        .stateless(true)
+        .verify_bearer(|token: String| async move {
+            token
+                .strip_prefix("token-")
+                .map(|user| CallerId(user.to_owned()))
+        });
+    let running = mcp_raw::serve(McpServer::new(toolkit), options).await;
+    let addr = running.addr;
     let http = reqwest::Client::new();
     let url = format!("http://{addr}/mcp");
     let call = |user: &'static str, id: u64, extra: Value| {
@@ -667,7 +635,7 @@ async fn over_http_an_auth_layer_binds_the_state_to_its_caller_id() {
             .header("mcp-protocol-version", "2026-07-28")
             .header("mcp-method", "tools/call")
             .header("mcp-name", "delete_note")
-            .header("x-user", user)
+            .bearer_auth(format!("token-{user}"))
             .body(body.to_string());
         async move {
             let reply = request.send().await.unwrap().text().await.unwrap();
@@ -701,7 +669,7 @@ async fn over_http_an_auth_layer_binds_the_state_to_its_caller_id() {
         "{hers}"
     );
     assert_eq!(runs.load(Ordering::SeqCst), 1);
-    serving.abort();
+    running.shut_down().await;
 }
 
 /// A shared store that cannot be reached.

@@ -1,5 +1,6 @@
 //! MCP servers as tools: the client side (SPEC §13, feature `mcp-client`).
 
+mod builder;
 mod config;
 mod remote;
 mod result;
@@ -14,7 +15,6 @@ use std::time::{Duration, Instant};
 use rmcp::model::{ProgressToken, ProtocolVersion};
 use rmcp::service::{Peer, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use tokio::sync::mpsc;
 
@@ -22,7 +22,8 @@ use crate::future::BoxFuture;
 use crate::suspend::{Answer, Request};
 use crate::tool::{Tool, sanitize};
 
-use config::Endpoint;
+pub use builder::{HttpBuilder, StdioBuilder};
+use config::{Endpoint, expand_env, http_config};
 use remote::{Handler, RemoteDef, RemoteTool};
 use stdio::{ChildTransport, Fault};
 
@@ -148,101 +149,6 @@ impl fmt::Debug for McpTools {
         f.debug_struct("McpTools")
             .field("server", &self.shared.name)
             .finish_non_exhaustive()
-    }
-}
-
-/// Builds a connection to a streamable HTTP server: [`McpTools::http`], then headers, then
-/// [`connect`](Self::connect).
-#[derive(Clone, Debug)]
-#[must_use]
-pub struct HttpBuilder {
-    name: Option<String>,
-    url: String,
-    headers: BTreeMap<String, String>,
-    revision: Option<String>,
-}
-
-impl HttpBuilder {
-    /// Sends `Authorization: Bearer <token>` with every request.
-    pub fn bearer_token(self, token: impl Into<String>) -> Self {
-        self.header("Authorization", format!("Bearer {}", token.into()))
-    }
-
-    /// Sends `name: value` with every request.
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.headers.insert(name.into(), value.into());
-        self
-    }
-
-    /// The server's name in messages (default: the URL's host and port).
-    pub fn name(mut self, name: impl Into<String>) -> Self {
-        self.name = Some(name.into());
-        self
-    }
-
-    /// Speaks only `revision` (e.g. `"2025-06-18"`) instead of trying 2026-07-28 first;
-    /// an unknown revision is refused by [`connect`](Self::connect).
-    pub fn protocol_version(mut self, revision: &str) -> Self {
-        self.revision = Some(revision.to_owned());
-        self
-    }
-
-    /// Connects, and reads the server's tools.
-    pub async fn connect(self) -> Result<McpTools, McpClientError> {
-        let name = self.name.unwrap_or_else(|| host_of(&self.url));
-        let endpoint = Endpoint::Http {
-            url: self.url,
-            headers: self.headers,
-        };
-        McpTools::start(name, endpoint, self.revision).await
-    }
-}
-
-/// Builds a connection to a stdio server: [`McpTools::command`], then its environment, then
-/// [`connect`](Self::connect).
-#[derive(Clone, Debug)]
-#[must_use]
-pub struct StdioBuilder {
-    name: Option<String>,
-    command: String,
-    args: Vec<String>,
-    env: BTreeMap<String, String>,
-    revision: Option<String>,
-}
-
-impl StdioBuilder {
-    /// Sets `key=value` in the server's environment (beside this process's).
-    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
-        self.env.insert(key.into(), value.into());
-        self
-    }
-
-    /// The server's name in messages (default: the command's file name).
-    pub fn name(mut self, name: impl Into<String>) -> Self {
-        self.name = Some(name.into());
-        self
-    }
-
-    /// Speaks only `revision` (e.g. `"2025-06-18"`) instead of trying 2026-07-28 first.
-    pub fn protocol_version(mut self, revision: &str) -> Self {
-        self.revision = Some(revision.to_owned());
-        self
-    }
-
-    /// Starts the server, and reads its tools.
-    pub async fn connect(self) -> Result<McpTools, McpClientError> {
-        let name = self.name.unwrap_or_else(|| {
-            Path::new(&self.command).file_name().map_or_else(
-                || self.command.clone(),
-                |name| name.to_string_lossy().into_owned(),
-            )
-        });
-        let endpoint = Endpoint::Stdio {
-            command: self.command,
-            args: self.args,
-            env: self.env,
-        };
-        McpTools::start(name, endpoint, self.revision).await
     }
 }
 
@@ -569,74 +475,6 @@ fn backoff(failures: u32) -> Duration {
     doubled.min(MAX_BACKOFF)
 }
 
-/// rmcp's HTTP client configuration: an `Authorization: Bearer` header becomes its auth
-/// header (rmcp refuses it among the custom ones), the others are sent as given.
-fn http_config(
-    url: &str,
-    headers: &BTreeMap<String, String>,
-) -> Result<StreamableHttpClientTransportConfig, String> {
-    let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
-    let mut custom = std::collections::HashMap::new();
-    for (name, value) in headers {
-        if name.eq_ignore_ascii_case("authorization") {
-            if let Some(token) = value.strip_prefix("Bearer ") {
-                config = config.auth_header(token.to_owned());
-                continue;
-            }
-        }
-        let header = http::HeaderName::try_from(name.as_str())
-            .map_err(|_| format!("has a header name that is not valid: `{name}`"))?;
-        let value = http::HeaderValue::try_from(value.as_str())
-            .map_err(|_| format!("has a value for header `{name}` that is not valid"))?;
-        custom.insert(header, value);
-    }
-    Ok(config.custom_headers(custom))
-}
-
-fn host_of(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    rest.split(['/', '?', '#'])
-        .next()
-        .unwrap_or(rest)
-        .to_owned()
-}
-
-/// `${VAR}` in header values replaced by the environment's `VAR` (empty when unset), as the
-/// other ports do.
-fn expand_env(endpoint: Endpoint) -> Endpoint {
-    match endpoint {
-        Endpoint::Http { url, headers } => Endpoint::Http {
-            url,
-            headers: headers
-                .into_iter()
-                .map(|(name, value)| (name, expand(&value)))
-                .collect(),
-        },
-        stdio => stdio,
-    }
-}
-
-fn expand(value: &str) -> String {
-    let mut out = String::new();
-    let mut rest = value;
-    while let Some(start) = rest.find("${") {
-        let Some(len) = rest[start + 2..].find('}') else {
-            break;
-        };
-        let var = &rest[start + 2..start + 2 + len];
-        if var.is_empty() || !var.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            out.push_str(&rest[..start + 2]);
-            rest = &rest[start + 2..];
-            continue;
-        }
-        out.push_str(&rest[..start]);
-        out.push_str(&std::env::var(var).unwrap_or_default());
-        rest = &rest[start + 3 + len..];
-    }
-    out.push_str(rest);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -646,19 +484,5 @@ mod tests {
         let waits: Vec<u64> = (1..=8).map(|n| backoff(n).as_millis() as u64).collect();
         assert_eq!(waits, [100, 200, 400, 800, 1600, 3200, 5000, 5000]);
         assert_eq!(backoff(u32::MAX), MAX_BACKOFF);
-    }
-
-    #[test]
-    fn header_values_take_variables_from_the_environment() {
-        let path = std::env::var("PATH").unwrap();
-        assert_eq!(expand("Bearer ${PATH}!"), format!("Bearer {path}!"));
-        assert_eq!(expand("${TOOLNEXUS_SURELY_UNSET_27}x"), "x");
-        assert_eq!(expand("$ {A} ${} ${a-b} ${open"), "$ {A} ${} ${a-b} ${open");
-    }
-
-    #[test]
-    fn a_server_is_named_by_its_host() {
-        assert_eq!(host_of("http://127.0.0.1:8765/mcp"), "127.0.0.1:8765");
-        assert_eq!(host_of("https://mcp.example.com"), "mcp.example.com");
     }
 }

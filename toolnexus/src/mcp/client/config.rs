@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Map, Value};
 
 /// How to reach one server.
@@ -126,6 +127,74 @@ fn strings(entry: &Map<String, Value>, key: &str) -> Result<BTreeMap<String, Str
             .collect(),
         Some(_) => Err(format!("`{key}` must be an object of strings")),
     }
+}
+
+/// rmcp's HTTP client configuration: an `Authorization: Bearer` header becomes its auth
+/// header (rmcp refuses it among the custom ones), the others are sent as given.
+pub(super) fn http_config(
+    url: &str,
+    headers: &BTreeMap<String, String>,
+) -> Result<StreamableHttpClientTransportConfig, String> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
+    let mut custom = std::collections::HashMap::new(); // rmcp takes a HashMap
+    for (name, value) in headers {
+        if name.eq_ignore_ascii_case("authorization") {
+            if let Some(token) = value.strip_prefix("Bearer ") {
+                config = config.auth_header(token.to_owned());
+                continue;
+            }
+        }
+        let header = http::HeaderName::try_from(name.as_str())
+            .map_err(|_| format!("has a header name that is not valid: `{name}`"))?;
+        let value = http::HeaderValue::try_from(value.as_str())
+            .map_err(|_| format!("has a value for header `{name}` that is not valid"))?;
+        custom.insert(header, value);
+    }
+    Ok(config.custom_headers(custom))
+}
+
+pub(super) fn host_of(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    rest.split(['/', '?', '#'])
+        .next()
+        .unwrap_or(rest)
+        .to_owned()
+}
+
+/// `${VAR}` in header values replaced by the environment's `VAR` (empty when unset), as the
+/// other ports do.
+pub(super) fn expand_env(endpoint: Endpoint) -> Endpoint {
+    match endpoint {
+        Endpoint::Http { url, headers } => Endpoint::Http {
+            url,
+            headers: headers
+                .into_iter()
+                .map(|(name, value)| (name, expand(&value)))
+                .collect(),
+        },
+        stdio => stdio,
+    }
+}
+
+fn expand(value: &str) -> String {
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        let Some(len) = rest[start + 2..].find('}') else {
+            break;
+        };
+        let var = &rest[start + 2..start + 2 + len];
+        if var.is_empty() || !var.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            out.push_str(&rest[..start + 2]);
+            rest = &rest[start + 2..];
+            continue;
+        }
+        out.push_str(&rest[..start]);
+        out.push_str(&std::env::var(var).unwrap_or_default());
+        rest = &rest[start + 3 + len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -256,5 +325,19 @@ mod tests {
         for (text, expected) in cases {
             assert_eq!(error(text), expected, "{text}");
         }
+    }
+
+    #[test]
+    fn header_values_take_variables_from_the_environment() {
+        let path = std::env::var("PATH").unwrap();
+        assert_eq!(expand("Bearer ${PATH}!"), format!("Bearer {path}!"));
+        assert_eq!(expand("${TOOLNEXUS_SURELY_UNSET_27}x"), "x");
+        assert_eq!(expand("$ {A} ${} ${a-b} ${open"), "$ {A} ${} ${a-b} ${open");
+    }
+
+    #[test]
+    fn a_server_is_named_by_its_host() {
+        assert_eq!(host_of("http://127.0.0.1:8765/mcp"), "127.0.0.1:8765");
+        assert_eq!(host_of("https://mcp.example.com"), "mcp.example.com");
     }
 }

@@ -131,6 +131,10 @@ impl HttpOptions {
     /// asks for `Extension<T>`). Replaces a [`bearer_token`](Self::bearer_token) set before
     /// (the later setting wins).
     ///
+    /// Return a [`CallerId`](crate::mcp::CallerId) as the identity (or insert one in a layer
+    /// of your own) and a suspended call's `requestState` is bound to that caller: it does not
+    /// open for anyone else (SPEC §10B).
+    ///
     /// ```
     /// use toolnexus::mcp::HttpOptions;
     ///

@@ -11,9 +11,10 @@ use sha2::{Digest, Sha256};
 /// A verified identity of the caller, which a sealed `requestState` is bound to: a state
 /// issued to one `CallerId` does not open for another (nor for a call that has none).
 ///
-/// An authentication layer in front of the MCP endpoint inserts it into the HTTP request's
-/// extensions once it has verified who is calling — a tower layer, or an axum middleware,
-/// with `request.extensions_mut().insert(CallerId(user_id))`. toolnexus reads it from the
+/// Return it from [`HttpOptions::verify_bearer`](crate::mcp::HttpOptions::verify_bearer)'s
+/// validator, or have an authentication layer in front of the MCP endpoint insert it into
+/// the HTTP request's extensions once it has verified who is calling — a tower layer, or an
+/// axum middleware, with `request.extensions_mut().insert(CallerId(user_id))`. toolnexus reads it from the
 /// [`http::request::Parts`](https://docs.rs/http/1/http/request/struct.Parts.html) that
 /// rmcp hands each call (and from the call's own extensions, for a custom transport); it
 /// never trusts a value the client could set itself, such as a header. Only a digest of it
