@@ -192,6 +192,13 @@ async fn serve_http(
     if let Ok(token) = std::env::var("MCP_BEARER_TOKEN") {
         options = options.bearer_token(token);
     }
+    // MCP authorization: the URL clients reach this server at and who issues its tokens, so a
+    // client refused with 401 finds where to sign in (RFC 9728).
+    if let Ok(resource) = std::env::var("MCP_RESOURCE") {
+        let issuer = std::env::var("MCP_AUTHORIZATION_SERVER")
+            .map_err(|_| "MCP_RESOURCE needs MCP_AUTHORIZATION_SERVER, the token issuer's URL")?;
+        options = options.protected_resource(resource, [issuer]);
+    }
     let tools = server.toolkit().len();
     let http = HttpServer::bind(addr, server, options).await?;
     eprintln!(

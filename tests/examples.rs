@@ -172,6 +172,15 @@ mod mcp_server {
 
     impl Server {
         fn start(state_key: Option<&str>, stateless: bool) -> Self {
+            let env: Vec<_> = state_key
+                .map(|key| ("MCP_STATE_KEY", key))
+                .into_iter()
+                .collect();
+            Self::start_with(&env, stateless)
+        }
+
+        /// With `env` set in the server's environment (and nothing else of this crate's).
+        fn start_with(env: &[(&str, &str)], stateless: bool) -> Self {
             let mut command = Command::new(super::example("mcp_server"));
             command
                 .args(["--http", "127.0.0.1:0"])
@@ -179,12 +188,12 @@ mod mcp_server {
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
                 .env_remove("MCP_STATE_KEY")
-                .env_remove("MCP_BEARER_TOKEN");
+                .env_remove("MCP_BEARER_TOKEN")
+                .env_remove("MCP_RESOURCE")
+                .env_remove("MCP_AUTHORIZATION_SERVER")
+                .envs(env.iter().copied());
             if stateless {
                 command.arg("--stateless");
-            }
-            if let Some(key) = state_key {
-                command.env("MCP_STATE_KEY", key);
             }
             let mut child = command.spawn().expect("mcp_server starts");
             let mut stderr = BufReader::new(child.stderr.take().unwrap());
@@ -364,6 +373,89 @@ mod mcp_server {
         assert_eq!(
             approve(&unkeyed, &id, &state),
             ("deleted note 3".to_owned(), false)
+        );
+    }
+
+    /// An HTTP/1.1 request as written, on a fresh connection: the response's head and body.
+    fn exchange(addr: &str, request: &str) -> (String, String) {
+        let mut stream = TcpStream::connect(addr).expect("the server listens");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
+        let chunked = head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked");
+        let body = if chunked {
+            unchunk(body)
+        } else {
+            body.to_owned()
+        };
+        (head.to_owned(), body)
+    }
+
+    /// README: with `MCP_RESOURCE` and `MCP_AUTHORIZATION_SERVER` a client refused for want of
+    /// a token is pointed to the Protected Resource Metadata, which names both.
+    #[test]
+    fn a_refused_client_is_pointed_to_the_metadata_naming_resource_and_issuer() {
+        let server = Server::start_with(
+            &[
+                ("MCP_BEARER_TOKEN", "s3cret"),
+                ("MCP_RESOURCE", "https://mcp.example.com/mcp"),
+                ("MCP_AUTHORIZATION_SERVER", "https://auth.example.com"),
+            ],
+            true,
+        );
+        let addr = &server.addr;
+        let (head, _) = exchange(
+            addr,
+            &format!(
+                "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nContent-Length: 2\r\n\
+                 Connection: close\r\n\r\n{{}}"
+            ),
+        );
+        assert!(head.starts_with("HTTP/1.1 401"), "{head}");
+        assert!(
+            head.contains(
+                r#"resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp""#
+            ),
+            "{head}"
+        );
+        let (head, body) = exchange(
+            addr,
+            &format!(
+                "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: {addr}\r\n\
+                 Connection: close\r\n\r\n"
+            ),
+        );
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        let metadata: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(metadata["resource"], "https://mcp.example.com/mcp");
+        assert_eq!(
+            metadata["authorization_servers"],
+            json!(["https://auth.example.com"])
+        );
+    }
+
+    /// Without its issuer, `MCP_RESOURCE` stops the example before it serves anything.
+    #[test]
+    fn a_resource_without_its_issuer_is_refused_at_start() {
+        let output = Command::new(super::example("mcp_server"))
+            .args(["--http", "127.0.0.1:0"])
+            .env("MCP_RESOURCE", "https://mcp.example.com/mcp")
+            .env_remove("MCP_AUTHORIZATION_SERVER")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("MCP_RESOURCE needs MCP_AUTHORIZATION_SERVER"),
+            "{stderr}"
         );
     }
 
