@@ -11,7 +11,7 @@
 //! ```
 //!
 //! `TOOLNEXUS_ADDR` picks another address (`127.0.0.1:0` for any free port; the address is
-//! printed on stderr).
+//! printed on stderr). `tests/examples.rs` runs it and speaks to it over HTTP.
 
 use axum::extract::Request;
 use axum::http::{StatusCode, header::AUTHORIZATION};
@@ -87,89 +87,4 @@ async fn main() -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     eprintln!("MCP at http://{}/mcp", listener.local_addr()?);
     axum::serve(listener, app()?).await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use tower::ServiceExt;
-
-    const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
-
-    fn post(token: Option<&str>) -> Request {
-        message(token, None, INITIALIZE)
-    }
-
-    fn message(token: Option<&str>, session: Option<&str>, body: &'static str) -> Request {
-        // Every HTTP/1.1 request names its host; rmcp refuses one that does not.
-        let mut request = Request::post("/mcp")
-            .header("host", "localhost:8765")
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream");
-        if let Some(token) = token {
-            request = request.header(AUTHORIZATION, format!("Bearer {token}"));
-        }
-        if let Some(session) = session {
-            request = request
-                .header("mcp-session-id", session)
-                .header("mcp-protocol-version", "2025-11-25");
-        }
-        request.body(axum::body::Body::from(body)).unwrap()
-    }
-
-    #[tokio::test]
-    async fn the_tool_reads_the_user_the_middleware_put_in_the_request() {
-        let app = app().unwrap();
-        let answer = app.clone().oneshot(post(Some("bob-token"))).await.unwrap();
-        let session = answer.headers()["mcp-session-id"]
-            .to_str()
-            .unwrap()
-            .to_owned();
-        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-        let answer = app
-            .clone()
-            .oneshot(message(Some("bob-token"), Some(&session), initialized))
-            .await
-            .unwrap();
-        assert!(answer.status().is_success());
-        let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}"#;
-        let answer = app
-            .oneshot(message(Some("bob-token"), Some(&session), call))
-            .await
-            .unwrap();
-        let body = axum::body::to_bytes(answer.into_body(), 4096)
-            .await
-            .unwrap();
-        let text = String::from_utf8_lossy(&body);
-        assert!(text.contains(r#""text":"you are bob""#), "{text}");
-    }
-
-    #[tokio::test]
-    async fn health_is_open_and_mcp_needs_a_known_token() {
-        let health = Request::get("/health")
-            .body(axum::body::Body::empty())
-            .unwrap();
-        let answer = app().unwrap().oneshot(health).await.unwrap();
-        assert_eq!(answer.status(), StatusCode::OK);
-        let answer = app().unwrap().oneshot(post(None)).await.unwrap();
-        assert_eq!(answer.status(), StatusCode::UNAUTHORIZED);
-        let answer = app().unwrap().oneshot(post(Some("mallory"))).await.unwrap();
-        assert_eq!(answer.status(), StatusCode::UNAUTHORIZED);
-        let answer = app()
-            .unwrap()
-            .oneshot(post(Some("alice-token")))
-            .await
-            .unwrap();
-        assert_eq!(answer.status(), StatusCode::OK);
-        assert!(answer.headers().contains_key("mcp-session-id"));
-        let me = Request::get("/me")
-            .header(AUTHORIZATION, "Bearer bob-token")
-            .body(axum::body::Body::empty())
-            .unwrap();
-        let answer = app().unwrap().oneshot(me).await.unwrap();
-        let body = axum::body::to_bytes(answer.into_body(), 1024)
-            .await
-            .unwrap();
-        assert_eq!(body, "bob");
-    }
 }

@@ -561,7 +561,7 @@ mod axum_app {
     use std::process::{Child, Command, Stdio};
     use std::time::Duration;
 
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     /// The app on a free loopback port; killed when the test ends.
     struct App(Child);
@@ -573,8 +573,8 @@ mod axum_app {
         }
     }
 
-    /// An HTTP/1.1 request on a fresh connection: the status and the body as sent.
-    fn request(addr: &str, head: &str, body: &str) -> (u16, String) {
+    /// An HTTP/1.1 request on a fresh connection: the status, the head and the body as sent.
+    fn request(addr: &str, head: &str, body: &str) -> (u16, String, String) {
         let mut stream = TcpStream::connect(addr).expect("the app listens");
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
@@ -587,26 +587,73 @@ mod axum_app {
         let mut response = String::new();
         stream.read_to_string(&mut response).unwrap();
         let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
-        (head[9..12].parse().unwrap(), body.to_owned())
+        (
+            head[9..12].parse().unwrap(),
+            head.to_owned(),
+            body.to_owned(),
+        )
     }
 
-    /// `whoami` called with 2026-07-28 (no session), signed in with `token` if any.
-    fn whoami(addr: &str, token: Option<&str>) -> (u16, String) {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "whoami", "arguments": {}, "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"},
-            "io.modelcontextprotocol/clientCapabilities": {},
-        }}});
+    /// A JSON-RPC message POSTed to `/mcp`, signed in with `token` if any, with `more` headers.
+    fn post(addr: &str, token: Option<&str>, more: &str, message: &Value) -> (u16, String, String) {
         let authorization = token.map_or(String::new(), |token| {
             format!("\r\nAuthorization: Bearer {token}")
         });
         let head = format!(
             "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-             Mcp-Method: tools/call\r\nMcp-Name: whoami{authorization}"
+             Accept: application/json, text/event-stream{more}{authorization}"
         );
-        request(addr, &head, &body.to_string())
+        request(addr, &head, &message.to_string())
+    }
+
+    /// The JSON-RPC answer in a body: its one JSON line, in an event or a chunk of a chunked body.
+    fn answer(body: &str) -> Value {
+        let line = body
+            .lines()
+            .map(|line| line.strip_prefix("data: ").unwrap_or(line))
+            .find(|line| line.starts_with('{'))
+            .unwrap_or(body);
+        serde_json::from_str(line).unwrap_or_else(|error| panic!("not JSON ({error}): {body}"))
+    }
+
+    /// `whoami` called with 2026-07-28 (no session), signed in with `token` if any.
+    fn whoami(addr: &str, token: Option<&str>) -> (u16, String) {
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "whoami", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }}});
+        let more =
+            "\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: whoami";
+        let (status, _, body) = post(addr, token, more, &call);
+        (status, body)
+    }
+
+    /// `whoami` in a 2025-11-25 session: initialize, initialized, the call.
+    fn whoami_in_a_session(addr: &str, token: &str) -> Value {
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}}});
+        let (status, head, body) = post(addr, Some(token), "", &initialize);
+        assert_eq!(status, 200, "{body}");
+        let session = head
+            .lines()
+            .find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.eq_ignore_ascii_case("mcp-session-id")
+                    .then(|| value.trim().to_owned())
+            })
+            .unwrap_or_else(|| panic!("no session in {head}"));
+        let more = format!("\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25");
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let (status, _, _) = post(addr, Some(token), &more, &initialized);
+        assert!((200..300).contains(&status));
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "whoami", "arguments": {}}});
+        let (status, _, body) = post(addr, Some(token), &more, &call);
+        assert_eq!(status, 200, "{body}");
+        answer(&body)
     }
 
     #[test]
@@ -629,10 +676,15 @@ mod axum_app {
             .and_then(|rest| rest.split('/').next())
             .unwrap_or_else(|| panic!("no address in {line:?}"));
 
-        assert_eq!(
-            request(addr, "GET /health HTTP/1.1", ""),
-            (200, "ok".to_owned())
+        let (status, _, body) = request(addr, "GET /health HTTP/1.1", "");
+        assert_eq!((status, body.as_str()), (200, "ok"));
+        let (status, _, body) = request(
+            addr,
+            "GET /me HTTP/1.1\r\nAuthorization: Bearer bob-token",
+            "",
         );
+        assert_eq!((status, body.as_str()), (200, "bob"));
+        assert_eq!(request(addr, "GET /me HTTP/1.1", "").0, 401);
         assert_eq!(whoami(addr, None).0, 401);
         assert_eq!(whoami(addr, Some("mallory-token")).0, 401);
         for (token, said) in [
@@ -641,15 +693,16 @@ mod axum_app {
         ] {
             let (status, body) = whoami(addr, Some(token));
             assert_eq!(status, 200, "{body}");
-            // The JSON answer's one line, whether in an event or a chunk of a chunked body.
-            let text = body
-                .lines()
-                .map(|line| line.strip_prefix("data: ").unwrap_or(line))
-                .find(|line| line.starts_with('{'))
-                .unwrap_or(&body);
-            let answer: serde_json::Value = serde_json::from_str(text)
-                .unwrap_or_else(|error| panic!("not JSON ({error}): {body}"));
-            assert_eq!(answer["result"]["content"][0]["text"], said, "{body}");
+            assert_eq!(
+                answer(&body)["result"]["content"][0]["text"],
+                said,
+                "{body}"
+            );
+            let in_session = whoami_in_a_session(addr, token);
+            assert_eq!(
+                in_session["result"]["content"][0]["text"], said,
+                "{in_session}"
+            );
         }
         drop(app);
     }
