@@ -153,15 +153,61 @@ fn agent_loop_runs_the_same_loop_to_the_end_against_all_four_apis() {
 }
 
 #[cfg(all(feature = "mcp-http", unix))]
+mod http1 {
+    //! HTTP/1.1 by hand, for the examples that serve it.
+
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::Duration;
+
+    /// An HTTP/1.1 request as written, on a fresh connection: the response's head and body.
+    pub fn exchange(addr: &str, request: &str) -> (String, String) {
+        let mut stream = TcpStream::connect(addr).expect("the server listens");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
+        let chunked = head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked");
+        let body = if chunked {
+            unchunk(body)
+        } else {
+            body.to_owned()
+        };
+        (head.to_owned(), body)
+    }
+
+    /// A chunked body's content.
+    fn unchunk(mut body: &str) -> String {
+        let mut content = String::new();
+        while let Some((size, rest)) = body.split_once("\r\n") {
+            let size = usize::from_str_radix(size.trim(), 16).expect("a chunk size");
+            if size == 0 {
+                break;
+            }
+            content.push_str(&rest[..size]);
+            body = &rest[size + 2..];
+        }
+        content
+    }
+}
+
+#[cfg(all(feature = "mcp-http", unix))]
 mod mcp_server {
     //! `examples/mcp_server --http` in child processes, spoken to over loopback HTTP by hand.
 
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::{BufRead, BufReader, Read};
     use std::net::TcpStream;
     use std::process::{Child, ChildStderr, Command, Stdio};
     use std::time::{Duration, Instant};
 
     use serde_json::{Value, json};
+
+    use super::http1::exchange;
 
     /// A running `mcp_server --http 127.0.0.1:0 [--stateless]`; killed if the test ends early.
     struct Server {
@@ -264,41 +310,11 @@ mod mcp_server {
              Connection: close\r\n\r\n{body}",
             body.len()
         );
-        let mut stream = TcpStream::connect(addr).expect("the server listens");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .unwrap();
-        stream.write_all(request.as_bytes()).unwrap();
-        let mut response = Vec::new();
-        stream.read_to_end(&mut response).unwrap();
-        let response = String::from_utf8(response).unwrap();
-        let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
+        let (head, body) = exchange(addr, &request);
         let status = head[9..12].parse().unwrap();
-        let body = if head
-            .to_ascii_lowercase()
-            .contains("transfer-encoding: chunked")
-        {
-            unchunk(body)
-        } else {
-            body.to_owned()
-        };
         let message = serde_json::from_str(&body)
-            .unwrap_or_else(|error| panic!("not JSON ({error}): {response}"));
+            .unwrap_or_else(|error| panic!("not JSON ({error}): {head}\r\n\r\n{body}"));
         (status, message)
-    }
-
-    /// A chunked body's content.
-    fn unchunk(mut body: &str) -> String {
-        let mut content = String::new();
-        while let Some((size, rest)) = body.split_once("\r\n") {
-            let size = usize::from_str_radix(size.trim(), 16).expect("a chunk size");
-            if size == 0 {
-                break;
-            }
-            content.push_str(&rest[..size]);
-            body = &rest[size + 2..];
-        }
-        content
     }
 
     /// The first round of `delete_note` on `server`: the answer's request id and its
@@ -374,27 +390,6 @@ mod mcp_server {
             approve(&unkeyed, &id, &state),
             ("deleted note 3".to_owned(), false)
         );
-    }
-
-    /// An HTTP/1.1 request as written, on a fresh connection: the response's head and body.
-    fn exchange(addr: &str, request: &str) -> (String, String) {
-        let mut stream = TcpStream::connect(addr).expect("the server listens");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .unwrap();
-        stream.write_all(request.as_bytes()).unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).unwrap();
-        let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
-        let chunked = head
-            .to_ascii_lowercase()
-            .contains("transfer-encoding: chunked");
-        let body = if chunked {
-            unchunk(body)
-        } else {
-            body.to_owned()
-        };
-        (head.to_owned(), body)
     }
 
     /// README: with `MCP_RESOURCE` and `MCP_AUTHORIZATION_SERVER` a client refused for want of
@@ -556,12 +551,12 @@ mod axum_app {
     //! `examples/axum_app` in a child process: `/health` open, `/mcp` behind its auth
     //! middleware, the tool reading the `User` that middleware put in the request.
 
-    use std::io::{BufRead, BufReader, Read, Write};
-    use std::net::TcpStream;
+    use std::io::{BufRead, BufReader};
     use std::process::{Child, Command, Stdio};
-    use std::time::Duration;
 
     use serde_json::{Value, json};
+
+    use super::http1::exchange;
 
     /// The app on a free loopback port; killed when the test ends.
     struct App(Child);
@@ -573,25 +568,14 @@ mod axum_app {
         }
     }
 
-    /// An HTTP/1.1 request on a fresh connection: the status, the head and the body as sent.
+    /// An HTTP/1.1 request on a fresh connection: the status, the head and the body.
     fn request(addr: &str, head: &str, body: &str) -> (u16, String, String) {
-        let mut stream = TcpStream::connect(addr).expect("the app listens");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .unwrap();
         let request = format!(
             "{head}\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         );
-        stream.write_all(request.as_bytes()).unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).unwrap();
-        let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
-        (
-            head[9..12].parse().unwrap(),
-            head.to_owned(),
-            body.to_owned(),
-        )
+        let (head, body) = exchange(addr, &request);
+        (head[9..12].parse().unwrap(), head, body)
     }
 
     /// A JSON-RPC message POSTed to `/mcp`, signed in with `token` if any, with `more` headers.

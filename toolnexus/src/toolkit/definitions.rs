@@ -7,7 +7,7 @@ use super::Toolkit;
 use crate::profile::{Profile, SchemaIssue};
 use crate::provider::{anthropic, mcp_result, openai};
 #[cfg(doc)]
-use crate::tool::Tool;
+use crate::{result::ToolResult, tool::Tool};
 
 impl Toolkit {
     /// Every place where the schema `profile` sends cannot say what a tool of this toolkit
