@@ -17,6 +17,7 @@ use crate::decode::align::list_of_any;
 use crate::pointer::resolve_reference;
 use crate::provider::described::with_words;
 use crate::provider::loss::{Loss, items_path, property_path};
+use crate::provider::rewrite::merge_into;
 use crate::provider::{distributable, distribute_over_branches, is_null_schema};
 pub(crate) use declarations::{declaration, json_schema_declaration, tools_list};
 use keywords::{
@@ -450,32 +451,6 @@ fn merge_branches(out: &mut Map<String, Value>, mut branches: Vec<Value>) {
         }
         _ => {
             out.insert("anyOf".to_owned(), Value::Array(branches));
-        }
-    }
-}
-
-/// Merges an already-rewritten schema into `out`: `out`'s keys win, except that `properties`
-/// and `required` are unions.
-fn merge_into(out: &mut Map<String, Value>, other: Map<String, Value>) {
-    for (key, value) in other {
-        let Some(mine) = out.get_mut(&key) else {
-            out.insert(key, value);
-            continue;
-        };
-        match (key.as_str(), mine, value) {
-            ("properties", Value::Object(mine), Value::Object(theirs)) => {
-                for (name, property) in theirs {
-                    mine.entry(name).or_insert(property);
-                }
-            }
-            ("required", Value::Array(mine), Value::Array(theirs)) => {
-                for name in theirs {
-                    if !mine.contains(&name) {
-                        mine.push(name);
-                    }
-                }
-            }
-            _ => {}
         }
     }
 }
