@@ -79,8 +79,8 @@ pub(super) trait Dialect: Sized {
     /// Where the root's `$defs` are rewritten.
     const DEFINITIONS: Definitions;
     /// The keywords whose subschemas are rewritten after their node's own keywords, in this
-    /// order.
-    const SUBSCHEMAS: &'static [&'static str];
+    /// order; by default `properties`, `items` and `anyOf`, all the strict profiles walk.
+    const SUBSCHEMAS: &'static [&'static str] = &["properties", "items", "anyOf"];
 
     /// Rewrites one schema object's own keywords, before its subschemas; `false` leaves the
     /// subschemas, and [`leave`](Dialect::leave), out.

@@ -150,7 +150,6 @@ struct AnthropicStrict;
 impl Dialect for AnthropicStrict {
     const STRICT: bool = true;
     const DEFINITIONS: Definitions = Definitions::AfterRoot;
-    const SUBSCHEMAS: &'static [&'static str] = &["properties", "items", "anyOf"];
 
     /// Rewrites the node's own keywords; a `$ref` stands alone, its target rewritten where
     /// it is defined.

@@ -200,7 +200,14 @@ impl Rewrite<'_> {
         self.rewrite_properties(&mut out, map, path, refs)?;
         self.rewrite_items(&mut out, map, path, refs)?;
         merge_branches(&mut out, branches.rewritten);
-        self.merge_all_of(&mut out, map, path, refs)?;
+        if let Some(Value::Array(all_of)) = map.get("allOf") {
+            // Every part must hold, so one that cannot be expressed loses the whole schema.
+            for part in all_of {
+                if let Value::Object(part) = self.rewrite(part, path, refs)? {
+                    merge_into(&mut out, part);
+                }
+            }
+        }
         if ["type", "anyOf", "enum", "properties", "items"]
             .iter()
             .all(|key| !out.contains_key(*key))
@@ -408,25 +415,6 @@ impl Rewrite<'_> {
                 out.insert("items".to_owned(), Value::Object(Map::new()));
             }
             None => return None,
-        }
-        Some(())
-    }
-
-    /// Merges every `allOf` part into `out`; `None` when one cannot be expressed, because
-    /// every part must hold, so losing one loses the whole schema.
-    fn merge_all_of(
-        &self,
-        out: &mut Map<String, Value>,
-        map: &Map<String, Value>,
-        path: &str,
-        refs: &mut Vec<String>,
-    ) -> Option<()> {
-        if let Some(Value::Array(all_of)) = map.get("allOf") {
-            for part in all_of {
-                if let Value::Object(part) = self.rewrite(part, path, refs)? {
-                    merge_into(out, part);
-                }
-            }
         }
         Some(())
     }

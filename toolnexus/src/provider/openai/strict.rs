@@ -97,7 +97,6 @@ struct OpenAiStrict;
 impl Dialect for OpenAiStrict {
     const STRICT: bool = true;
     const DEFINITIONS: Definitions = Definitions::AtFirstReference;
-    const SUBSCHEMAS: &'static [&'static str] = &["properties", "items", "anyOf"];
 
     fn enter(walk: &mut Walk<Self>, node: &mut Map<String, Value>, path: &str) -> bool {
         node.shift_remove("default");
