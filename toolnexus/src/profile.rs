@@ -364,40 +364,30 @@ impl Profiles {
         })
     }
 
+    /// The entries `profile` sends for `tools`, in order.
+    fn list(&self, tools: &[Arc<dyn Tool>], profile: Profile) -> Vec<Value> {
+        let entries = self.entries(tools, profile);
+        entries.map(|built| built.entry.clone()).collect()
+    }
+
     /// [`Toolkit::to_openai_strict`](crate::Toolkit::to_openai_strict).
     pub(crate) fn openai_strict(&self, tools: &[Arc<dyn Tool>]) -> Value {
-        Value::Array(
-            self.entries(tools, Profile::OpenAiStrict)
-                .map(|built| built.entry.clone())
-                .collect(),
-        )
+        Value::Array(self.list(tools, Profile::OpenAiStrict))
     }
 
     /// [`Toolkit::to_gemini`](crate::Toolkit::to_gemini).
     pub(crate) fn gemini(&self, tools: &[Arc<dyn Tool>]) -> Value {
-        gemini::tools_list(
-            self.entries(tools, Profile::Gemini)
-                .map(|built| built.entry.clone())
-                .collect(),
-        )
+        gemini::tools_list(self.list(tools, Profile::Gemini))
     }
 
     /// [`Toolkit::to_gemini_json_schema`](crate::Toolkit::to_gemini_json_schema).
     pub(crate) fn gemini_json_schema(&self, tools: &[Arc<dyn Tool>]) -> Value {
-        gemini::tools_list(
-            self.entries(tools, Profile::GeminiJsonSchema)
-                .map(|built| built.entry.clone())
-                .collect(),
-        )
+        gemini::tools_list(self.list(tools, Profile::GeminiJsonSchema))
     }
 
     /// [`Toolkit::to_anthropic_strict`](crate::Toolkit::to_anthropic_strict).
     pub(crate) fn anthropic_strict(&self, tools: &[Arc<dyn Tool>]) -> Value {
-        Value::Array(
-            self.entries(tools, Profile::AnthropicStrict)
-                .map(|built| built.entry.clone())
-                .collect(),
-        )
+        Value::Array(self.list(tools, Profile::AnthropicStrict))
     }
 
     /// [`Toolkit::check`](crate::Toolkit::check).

@@ -11,23 +11,6 @@ use super::loss::Loss;
 const WHY_DESCRIBED: &str = "it has no such keyword, so the limit is written into the \
      description instead, and the tool refuses a value that breaks it";
 
-/// Takes each of `keywords` out of `map` and writes it into the description; returns the
-/// loss to report, naming every keyword taken, or `None` when `map` had none of them.
-pub(crate) fn describe(
-    map: &mut Map<String, Value>,
-    keywords: &[&str],
-    path: &str,
-) -> Option<Loss> {
-    let (words, loss) = described(map, keywords, path)?;
-    for key in keywords {
-        map.shift_remove(*key);
-    }
-    if let Some(description) = with_words(map.get("description"), &words) {
-        map.insert("description".to_owned(), description);
-    }
-    Some(loss)
-}
-
 /// The limits among `keywords` that `map` carries, in words, and the loss naming them;
 /// `None` when it carries none.
 pub(crate) fn described(

@@ -17,6 +17,7 @@ pub(crate) mod gemini;
 pub(crate) mod loss;
 pub(crate) mod mcp_result;
 pub(crate) mod openai;
+mod rewrite;
 
 use std::sync::Arc;
 

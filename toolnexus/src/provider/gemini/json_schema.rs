@@ -6,8 +6,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::provider::described::{describe, in_words, with_words};
-use crate::provider::loss::{Loss, items_path, property_path};
+use crate::provider::described::{in_words, with_words};
+use crate::provider::loss::Loss;
+use crate::provider::rewrite::{Definitions, Dialect, Walk};
 
 /// Keywords Gemini documents for its JSON Schema fields (the `JSONSchema` of its SDKs, and
 /// `prefixItems` and `propertyOrdering` from the API reference), kept as they are.
@@ -44,17 +45,6 @@ const KEPT: [&str; 27] = [
 /// Limits Gemini's JSON Schema has no keyword for but the tool enforces: each is written into
 /// the description.
 const DESCRIBED: [&str; 3] = ["exclusiveMinimum", "exclusiveMaximum", "multipleOf"];
-
-/// Annotations that say nothing about what validates; dropped without a word.
-const ANNOTATIONS: [&str; 7] = [
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "$comment",
-    "$schema",
-];
 
 /// Rewrites an input schema to the JSON Schema Gemini's function declarations accept as
 /// `parametersJsonSchema` (what
@@ -98,84 +88,51 @@ pub fn gemini_json_schema(schema: &Map<String, Value>) -> Map<String, Value> {
 
 /// The `parametersJsonSchema` rewrite of `schema`, and what it could not say.
 pub(crate) fn rewrite(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Loss>) {
-    let mut root = schema.clone();
-    let mut losses = Vec::new();
-    rewrite_map(&mut root, "", &mut losses);
-    (root, losses)
+    Walk::<GeminiJsonSchema>::run(schema)
 }
 
-fn rewrite_value(schema: &mut Value, path: &str, losses: &mut Vec<Loss>) {
-    // `true` and `false` are schemas too, and JSON Schema says them as they are.
-    if let Value::Object(map) = schema {
-        rewrite_map(map, path, losses);
-    }
-}
+/// The rules of Gemini's JSON Schema fields for one node; `$defs` stay where they are, as
+/// this dialect has them.
+struct GeminiJsonSchema;
 
-fn rewrite_map(map: &mut Map<String, Value>, path: &str, losses: &mut Vec<Loss>) {
-    if let Some(constant) = map.shift_remove("const") {
-        if constant.is_string() || constant.is_number() {
-            map.insert("enum".to_owned(), Value::Array(vec![constant]));
-        } else if let Some(words) = in_words("const", &constant) {
-            if let Some(description) = with_words(map.get("description"), &[words]) {
-                map.insert("description".to_owned(), description);
+impl Dialect for GeminiJsonSchema {
+    const STRICT: bool = false;
+    const DEFINITIONS: Definitions = Definitions::InPlace;
+    const SUBSCHEMAS: &'static [&'static str] = &[
+        "properties",
+        "$defs",
+        "items",
+        "additionalProperties",
+        "anyOf",
+        "oneOf",
+        "prefixItems",
+    ];
+
+    fn enter(walk: &mut Walk<Self>, node: &mut Map<String, Value>, path: &str) -> bool {
+        if let Some(constant) = node.shift_remove("const") {
+            if constant.is_string() || constant.is_number() {
+                node.insert("enum".to_owned(), Value::Array(vec![constant]));
+            } else if let Some(words) = in_words("const", &constant) {
+                if let Some(description) = with_words(node.get("description"), &[words]) {
+                    node.insert("description".to_owned(), description);
+                }
+                walk.lose_described(
+                    path,
+                    format!("the constant {constant}"),
+                    "Gemini's enums hold strings and numbers only; the constant is written \
+                     into the description, and the tool refuses any other value",
+                );
             }
-            losses.push(Loss::described(
-                path,
-                format!("the constant {constant}"),
-                "Gemini's enums hold strings and numbers only; the constant is written into \
-                 the description, and the tool refuses any other value",
-            ));
         }
-    }
-    losses.extend(describe(map, &DESCRIBED, path));
-    let mut dropped = Vec::new();
-    map.retain(|key, value| {
-        if KEPT.contains(&key.as_str()) {
-            return true;
-        }
-        if !ANNOTATIONS.contains(&key.as_str()) && !key.starts_with("x-") {
-            dropped.push(format!("`{key}: {value}`"));
-        }
-        false
-    });
-    if !dropped.is_empty() {
-        losses.push(Loss::new(
+        walk.describe(node, &DESCRIBED, path);
+        // An annotation here: it names the dialect, which the field already does.
+        node.shift_remove("$schema");
+        walk.keep_only(
+            node,
+            &KEPT,
             path,
-            dropped.join(", "),
             "Gemini's JSON Schema has no such keywords; they are dropped",
-        ));
-    }
-    if let Some(Value::Object(properties)) = map.get_mut("properties") {
-        for (name, property) in properties.iter_mut() {
-            rewrite_value(property, &property_path(path, name), losses);
-        }
-    }
-    if let Some(Value::Object(definitions)) = map.get_mut("$defs") {
-        // Reported where a reference reaches them; here, where they are written.
-        for (name, definition) in definitions.iter_mut() {
-            rewrite_value(definition, &format!("$defs.{name}"), losses);
-        }
-    }
-    for key in ["items", "additionalProperties"] {
-        if let Some(schema) = map.get_mut(key) {
-            let at = if key == "items" {
-                items_path(path)
-            } else {
-                format!("{path}.*")
-            };
-            rewrite_value(schema, &at, losses);
-        }
-    }
-    for key in ["anyOf", "oneOf", "prefixItems"] {
-        if let Some(Value::Array(schemas)) = map.get_mut(key) {
-            for (at, schema) in schemas.iter_mut().enumerate() {
-                let at = if key == "prefixItems" {
-                    format!("{path}[{at}]")
-                } else {
-                    path.to_owned()
-                };
-                rewrite_value(schema, &at, losses);
-            }
-        }
+        );
+        true
     }
 }

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::provider::described::{described, in_words};
 use crate::provider::loss::Loss;
+use crate::provider::rewrite::{map_entries, not_enforced, tuple_positions};
 
 /// Limits Gemini has no field for but the tool enforces: each is written into the
 /// description.
@@ -14,23 +15,6 @@ const DESCRIBED: [&str; 4] = [
     "exclusiveMaximum",
     "multipleOf",
     "uniqueItems",
-];
-
-/// Keywords Gemini has no field for that no tool enforces; each is dropped, which lets more
-/// through.
-const UNSUPPORTED: [&str; 12] = [
-    "not",
-    "patternProperties",
-    "contains",
-    "minContains",
-    "maxContains",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "dependentRequired",
-    "dependentSchemas",
-    "if",
-    "then",
-    "else",
 ];
 
 /// Keywords copied unchanged: their OpenAPI 3.0 meaning is the JSON Schema one.
@@ -57,37 +41,25 @@ pub(super) fn report_unsaid(
     path: &str,
     losses: &mut Vec<Loss>,
 ) -> Vec<String> {
-    let entries = match map.get("additionalProperties") {
-        Some(Value::Object(values)) => Some(Value::Object(values.clone()).to_string()),
-        Some(Value::Bool(true)) => Some("{}".to_owned()),
-        _ => None,
-    };
-    if let Some(values) = entries {
-        losses.push(Loss::new(
-            path,
-            format!("the entries of a map (any key, each value {values})"),
+    let mut lose = |lost: String, why: &str| losses.push(Loss::new(path, lost, why));
+    if let Some(entries) = map_entries(map) {
+        lose(
+            entries,
             "Gemini has no `additionalProperties`; sent as {\"type\": \"object\"}",
-        ));
+        );
     }
     if let Some(Value::Array(prefix)) = map.get("prefixItems") {
-        if prefix.iter().any(|element| element != &prefix[0]) {
-            losses.push(Loss::new(
-                path,
-                "the type of each position of a tuple",
+        if let Some(positions) = tuple_positions(prefix) {
+            lose(
+                positions.to_owned(),
                 "Gemini has no `prefixItems`; sent as a list of any of its elements' types",
-            ));
+            );
         }
     }
-    let dropped: Vec<String> = UNSUPPORTED
-        .iter()
-        .filter_map(|key| map.get(*key).map(|value| format!("`{key}: {value}`")))
-        .collect();
-    if !dropped.is_empty() {
-        losses.push(Loss::new(
-            path,
-            dropped.join(", "),
-            "Gemini has no field for these; they are dropped",
-        ));
+    // Without a word on `propertyNames`: Gemini reads an object as holding only the
+    // properties it declares.
+    if let Some(dropped) = not_enforced(map, "propertyNames") {
+        lose(dropped, "Gemini has no field for these; they are dropped");
     }
     let mut keywords = DESCRIBED.to_vec();
     if let (Some(kind), Some(Value::String(format))) = (kind, map.get("format")) {

@@ -17,6 +17,7 @@ use crate::decode::align::list_of_any;
 use crate::pointer::resolve_reference;
 use crate::provider::described::with_words;
 use crate::provider::loss::{Loss, items_path, property_path};
+use crate::provider::rewrite::merge_into;
 use crate::provider::{distributable, distribute_over_branches, is_null_schema};
 pub(crate) use declarations::{declaration, json_schema_declaration, tools_list};
 use keywords::{
@@ -199,7 +200,14 @@ impl Rewrite<'_> {
         self.rewrite_properties(&mut out, map, path, refs)?;
         self.rewrite_items(&mut out, map, path, refs)?;
         merge_branches(&mut out, branches.rewritten);
-        self.merge_all_of(&mut out, map, path, refs)?;
+        if let Some(Value::Array(all_of)) = map.get("allOf") {
+            // Every part must hold, so one that cannot be expressed loses the whole schema.
+            for part in all_of {
+                if let Value::Object(part) = self.rewrite(part, path, refs)? {
+                    merge_into(&mut out, part);
+                }
+            }
+        }
         if ["type", "anyOf", "enum", "properties", "items"]
             .iter()
             .all(|key| !out.contains_key(*key))
@@ -410,25 +418,6 @@ impl Rewrite<'_> {
         }
         Some(())
     }
-
-    /// Merges every `allOf` part into `out`; `None` when one cannot be expressed, because
-    /// every part must hold, so losing one loses the whole schema.
-    fn merge_all_of(
-        &self,
-        out: &mut Map<String, Value>,
-        map: &Map<String, Value>,
-        path: &str,
-        refs: &mut Vec<String>,
-    ) -> Option<()> {
-        if let Some(Value::Array(all_of)) = map.get("allOf") {
-            for part in all_of {
-                if let Value::Object(part) = self.rewrite(part, path, refs)? {
-                    merge_into(out, part);
-                }
-            }
-        }
-        Some(())
-    }
 }
 
 /// A schema's `anyOf`/`oneOf` branches once rewritten.
@@ -450,32 +439,6 @@ fn merge_branches(out: &mut Map<String, Value>, mut branches: Vec<Value>) {
         }
         _ => {
             out.insert("anyOf".to_owned(), Value::Array(branches));
-        }
-    }
-}
-
-/// Merges an already-rewritten schema into `out`: `out`'s keys win, except that `properties`
-/// and `required` are unions.
-fn merge_into(out: &mut Map<String, Value>, other: Map<String, Value>) {
-    for (key, value) in other {
-        let Some(mine) = out.get_mut(&key) else {
-            out.insert(key, value);
-            continue;
-        };
-        match (key.as_str(), mine, value) {
-            ("properties", Value::Object(mine), Value::Object(theirs)) => {
-                for (name, property) in theirs {
-                    mine.entry(name).or_insert(property);
-                }
-            }
-            ("required", Value::Array(mine), Value::Array(theirs)) => {
-                for name in theirs {
-                    if !mine.contains(&name) {
-                        mine.push(name);
-                    }
-                }
-            }
-            _ => {}
         }
     }
 }

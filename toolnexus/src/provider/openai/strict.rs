@@ -1,14 +1,14 @@
 //! OpenAI's strict mode: the rewrite of a portable input schema to the JSON Schema subset
 //! strict structured outputs accept, and the list of what that subset cannot say.
 
-use std::collections::BTreeSet;
-
 use serde_json::{Map, Value, json};
 
 use crate::decode::align::list_of_any;
-use crate::pointer::definition_name;
-use crate::provider::described::describe;
-use crate::provider::loss::{Loss, items_path, property_path};
+use crate::provider::loss::Loss;
+use crate::provider::rewrite::{
+    Definitions, Dialect, STRICT_FORMATS, Walk, drop_not_enforced, is_object, map_entries,
+    merge_into, one_of_as_any_of, reference_alone,
+};
 use crate::provider::{distribute_over_branches, is_null_schema};
 
 /// Rewrites an input schema to OpenAI's strict structured-outputs rules (what
@@ -76,26 +76,7 @@ pub fn openai_strict_schema(schema: &Map<String, Value>) -> Map<String, Value> {
 
 /// The strict rewrite of `schema`, and what it could not say.
 pub(crate) fn rewrite(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Loss>) {
-    let mut root = schema.clone();
-    let defs = match root.shift_remove("$defs") {
-        Some(Value::Object(defs)) => defs,
-        _ => Map::new(),
-    };
-    let mut strict = OpenAiRewrite {
-        defs,
-        visited: BTreeSet::new(),
-        losses: Vec::new(),
-    };
-    strict.rewrite_map(&mut root, "", true);
-    // Definitions no reference reaches still have to follow the rules.
-    let names: Vec<String> = strict.defs.keys().cloned().collect();
-    for name in names {
-        strict.rewrite_definition(&name, "");
-    }
-    if !strict.defs.is_empty() {
-        root.insert("$defs".to_owned(), Value::Object(strict.defs));
-    }
-    (root, strict.losses)
+    Walk::<OpenAiStrict>::run(schema)
 }
 
 /// Limits strict mode rejects but the tool enforces: each is written into the description.
@@ -107,278 +88,146 @@ const DESCRIBED: [&str; 5] = [
     "maxProperties",
 ];
 
-/// Keywords strict mode rejects that no tool enforces; each is dropped, which lets more
-/// through.
-const UNSUPPORTED: [&str; 12] = [
-    "not",
-    "propertyNames",
-    "contains",
-    "minContains",
-    "maxContains",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "dependentRequired",
-    "dependentSchemas",
-    "if",
-    "then",
-    "else",
-];
-
-/// The string `format`s strict mode documents.
-const FORMATS: [&str; 9] = [
-    "date-time",
-    "time",
-    "date",
-    "duration",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "uuid",
-];
-
 const WHY_CLOSED: &str = "strict mode requires `additionalProperties: false` on every object";
-const WHY_SENT_PLAIN: &str = "so the tool is sent with \"strict\": false and its plain schema";
 
-/// One rewrite: the root's `$defs`, taken out so that each definition is rewritten once, at
-/// the path of the first reference that reaches it.
-struct OpenAiRewrite {
-    defs: Map<String, Value>,
-    visited: BTreeSet<String>,
-    losses: Vec<Loss>,
-}
+/// OpenAI strict mode's rules for one node; each definition is rewritten at the path of the
+/// first reference that reaches it.
+struct OpenAiStrict;
 
-impl OpenAiRewrite {
-    fn lose(&mut self, path: &str, lost: impl Into<String>, why: &str) {
-        self.losses
-            .push(Loss::new(path, lost, format!("{why}, {WHY_SENT_PLAIN}")));
-    }
+impl Dialect for OpenAiStrict {
+    const STRICT: bool = true;
+    const DEFINITIONS: Definitions = Definitions::AtFirstReference;
 
-    fn rewrite(&mut self, schema: &mut Value, path: &str) {
-        match schema {
-            Value::Object(map) => self.rewrite_map(map, path, false),
-            // `false` admits nothing, which strict mode can say as it is.
-            Value::Bool(false) => {}
-            other => {
-                *other = Value::Object(Map::new());
-                if let Value::Object(map) = other {
-                    self.rewrite_map(map, path, false);
-                }
-            }
-        }
-    }
-
-    /// Rewrites one schema object; `root` is the arguments object, whose optional properties
-    /// become nullable.
-    fn rewrite_map(&mut self, map: &mut Map<String, Value>, path: &str, root: bool) {
-        map.shift_remove("default");
-        if !map.contains_key("anyOf") {
-            if let Some(one_of) = map.shift_remove("oneOf") {
-                map.insert("anyOf".to_owned(), one_of);
-            }
-        }
-        self.merge_all_of(map, path);
-        distribute_over_branches(map);
+    fn enter(walk: &mut Walk<Self>, node: &mut Map<String, Value>, path: &str) -> bool {
+        node.shift_remove("default");
+        one_of_as_any_of(node);
+        merge_all_of(walk, node, path);
+        distribute_over_branches(node);
         // Before the `$ref` is wrapped: a description written beside it is a sibling too.
-        self.drop_unsupported(map, path);
-        if let Some(Value::String(reference)) = map.get("$ref").cloned() {
-            self.follow(&reference, path);
-            if map.len() > 1 {
-                // Strict mode takes no keyword beside `$ref`; beside `anyOf` it does.
-                let reference = map.shift_remove("$ref").unwrap_or_default();
-                map.insert("anyOf".to_owned(), json!([{ "$ref": reference }]));
-            }
+        drop_unsupported(walk, node, path);
+        if let Some(Value::String(reference)) = node.get("$ref").cloned() {
+            walk.follow(&reference, path);
+            reference_alone(node);
         }
-        self.list_tuple(map, path);
-        if let Some(Value::Object(properties)) = map.get_mut("properties") {
-            for (name, property) in properties.iter_mut() {
-                self.rewrite(property, &property_path(path, name));
-            }
-        }
-        if let Some(items) = map.get_mut("items") {
-            self.rewrite(items, &items_path(path));
-        }
-        if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
-            for branch in branches {
-                self.rewrite(branch, path);
-            }
-        }
-        if is_object_schema(map) {
-            self.close_object(map, path, root);
-        } else if is_free_form(map) {
-            self.lose(
+        walk.list_tuple(
+            node,
+            path,
+            "strict mode has no `prefixItems`; approximated as a list of any of its elements' types",
+            |prefix| Some(list_of_any(prefix)),
+        );
+        true
+    }
+
+    /// Closes an object schema; approximates a free-form one.
+    fn leave(walk: &mut Walk<Self>, node: &mut Map<String, Value>, path: &str, root: bool) {
+        if is_object(node) {
+            close_object(walk, node, path, root);
+        } else if is_free_form(node) {
+            walk.lose(
                 path,
                 "any JSON value",
                 "strict mode requires a `type` on every schema; approximated as a string, number, boolean or null",
             );
-            map.insert(
+            node.insert(
                 "anyOf".to_owned(),
                 json!([{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"}]),
             );
         }
     }
 
-    /// Rewrites the definition a `#/$defs/NAME` reference points at, once.
-    fn follow(&mut self, reference: &str, path: &str) {
-        if let Some(name) = definition_name(reference) {
-            self.rewrite_definition(&name, path);
+    /// `false` admits nothing, which strict mode can say as it is; anything else becomes a
+    /// schema object.
+    fn other(walk: &mut Walk<Self>, schema: &mut Value, path: &str) {
+        if *schema != Value::Bool(false) {
+            *schema = Value::Object(Map::new());
+            walk.rewrite(schema, path);
         }
     }
+}
 
-    fn rewrite_definition(&mut self, name: &str, path: &str) {
-        if !self.visited.insert(name.to_owned()) {
-            return;
-        }
-        let Some(slot) = self.defs.get_mut(name) else {
-            return;
-        };
-        // Taken out and put back, so a definition that refers to others (or to itself) can
-        // be rewritten meanwhile, and the key order stays.
-        let mut definition = std::mem::take(slot);
-        self.rewrite(&mut definition, path);
-        if let Some(slot) = self.defs.get_mut(name) {
-            *slot = definition;
-        }
-    }
-
-    /// Merges `allOf` parts that are objects (directly or through a `$ref`) into `map`;
-    /// strict mode has no `allOf`.
-    fn merge_all_of(&mut self, map: &mut Map<String, Value>, path: &str) {
-        let Some(Value::Array(parts)) = map.shift_remove("allOf") else {
-            return;
-        };
-        for part in parts {
-            let resolved = part
-                .get("$ref")
-                .and_then(Value::as_str)
-                .and_then(|reference| self.resolve(reference));
-            let part = resolved.unwrap_or(part);
-            let Value::Object(part) = part else {
-                self.lose(
-                    path,
-                    format!("the `allOf` part {part}"),
-                    "strict mode has no `allOf`",
-                );
-                continue;
-            };
-            for (key, value) in part {
-                match (key.as_str(), map.get_mut(&key), value) {
-                    ("properties", Some(Value::Object(mine)), Value::Object(theirs)) => {
-                        for (name, property) in theirs {
-                            mine.entry(name).or_insert(property);
-                        }
-                    }
-                    ("required", Some(Value::Array(mine)), Value::Array(theirs)) => {
-                        for name in theirs {
-                            if !mine.contains(&name) {
-                                mine.push(name);
-                            }
-                        }
-                    }
-                    (_, None, value) => {
-                        map.insert(key, value);
-                    }
-                    // The first part's keyword wins; the rest must agree for the merge to be
-                    // exact, which is what schemars' flattened structs produce.
-                    _ => {}
-                }
-            }
-        }
-    }
-
-    /// A copy of the definition a `#/$defs/NAME` reference points at, as the portable schema
-    /// has it.
-    fn resolve(&self, reference: &str) -> Option<Value> {
-        self.defs.get(&definition_name(reference)?).cloned()
-    }
-
-    /// Writes the limits strict mode has no keyword for into the description, and drops the
-    /// keywords it rejects.
-    fn drop_unsupported(&mut self, map: &mut Map<String, Value>, path: &str) {
-        let mut dropped = Vec::new();
-        for key in UNSUPPORTED {
-            if let Some(value) = map.shift_remove(key) {
-                dropped.push(format!("`{key}: {value}`"));
-            }
-        }
-        let mut described = DESCRIBED.to_vec();
-        if let Some(Value::String(format)) = map.get("format") {
-            if !FORMATS.contains(&format.as_str()) {
-                // `double` says no more than `"type": "number"` does, so it goes unsaid.
-                if format == "double" {
-                    map.shift_remove("format");
-                } else {
-                    described.push("format");
-                }
-            }
-        }
-        self.losses.extend(describe(map, &described, path));
-        if !dropped.is_empty() {
-            self.lose(
+/// Merges `allOf` parts that are objects (directly or through a `$ref`) into `node`; strict
+/// mode has no `allOf`. The first part's keyword wins; the rest must agree for the merge to be
+/// exact, which is what schemars' flattened structs produce.
+fn merge_all_of(walk: &mut Walk<OpenAiStrict>, node: &mut Map<String, Value>, path: &str) {
+    let Some(Value::Array(parts)) = node.shift_remove("allOf") else {
+        return;
+    };
+    for part in parts {
+        let resolved = part
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|reference| walk.definition(reference));
+        match resolved.unwrap_or(part) {
+            Value::Object(part) => merge_into(node, part),
+            part => walk.lose(
                 path,
-                dropped.join(", "),
-                "strict mode does not support these keywords; they are dropped",
-            );
+                format!("the `allOf` part {part}"),
+                "strict mode has no `allOf`",
+            ),
         }
     }
+}
 
-    /// `prefixItems` ⇒ `items`: exact when every element has the same schema.
-    fn list_tuple(&mut self, map: &mut Map<String, Value>, path: &str) {
-        let Some(Value::Array(prefix)) = map.shift_remove("prefixItems") else {
-            return;
-        };
-        if prefix.iter().any(|element| element != &prefix[0]) {
-            self.lose(
-                path,
-                "the type of each position of a tuple",
-                "strict mode has no `prefixItems`; approximated as a list of any of its elements' types",
-            );
-        }
-        if !map.contains_key("items") {
-            map.insert("items".to_owned(), list_of_any(&prefix));
-        }
-    }
-
-    /// Closes an object: every property listed in `required`, `additionalProperties: false`.
-    fn close_object(&mut self, map: &mut Map<String, Value>, path: &str, root: bool) {
-        let entries = match map.get("additionalProperties") {
-            Some(Value::Object(values)) => Some(Value::Object(values.clone()).to_string()),
-            Some(Value::Bool(true)) => Some("{}".to_owned()),
-            _ => None,
-        };
-        if let Some(values) = entries {
-            self.lose(
-                path,
-                format!("the entries of a map (any key, each value {values})"),
-                WHY_CLOSED,
-            );
-        }
-        if map.shift_remove("patternProperties").is_some() {
-            self.lose(path, "the entries `patternProperties` allows", WHY_CLOSED);
-        }
-        if !map.contains_key("type") {
-            map.insert("type".to_owned(), Value::from("object"));
-        }
-        let originally_required: Vec<Value> = match map.get("required") {
-            Some(Value::Array(names)) => names.clone(),
-            _ => Vec::new(),
-        };
-        let properties = map
-            .entry("properties")
-            .or_insert_with(|| Value::Object(Map::new()));
-        let mut all = Vec::new();
-        if let Value::Object(properties) = properties {
-            for (name, property) in properties.iter_mut() {
-                let name = Value::String(name.clone());
-                if root && !originally_required.contains(&name) {
-                    make_nullable(property);
-                }
-                all.push(name);
+/// Writes the limits strict mode has no keyword for into the description, and drops the
+/// keywords it rejects.
+fn drop_unsupported(walk: &mut Walk<OpenAiStrict>, node: &mut Map<String, Value>, path: &str) {
+    // `patternProperties` is reported where its object is closed.
+    let dropped = drop_not_enforced(node, "patternProperties");
+    let mut described = DESCRIBED.to_vec();
+    if let Some(Value::String(format)) = node.get("format") {
+        if !STRICT_FORMATS.contains(&format.as_str()) {
+            // `double` says no more than `"type": "number"` does, so it goes unsaid.
+            if format == "double" {
+                node.shift_remove("format");
+            } else {
+                described.push("format");
             }
         }
-        map.insert("required".to_owned(), Value::Array(all));
-        map.insert("additionalProperties".to_owned(), Value::Bool(false));
     }
+    walk.describe(node, &described, path);
+    if let Some(dropped) = dropped {
+        walk.lose(
+            path,
+            dropped,
+            "strict mode does not support these keywords; they are dropped",
+        );
+    }
+}
+
+/// Closes an object: every property listed in `required`, `additionalProperties: false`; the
+/// arguments object's optional properties become nullable.
+fn close_object(
+    walk: &mut Walk<OpenAiStrict>,
+    node: &mut Map<String, Value>,
+    path: &str,
+    root: bool,
+) {
+    if let Some(entries) = map_entries(node) {
+        walk.lose(path, entries, WHY_CLOSED);
+    }
+    if node.shift_remove("patternProperties").is_some() {
+        walk.lose(path, "the entries `patternProperties` allows", WHY_CLOSED);
+    }
+    node.entry("type").or_insert_with(|| Value::from("object"));
+    let originally_required: Vec<Value> = match node.get("required") {
+        Some(Value::Array(names)) => names.clone(),
+        _ => Vec::new(),
+    };
+    let properties = node
+        .entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let mut all = Vec::new();
+    if let Value::Object(properties) = properties {
+        for (name, property) in properties.iter_mut() {
+            let name = Value::String(name.clone());
+            if root && !originally_required.contains(&name) {
+                make_nullable(property);
+            }
+            all.push(name);
+        }
+    }
+    node.insert("required".to_owned(), Value::Array(all));
+    node.insert("additionalProperties".to_owned(), Value::Bool(false));
 }
 
 /// Makes a strict-mode property schema also accept `null`, the strict way of saying
@@ -450,15 +299,6 @@ fn add_null_to_enum(map: &mut Map<String, Value>) {
             values.push(Value::Null);
         }
     }
-}
-
-fn is_object_schema(schema: &Map<String, Value>) -> bool {
-    let typed_object = match schema.get("type") {
-        Some(Value::String(single)) => single == "object",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
-        _ => false,
-    };
-    typed_object || schema.contains_key("properties")
 }
 
 /// A schema that constrains nothing strict mode can express: no `type`, no choices, no
