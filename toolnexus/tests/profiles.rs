@@ -369,3 +369,86 @@ fn profile_rewrite_is_what_the_toolkit_sends_and_checks() {
         assert_eq!(sent, expected, "{profile}");
     }
 }
+
+/// A schema whose definitions refer to one another (and to themselves) through `allOf`,
+/// `$ref` and `items` in any pattern: `links[d]` lists, for definition `d`, each property's
+/// target and how it is reached.
+fn reference_graph(links: &[Vec<(usize, u8)>], root: &[(usize, u8)]) -> Value {
+    fn properties(links: &[(usize, u8)]) -> Value {
+        let mut properties = Map::new();
+        for (at, (target, how)) in links.iter().enumerate() {
+            let reference = json!({"$ref": format!("#/$defs/D{target}")});
+            let property = match how % 4 {
+                0 => json!({"allOf": [reference]}),
+                1 => reference,
+                2 => json!({"type": "array", "items": {"allOf": [reference]}}),
+                _ => {
+                    json!({"allOf": [reference, {"type": "object", "properties": {"n": {"type": "integer"}}}]})
+                }
+            };
+            properties.insert(format!("p{at}"), property);
+        }
+        json!({"type": "object", "properties": properties})
+    }
+    let defs: Map<String, Value> = links
+        .iter()
+        .enumerate()
+        .map(|(at, links)| (format!("D{at}"), properties(links)))
+        .collect();
+    let mut schema = properties(root);
+    schema["$defs"] = Value::Object(defs);
+    schema
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// No schema makes a profile run without end: a definition merged into itself through
+    /// `allOf` (which once overflowed the stack, an abort, from a schema any MCP server can
+    /// send) is cut and reported, and the strict profiles then send the plain schema.
+    #[test]
+    fn definitions_that_merge_into_themselves_are_cut_and_reported(
+        links in proptest::collection::vec(
+            proptest::collection::vec((0_usize..3, 0_u8..4), 0..3), 3),
+        root in proptest::collection::vec((0_usize..3, 0_u8..4), 1..3),
+    ) {
+        let schema = reference_graph(&links, &root);
+        for profile in Profile::ALL {
+            let (rewritten, _) = profile.rewrite(schema.as_object().unwrap());
+            proptest::prop_assert!(serde_json::to_string(&rewritten).is_ok());
+        }
+        let toolkit = Toolkit::new().with(counting(schema.clone()).0);
+        let sent = &toolkit.to_openai_strict()[0]["function"];
+        if sent["strict"] == true {
+            proptest::prop_assert!(toolkit
+                .check(Profile::OpenAiStrict)
+                .iter()
+                .all(|issue| issue.kind != IssueKind::Unsaid));
+        } else {
+            proptest::prop_assert_eq!(&sent["parameters"], &schema);
+        }
+    }
+}
+
+#[test]
+fn a_definition_merged_into_itself_is_cut_where_it_would_never_end() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"x": {"allOf": [{"$ref": "#/$defs/A"}]}},
+        "$defs": {"A": {"type": "object", "properties": {"p": {"allOf": [{"$ref": "#/$defs/A"}]}}}},
+    });
+    let toolkit = Toolkit::new().with(counting(schema.clone()).0);
+    let cut: Vec<_> = toolkit
+        .check(Profile::OpenAiStrict)
+        .into_iter()
+        .filter(|issue| issue.lost.contains("levels of nesting or"))
+        .collect();
+    assert_eq!(cut.len(), 1, "{cut:?}");
+    assert!(cut[0].path.starts_with("x.p.p.p."), "{}", cut[0].path);
+    assert_eq!(cut[0].kind, IssueKind::Unsaid);
+    let sent = &toolkit.to_openai_strict()[0]["function"];
+    assert_eq!(
+        (&sent["strict"], &sent["parameters"]),
+        (&json!(false), &schema)
+    );
+}

@@ -93,12 +93,27 @@ pub(super) trait Dialect: Sized {
     fn other(_walk: &mut Walk<Self>, _schema: &mut Value, _path: &str) {}
 }
 
+/// How deep a rewrite goes, and how many schema objects it rewrites. Merging an `allOf`
+/// part copies its definition in, so definitions that `allOf` themselves (or each other)
+/// would be copied in without end, and several such properties side by side multiply: a
+/// schema any MCP server can send. A schema read from JSON nests at most 128 levels
+/// (serde_json's limit), and the strict dialects take at most 5,000 properties (OpenAI's
+/// documented limit), so neither bound cuts a schema a provider would accept.
+const MAX_DEPTH: usize = 256;
+const MAX_NODES: usize = 20_000;
+
 /// One rewrite of one root schema under dialect `D`.
 pub(super) struct Walk<D> {
     /// The root's `$defs`, when taken out of it.
     defs: Option<Map<String, Value>>,
     /// The definitions already rewritten or under way, each rewritten once.
     visited: BTreeSet<String>,
+    /// How many schema objects enclose the one being rewritten.
+    depth: usize,
+    /// How many schema objects were rewritten.
+    rewritten: usize,
+    /// Whether a bound was reached (it is reported once).
+    cut: bool,
     losses: Vec<Loss>,
     dialect: PhantomData<D>,
 }
@@ -110,6 +125,9 @@ impl<D: Dialect> Walk<D> {
         let mut walk = Walk {
             defs: None,
             visited: BTreeSet::new(),
+            depth: 0,
+            rewritten: 0,
+            cut: false,
             losses: Vec::new(),
             dialect: PhantomData::<D>,
         };
@@ -144,6 +162,24 @@ impl<D: Dialect> Walk<D> {
     }
 
     fn rewrite_map(&mut self, node: &mut Map<String, Value>, path: &str, root: bool) {
+        if self.depth == MAX_DEPTH || self.rewritten == MAX_NODES {
+            if !self.cut {
+                self.cut = true;
+                self.lose(
+                    path,
+                    format!("the schema past {MAX_DEPTH} levels of nesting or {MAX_NODES} subschemas"),
+                    "the rewrite stops here (an `allOf` that merges a definition into itself never ends)",
+                );
+            }
+            return;
+        }
+        self.depth += 1;
+        self.rewritten += 1;
+        self.rewrite_children(node, path, root);
+        self.depth -= 1;
+    }
+
+    fn rewrite_children(&mut self, node: &mut Map<String, Value>, path: &str, root: bool) {
         if !D::enter(self, node, path) {
             return;
         }
