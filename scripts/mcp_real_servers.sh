@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # McpTools against MCP servers nobody here wrote: the official reference servers
 # @modelcontextprotocol/server-everything and server-filesystem (npm), and a FastMCP server
-# (the `mcp` package, PyPI). Each server's tools go through every profile and `check`, and a
-# script of calls runs (text, images, structured content, progress, elicitation, a refused
-# argument). Not part of CI: it installs packages (npm, PyPI) and takes a minute.
+# (the `mcp` package 1.x, PyPI; 2.x renamed FastMCP to MCPServer). Each server's tools go
+# through every profile and `check`, and a script of calls runs (text, images, structured
+# content, progress, elicitation, a refused argument). Not part of CI: it installs packages
+# (npm, PyPI) and takes a minute. Last run 2026-12-02: every call as expected, exit 0.
 #
 #   scripts/mcp_real_servers.sh [--dump DIR]   # DIR: write each server's tools/list there
 #
@@ -19,7 +20,7 @@ cd "$work"
 [ -d node_modules/@modelcontextprotocol/server-everything ] ||
   npm install --silent @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem
 [ -x venv/bin/python ] || python3 -m venv venv
-venv/bin/python -c 'import mcp.server.fastmcp' 2> /dev/null || venv/bin/pip install --quiet mcp
+venv/bin/python -c 'import mcp.server.fastmcp' 2> /dev/null || venv/bin/pip install --quiet 'mcp<2'
 
 cat > mcp.json <<JSON
 {"mcpServers": {

@@ -18,7 +18,7 @@ use std::task::{Context, Poll, Waker};
 use counting::allocations;
 use criterion::BatchSize;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use toolnexus::{Tool, ToolContext, ToolResult, Toolkit, tool, tools};
 
 /// Add two numbers.
@@ -272,6 +272,49 @@ fn main() {
         "{over:?}"
     );
 
+    // Not toolnexus: a floor plus the `jsonschema` crate's compiled validator over the tool's
+    // own schema — what the tree check would cost were it that crate (issue 25, item 1).
+    let validator = |schema: &Map<String, Value>| {
+        jsonschema::validator_for(&Value::Object(schema.clone())).expect("a valid schema")
+    };
+    let (units_validator, limited_validator) = (
+        validator(UnitsTool.input_schema()),
+        validator(AddLimitedTool.input_schema()),
+    );
+    let capped_validator = validator(ints_toolkit.get("add_capped").unwrap().input_schema());
+    let nested_jsonschema_from_value = |args: Value| {
+        let valid = units_validator.validate(&args).is_ok();
+        let OrderArgs { order } = serde_json::from_value(args).unwrap();
+        (valid, units_by_hand(&order).to_string())
+    };
+    let limited_jsonschema_from_value = |args: Value| {
+        let valid = limited_validator.validate(&args).is_ok();
+        let Args { a, b } = serde_json::from_value(args).unwrap();
+        (valid, add_by_hand(a, b).to_string())
+    };
+    let capped_jsonschema_from_value = |args: Value| {
+        let valid = capped_validator.validate(&args).is_ok();
+        (valid, by_name_value.call(black_box("add_ints"), args))
+    };
+    assert_eq!(
+        nested_jsonschema_from_value(order.clone()),
+        (true, "81".to_owned())
+    );
+    assert_eq!(
+        limited_jsonschema_from_value(args.clone()),
+        (true, "3.75".to_owned())
+    );
+    assert_eq!(
+        capped_jsonschema_from_value(ints.clone()),
+        (true, "-5".to_owned())
+    );
+    let over = json!({"a": 11, "b": 0});
+    let refused = capped_validator.validate(&over).unwrap_err();
+    println!(
+        "jsonschema refuses {{\"a\":11,\"b\":0}}: at {:?}: {refused}",
+        refused.instance_path.to_string()
+    );
+
     if let Some((routine, calls)) = callgrind_request() {
         let value = || args.clone();
         let missing_value = || missing.clone();
@@ -303,6 +346,15 @@ fn main() {
             "ints_floor_from_value" => measured(calls, || ints.clone(), ints_floor_from_value),
             "ints_toolkit_execute" => measured(calls, || ints.clone(), ints_toolkit_execute),
             "capped_toolkit_execute" => measured(calls, || ints.clone(), capped_toolkit_execute),
+            "nested_jsonschema_from_value" => {
+                measured(calls, || order.clone(), nested_jsonschema_from_value)
+            }
+            "limited_jsonschema_from_value" => {
+                measured(calls, value, limited_jsonschema_from_value)
+            }
+            "capped_jsonschema_from_value" => {
+                measured(calls, || ints.clone(), capped_jsonschema_from_value)
+            }
             other => panic!("no routine named {other}"),
         }
         return;
