@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use toolnexus::mcp::rmcp::ServiceExt;
+use toolnexus::mcp::ServiceExt;
 use toolnexus::mcp::{LineTransport, McpServer};
 use toolnexus::serde_json::{self, Value};
 use toolnexus::{Toolkit, tool, tools};

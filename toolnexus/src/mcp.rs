@@ -74,13 +74,17 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use rmcp;
+/// rmcp's trait that serves an [`McpServer`] on a transport: `server.serve(transport)`, with
+/// [`LineTransport`] or any of rmcp's. The one rmcp item a user of this module must name; a
+/// program that uses more of rmcp depends on it directly, so rmcp's major versions are not
+/// this crate's.
+pub use rmcp::ServiceExt;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer};
-use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use rmcp::{ErrorData, ServerHandler};
 use serde_json::Value;
 
 use crate::provider::mcp_result::definition;

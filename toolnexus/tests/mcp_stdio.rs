@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
-use toolnexus::mcp::rmcp::ServiceExt;
+use toolnexus::mcp::ServiceExt;
 use toolnexus::mcp::{LineTransport, MAX_LINE_BYTES, McpServer};
 use toolnexus::{ToolContext, Toolkit, tool, tools};
 

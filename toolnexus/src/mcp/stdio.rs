@@ -36,7 +36,7 @@ pub const MAX_LINE_BYTES: usize = MAX_ARGUMENT_BYTES + 64 * 1024;
 ///
 /// ```
 /// use toolnexus::{Toolkit, mcp::{LineTransport, McpServer}};
-/// use toolnexus::mcp::rmcp::ServiceExt;
+/// use toolnexus::mcp::ServiceExt;
 /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 ///
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {

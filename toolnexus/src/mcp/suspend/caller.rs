@@ -23,7 +23,8 @@ use sha2::{Digest, Sha256};
 /// ```
 /// use toolnexus::mcp::CallerId;
 ///
-/// let mut request = toolnexus::mcp::rmcp::model::Extensions::new();
+/// // What an authentication layer does once the token is verified.
+/// let mut request = toolnexus::Extensions::new();
 /// request.insert(CallerId("user-42".to_owned()));
 /// assert_eq!(request.get::<CallerId>(), Some(&CallerId("user-42".to_owned())));
 /// ```
