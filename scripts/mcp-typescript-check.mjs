@@ -96,6 +96,7 @@ const EXPECTED_TOOLS = [
   "note_stats",
   "pick_environment",
   "screenshot",
+  "whoami",
 ];
 
 // Each client the SDK can be: which package, how it negotiates, and the revision it must end on.
@@ -178,6 +179,15 @@ async function check(client, target, stateless) {
       ["pick_environment", {}, canAsk ? "deploying to staging" : "Which environment?"],
       ["count_to", { n: 3 }, "counted to 3"],
       ["note_stats", {}, '{"notes":3,"words":120}'],
+      // SPEC §12: the tool reads who is calling (clientInfo) and the request's revision; a
+      // sessionless 2025-* request does not say who sent it.
+      [
+        "whoami",
+        {},
+        stateless && !modern
+          ? `? ? at ${negotiated}`
+          : `toolnexus-typescript-check 1.0.0 at ${negotiated}`,
+      ],
     ];
     for (const [name, args, expected] of calls) {
       const onprogress = name === "count_to" ? (p) => progress.push(p) : undefined;

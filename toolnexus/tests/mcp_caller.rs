@@ -269,7 +269,14 @@ async fn over_http_the_tool_reads_the_request_without_its_token_and_each_caller_
         );
         assert_eq!(who["x-role"], "admin");
         assert_eq!(who["revision"], "2025-11-25");
-        if !stateless {
+        if stateless {
+            // rmcp answers a sessionless 2025-* request as if its own client had sent it.
+            assert_eq!(
+                (&who["name"], &who["version"]),
+                (&Value::Null, &Value::Null),
+                "a stateless 2025-* request does not say who sent it: {who}"
+            );
+        } else {
             assert_eq!(who["name"], "raw", "the session's client: {who}");
         }
         assert_eq!(

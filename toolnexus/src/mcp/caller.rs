@@ -42,8 +42,10 @@ pub struct ClientInfo {
 
 impl ClientInfo {
     fn of(context: &RequestContext<RoleServer>) -> Option<Self> {
-        let implementation = context.client_info();
         let revision = context.protocol_version().map(|v| v.as_str().to_owned());
+        let implementation = context
+            .client_info()
+            .filter(|_| !sessionless_before_2026(context, revision.as_deref()));
         if implementation.is_none() && revision.is_none() {
             return None;
         }
@@ -57,6 +59,16 @@ impl ClientInfo {
             revision,
         })
     }
+}
+
+/// Whether `context` is a 2025-* request over HTTP without a session. rmcp serves one by
+/// initializing a throwaway peer with its own `clientInfo` (`rmcp`), so the client that sent
+/// it is not known; a 2026-07-28 request says it itself.
+fn sessionless_before_2026(context: &RequestContext<RoleServer>, revision: Option<&str>) -> bool {
+    let Some(parts) = context.extensions.get::<http::request::Parts>() else {
+        return false;
+    };
+    !parts.headers.contains_key("mcp-session-id") && revision.is_none_or(|r| r < "2026-07-28")
 }
 
 /// The context a request's tool calls start from: the client, and over HTTP the request's
