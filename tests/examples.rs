@@ -436,18 +436,26 @@ mod mcp_server {
         );
     }
 
-    /// Without its issuer, `MCP_RESOURCE` stops the example before it serves anything.
-    #[test]
-    fn a_resource_without_its_issuer_is_refused_at_start() {
+    /// What `mcp_server --http` wrote on stderr when it refused to start with `env`
+    /// (and none of this crate's other variables).
+    fn refusal_at_start(env: &[(&str, &str)]) -> String {
         let output = Command::new(super::example("mcp_server"))
-            .args(["--http", "127.0.0.1:0"])
-            .env("MCP_RESOURCE", "https://mcp.example.com/mcp")
+            .args(["--http", "127.0.0.1:0", "--stateless"])
+            .env_remove("MCP_STATE_KEY")
+            .env_remove("MCP_RESOURCE")
             .env_remove("MCP_AUTHORIZATION_SERVER")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .output()
             .unwrap();
         assert!(!output.status.success());
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    }
+
+    /// Without its issuer, `MCP_RESOURCE` stops the example before it serves anything.
+    #[test]
+    fn a_resource_without_its_issuer_is_refused_at_start() {
+        let stderr = refusal_at_start(&[("MCP_RESOURCE", "https://mcp.example.com/mcp")]);
         assert!(
             stderr.contains("MCP_RESOURCE needs MCP_AUTHORIZATION_SERVER"),
             "{stderr}"
@@ -457,14 +465,7 @@ mod mcp_server {
     /// A key too short to be a secret stops the example before it serves anything.
     #[test]
     fn a_short_state_key_is_refused_at_start() {
-        let output = Command::new(super::example("mcp_server"))
-            .args(["--http", "127.0.0.1:0", "--stateless"])
-            .env("MCP_STATE_KEY", "short")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        assert!(!output.status.success());
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stderr = refusal_at_start(&[("MCP_STATE_KEY", "short")]);
         assert!(
             stderr.contains(
                 "MCP_STATE_KEY: the requestState key must be at least 32 bytes of secret, got 5"
