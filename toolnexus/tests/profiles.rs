@@ -373,6 +373,21 @@ fn profile_rewrite_is_what_the_toolkit_sends_and_checks() {
 /// A schema whose definitions refer to one another (and to themselves) through `allOf`,
 /// `$ref` and `items` in any pattern: `links[d]` lists, for definition `d`, each property's
 /// target and how it is reached.
+/// How deep `value` nests and how many values it holds, counted without recursion.
+fn depth_and_size(value: &Value) -> (usize, usize) {
+    let (mut deepest, mut size) = (0, 0);
+    let mut pending = vec![(value, 1)];
+    while let Some((value, depth)) = pending.pop() {
+        (deepest, size) = (deepest.max(depth), size + 1);
+        match value {
+            Value::Object(map) => pending.extend(map.values().map(|value| (value, depth + 1))),
+            Value::Array(values) => pending.extend(values.iter().map(|value| (value, depth + 1))),
+            _ => {}
+        }
+    }
+    (deepest, size)
+}
+
 fn reference_graph(links: &[Vec<(usize, u8)>], root: &[(usize, u8)]) -> Value {
     fn properties(links: &[(usize, u8)]) -> Value {
         let mut properties = Map::new();
@@ -415,7 +430,10 @@ proptest::proptest! {
         let schema = reference_graph(&links, &root);
         for profile in Profile::ALL {
             let (rewritten, _) = profile.rewrite(schema.as_object().unwrap());
-            proptest::prop_assert!(serde_json::to_string(&rewritten).is_ok());
+            // A merge copies the definition as given, so the output nests at most the
+            // rewrite's 256 levels (each one or two objects deep) plus one definition's depth.
+            let (depth, _) = depth_and_size(&Value::Object(rewritten));
+            proptest::prop_assert!(depth <= 2 * 256 + depth_and_size(&schema).0, "{depth}");
         }
         let toolkit = Toolkit::new().with(counting(schema.clone()).0);
         let sent = &toolkit.to_openai_strict()[0]["function"];
@@ -446,6 +464,40 @@ fn a_definition_merged_into_itself_is_cut_where_it_would_never_end() {
     assert_eq!(cut.len(), 1, "{cut:?}");
     assert!(cut[0].path.starts_with("x.p.p.p."), "{}", cut[0].path);
     assert_eq!(cut[0].kind, IssueKind::Unsaid);
+    let sent = &toolkit.to_openai_strict()[0]["function"];
+    assert_eq!(
+        (&sent["strict"], &sent["parameters"]),
+        (&json!(false), &schema)
+    );
+}
+
+#[test]
+fn an_all_of_listing_one_definition_many_times_copies_it_within_the_bound() {
+    let properties: Map<String, Value> = (0..500)
+        .map(|at| {
+            (
+                format!("f{at}"),
+                json!({"type": "object", "properties": {"x": {"type": "string"}}}),
+            )
+        })
+        .collect();
+    let parts: Vec<Value> = (0..200).map(|_| json!({"$ref": "#/$defs/Big"})).collect();
+    let schema = json!({
+        "type": "object",
+        "properties": {"big": {"allOf": parts}},
+        "$defs": {"Big": {"type": "object", "properties": properties}},
+    });
+    let (rewritten, losses) = Profile::OpenAiStrict.rewrite(schema.as_object().unwrap());
+    // 200 copies of 1,001 objects would be 200,200; the copies stop at 20,000.
+    let (_, size) = depth_and_size(&Value::Object(rewritten));
+    assert!(size < 4 * 20_000 + depth_and_size(&schema).1, "{size}");
+    let cut: Vec<_> = losses
+        .iter()
+        .filter(|loss| loss.lost.contains("levels of nesting or"))
+        .collect();
+    assert_eq!(cut.len(), 1, "{cut:?}");
+    assert_eq!(cut[0].path, "big");
+    let toolkit = Toolkit::new().with(counting(schema.clone()).0);
     let sent = &toolkit.to_openai_strict()[0]["function"];
     assert_eq!(
         (&sent["strict"], &sent["parameters"]),

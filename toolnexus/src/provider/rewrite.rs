@@ -98,7 +98,9 @@ pub(super) trait Dialect: Sized {
 /// would be copied in without end, and several such properties side by side multiply: a
 /// schema any MCP server can send. A schema read from JSON nests at most 128 levels
 /// (serde_json's limit), and the strict dialects take at most 5,000 properties (OpenAI's
-/// documented limit), so neither bound cuts a schema a provider would accept.
+/// documented limit), so neither bound cuts a schema a provider would accept. The second
+/// bound also caps the subschemas merges copy in, since an `allOf` listing one large
+/// definition many times would otherwise copy it that many times before any is rewritten.
 const MAX_DEPTH: usize = 256;
 const MAX_NODES: usize = 20_000;
 
@@ -106,12 +108,17 @@ const MAX_NODES: usize = 20_000;
 pub(super) struct Walk<D> {
     /// The root's `$defs`, when taken out of it.
     defs: Option<Map<String, Value>>,
+    /// The root's `$defs` as given: a merge copies a definition from here and rewrites the
+    /// copy where it lands, so a copy never carries an earlier copy's expansion with it.
+    originals: Map<String, Value>,
     /// The definitions already rewritten or under way, each rewritten once.
     visited: BTreeSet<String>,
     /// How many schema objects enclose the one being rewritten.
     depth: usize,
     /// How many schema objects were rewritten.
     rewritten: usize,
+    /// How many schema objects merges copied in.
+    copied: usize,
     /// Whether a bound was reached (it is reported once).
     cut: bool,
     losses: Vec<Loss>,
@@ -122,11 +129,17 @@ impl<D: Dialect> Walk<D> {
     /// The rewrite of `schema`, and what it could not say.
     pub(super) fn run(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Loss>) {
         let mut root = schema.clone();
+        let originals = match schema.get("$defs") {
+            Some(Value::Object(defs)) => defs.clone(),
+            _ => Map::new(),
+        };
         let mut walk = Walk {
             defs: None,
+            originals,
             visited: BTreeSet::new(),
             depth: 0,
             rewritten: 0,
+            copied: 0,
             cut: false,
             losses: Vec::new(),
             dialect: PhantomData::<D>,
@@ -163,20 +176,31 @@ impl<D: Dialect> Walk<D> {
 
     fn rewrite_map(&mut self, node: &mut Map<String, Value>, path: &str, root: bool) {
         if self.depth == MAX_DEPTH || self.rewritten == MAX_NODES {
-            if !self.cut {
-                self.cut = true;
-                self.lose(
-                    path,
-                    format!("the schema past {MAX_DEPTH} levels of nesting or {MAX_NODES} subschemas"),
-                    "the rewrite stops here (an `allOf` that merges a definition into itself never ends)",
-                );
-            }
+            self.cut_at(path);
             return;
         }
         self.depth += 1;
         self.rewritten += 1;
         self.rewrite_children(node, path, root);
         self.depth -= 1;
+    }
+
+    /// Reports the first place the rewrite stops at a bound.
+    fn cut_at(&mut self, path: &str) {
+        if self.cut {
+            return;
+        }
+        self.cut = true;
+        self.lose(
+            path,
+            format!("the schema past {MAX_DEPTH} levels of nesting or {MAX_NODES} subschemas"),
+            "the rewrite stops here (an `allOf` that merges a definition into itself never ends)",
+        );
+    }
+
+    /// Whether a bound was reached (and reported).
+    pub(super) fn is_cut(&self) -> bool {
+        self.cut
     }
 
     fn rewrite_children(&mut self, node: &mut Map<String, Value>, path: &str, root: bool) {
@@ -240,12 +264,17 @@ impl<D: Dialect> Walk<D> {
         }
     }
 
-    /// A copy of the definition a `#/$defs/NAME` reference points at, as it stands now.
-    pub(super) fn definition(&self, reference: &str) -> Option<Value> {
-        self.defs
-            .as_ref()?
-            .get(&definition_name(reference)?)
-            .cloned()
+    /// A copy of the definition a `#/$defs/NAME` reference points at, as the schema gives
+    /// it, for merging at `path`; `None` for an unknown name, or once the copies reach the
+    /// bound (the rewrite is then cut).
+    pub(super) fn definition(&mut self, reference: &str, path: &str) -> Option<Value> {
+        let definition = self.originals.get(&definition_name(reference)?)?;
+        self.copied += schema_objects(definition);
+        if self.copied > MAX_NODES {
+            self.cut_at(path);
+            return None;
+        }
+        Some(definition.clone())
     }
 
     /// Reports what the model cannot be told at `path`.
@@ -395,6 +424,23 @@ pub(super) fn is_object(node: &Map<String, Value>) -> bool {
         _ => false,
     };
     typed_object || node.contains_key("properties")
+}
+
+/// How many schema objects `schema` holds, counted without recursion (any depth).
+fn schema_objects(schema: &Value) -> usize {
+    let mut pending = vec![schema];
+    let mut objects = 0;
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Object(map) => {
+                objects += 1;
+                pending.extend(map.values());
+            }
+            Value::Array(values) => pending.extend(values),
+            _ => {}
+        }
+    }
+    objects
 }
 
 /// Merges `other` into `out`: `out`'s keywords win, except that `properties` and `required`

@@ -156,7 +156,11 @@ fn merge_all_of(walk: &mut Walk<OpenAiStrict>, node: &mut Map<String, Value>, pa
         let resolved = part
             .get("$ref")
             .and_then(Value::as_str)
-            .and_then(|reference| walk.definition(reference));
+            .and_then(|reference| walk.definition(reference, path));
+        // Past a bound nothing more is copied in: the cut is reported and the tool sent plain.
+        if walk.is_cut() {
+            return;
+        }
         match resolved.unwrap_or(part) {
             Value::Object(part) => merge_into(node, part),
             part => walk.lose(
