@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use crate::provider::loss::Loss;
 use crate::provider::openai::{self, strict};
 use crate::provider::{anthropic, gemini};
-use crate::tool::Tool;
+use crate::tool::{Tool, ToolSource};
 
 /// Which schema a provider is sent for a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -72,7 +72,7 @@ impl Profile {
     /// ```
     pub fn rewrite(self, schema: &Map<String, Value>) -> (Map<String, Value>, Vec<SchemaIssue>) {
         let (rewritten, losses) = self.losses(schema);
-        let issues = issues("", self, schema, losses);
+        let issues = issues("", self, Some(schema), losses);
         (rewritten, issues)
     }
 
@@ -220,17 +220,23 @@ impl fmt::Display for SchemaIssue {
 /// ```
 pub fn check(tool: &dyn Tool, profile: Profile) -> Vec<SchemaIssue> {
     if profile == Profile::Plain {
-        return issues(tool.name(), profile, tool.input_schema(), Vec::new());
+        return issues(tool.name(), profile, patterns_of(tool), Vec::new());
     }
     build(tool, profile).issues
 }
 
+/// The schema whose `pattern`s `tool` matches: none for a remote MCP tool, whose server
+/// matches its own (SPEC §13), so a pattern that does not compile here refuses nothing.
+fn patterns_of(tool: &dyn Tool) -> Option<&Map<String, Value>> {
+    (tool.source() != ToolSource::Mcp).then(|| tool.input_schema())
+}
+
 /// The issues of the tool named `tool` under `profile`: its rewrite's `losses`, then every
-/// `pattern` of its `schema` that does not compile.
+/// `pattern` of `patterns` (the schema whose patterns it matches) that does not compile.
 fn issues(
     tool: &str,
     profile: Profile,
-    schema: &Map<String, Value>,
+    patterns: Option<&Map<String, Value>>,
     losses: Vec<Loss>,
 ) -> Vec<SchemaIssue> {
     let lost = losses.into_iter().map(|loss| SchemaIssue {
@@ -245,7 +251,8 @@ fn issues(
             IssueKind::Unsaid
         },
     });
-    lost.chain(unenforceable(tool, profile, schema)).collect()
+    let unenforceable = patterns.map(|schema| unenforceable(tool, profile, schema));
+    lost.chain(unenforceable.into_iter().flatten()).collect()
 }
 
 /// Every `pattern` of `schema` that does not compile, as issues under `profile`.
@@ -318,7 +325,7 @@ fn build(tool: &dyn Tool, profile: Profile) -> Built {
         Profile::GeminiJsonSchema => gemini::json_schema_declaration(tool, schema),
         Profile::AnthropicStrict => anthropic::strict_entry(tool, schema, exact),
     };
-    let issues = issues(tool.name(), profile, tool.input_schema(), losses);
+    let issues = issues(tool.name(), profile, patterns_of(tool), losses);
     Built { entry, issues }
 }
 

@@ -138,7 +138,10 @@ fn counted_schema() -> Map<String, Value> {
         "properties": {
             "n": {"type": "integer", "maximum": 10},
             "lines": {"type": "array", "items": {"type": "object", "properties": {"qty": {"type": "integer", "minimum": 1}}}},
-            "email": {"type": "string", "format": "email"}
+            "email": {"type": "string", "format": "email"},
+            // A Python server's pattern, no ECMA-262 one, and one that backtracks exponentially.
+            "tag": {"type": "string", "pattern": "(?i)^abc$"},
+            "code": {"type": "string", "pattern": "^(a+)+$"}
         },
         "required": ["n"]
     })
@@ -328,10 +331,21 @@ async fn remote_tools_are_tools_whose_every_profile_is_the_originals() {
         Profile::GeminiJsonSchema,
         Profile::AnthropicStrict,
     ] {
+        // The one difference: a pattern that does not compile here is the local tool's issue
+        // alone, since the server matches its remote tool's patterns itself.
+        let (unenforceable, local): (Vec<_>, Vec<_>) = served
+            .local
+            .check(profile)
+            .into_iter()
+            .partition(|issue| issue.kind == toolnexus::IssueKind::Unenforceable);
+        assert_eq!(toolkit.check(profile), local, "{profile:?}");
+        assert_eq!(unenforceable.len(), 1, "{unenforceable:?}");
         assert_eq!(
-            toolkit.check(profile),
-            served.local.check(profile),
-            "{profile:?}"
+            (
+                unenforceable[0].tool.as_str(),
+                unenforceable[0].path.as_str()
+            ),
+            ("counted", "tag")
         );
     }
 
@@ -388,6 +402,21 @@ async fn arguments_are_checked_before_anything_is_sent() {
             .await;
         assert_eq!((sent.output.as_str(), sent.is_error), ("ran", false));
         assert_eq!(served.calls.load(Ordering::SeqCst), 1);
+        // Nor are patterns, which the server's own engine reads: one that does not compile
+        // here refuses nothing, and one that backtracks is never matched in the agent (20
+        // characters keep this test quick if it ever is).
+        for args in [
+            json!({"n": 1, "tag": "ABC"}),
+            json!({"n": 1, "code": format!("{}!", "a".repeat(20))}),
+        ] {
+            let sent = toolkit.execute("counted", args.clone(), &ctx).await;
+            assert_eq!(
+                (sent.output.as_str(), sent.is_error),
+                ("ran", false),
+                "{args}"
+            );
+        }
+        assert_eq!(served.calls.load(Ordering::SeqCst), 3);
     }
 }
 

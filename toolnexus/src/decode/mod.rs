@@ -21,7 +21,8 @@
 
 pub(crate) mod align;
 // Crate-visible: the checker of arguments against a schema, for answers (SPEC §10B) and remote
-// tools (SPEC §13) too: `check::check_args(tool, &check::Shape::of(schema, false), &args)`.
+// tools (SPEC §13) too: `check::check_args(tool, &check::Shape::of(schema, false), &args)`, or
+// `Shape::of_remote(schema)` for a server's schema.
 pub(crate) mod check;
 mod derived;
 mod error;

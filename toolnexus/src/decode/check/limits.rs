@@ -10,7 +10,8 @@
 //! the `u` flag, where JavaScript would split a surrogate pair); and regress is a backtracking
 //! engine, so a pattern written to backtrack exponentially (`^(a+)+$`) costs what it costs in
 //! JavaScript — the tool's author chooses the pattern, the model only the string, which the
-//! argument size limit bounds. A pattern regress cannot compile does not panic: every string it
+//! argument size limit bounds. A remote MCP tool's patterns are not matched here at all: they
+//! are left to the server that wrote them ([`Origin::Remote`]). A pattern regress cannot compile does not panic: every string it
 //! reaches is refused with ``the schema's pattern `…` cannot be checked: …``, and
 //! [`broken_patterns`] lists such patterns, for `check` to report before any call.
 //!
@@ -20,6 +21,7 @@ use std::cmp::Ordering;
 
 use serde_json::{Map, Number, Value};
 
+use super::shape::Origin;
 use super::tree::{Tree, View};
 
 mod equality;
@@ -79,15 +81,18 @@ struct Pattern {
 
 impl Keywords {
     /// The limits `schema` states, or `None` when it states none (most subschemas), so a
-    /// tool without limits carries nothing to check. With `marked`, the bounds the schema
-    /// marks as the decoder's (`align::align_marking`) are left out: serde enforces them.
-    pub(super) fn read(schema: &Map<String, Value>, marked: bool) -> Option<Box<Self>> {
+    /// tool without limits carries nothing to check. From a schema this crate generated, the
+    /// bounds it marks as the decoder's (`align::align_marking`) are left out: serde enforces
+    /// them; from a server's, the `pattern` ([`Origin::Remote`]).
+    pub(super) fn read(schema: &Map<String, Value>, origin: Origin) -> Option<Box<Self>> {
         let number = |key: &str| match schema.get(key) {
             Some(Value::Number(number)) => Some(number.clone()),
             _ => None,
         };
         let decoded = |key: &str| match schema.get(DECODED) {
-            Some(Value::Array(keys)) if marked => keys.iter().any(|k| k == key),
+            Some(Value::Array(keys)) if origin == Origin::Generated => {
+                keys.iter().any(|k| k == key)
+            }
             _ => false,
         };
         let bound = |key: &str| {
@@ -108,7 +113,7 @@ impl Keywords {
             min_length: count("minLength"),
             max_length: count("maxLength"),
             pattern: match schema.get("pattern") {
-                Some(Value::String(source)) => Some(Pattern {
+                Some(Value::String(source)) if origin != Origin::Remote => Some(Pattern {
                     source: source.clone(),
                     compiled: compile(source),
                 }),

@@ -168,26 +168,51 @@ pub(super) enum OtherKeys {
     Schema(usize),
 }
 
+/// Who wrote a schema, which decides what of it the check reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Origin {
+    /// This crate, marking the bounds its decoder enforces (`align::align_marking`), which
+    /// are then not checked again.
+    Generated,
+    /// Code in this process: the schema a question asks with (SPEC §10B). Every keyword the
+    /// check reads is checked.
+    Given,
+    /// An MCP server (SPEC §13). Its `pattern`s are left to it: they are written for the
+    /// server's own regex engine (a Python server's `(?i)^abc$` does not compile as ECMA-262,
+    /// and refusing every string there would refuse what the server accepts), and a
+    /// backtracking match of a pattern nobody here wrote can hang the agent (`^(a+)+$`
+    /// against 26 characters took 1.2 s in regress, doubling with each one more).
+    #[cfg_attr(not(feature = "mcp-client"), allow(dead_code))]
+    Remote,
+}
+
 impl Shape {
     /// Reads `root`, an input schema; `checks_keys` when decoding must refuse the keys it
-    /// does not name. Every bound it states is checked: for schemas this crate did not
-    /// generate: a remote MCP tool's (SPEC §13) and the schema a question asks with (§10B).
+    /// does not name. Every bound it states is checked: for a schema this crate did not
+    /// generate, such as the one a question asks with (§10B).
     pub(crate) fn of(root: &Map<String, Value>, checks_keys: bool) -> Self {
-        Self::read(root, checks_keys, false)
+        Self::read(root, checks_keys, Origin::Given)
     }
 
     /// [`Self::of`] for a schema this crate generated and marked with the bounds its decoder
     /// enforces (`align::align_marking`), which are then not checked again.
     pub(crate) fn of_generated(root: &Map<String, Value>, checks_keys: bool) -> Self {
-        Self::read(root, checks_keys, true)
+        Self::read(root, checks_keys, Origin::Generated)
     }
 
-    fn read(root: &Map<String, Value>, checks_keys: bool, marked: bool) -> Self {
+    /// [`Self::of`] for a remote MCP tool's input schema (SPEC §13), whose `pattern`s are
+    /// left to the server ([`Origin::Remote`]).
+    #[cfg(feature = "mcp-client")]
+    pub(crate) fn of_remote(root: &Map<String, Value>) -> Self {
+        Self::read(root, false, Origin::Remote)
+    }
+
+    fn read(root: &Map<String, Value>, checks_keys: bool, origin: Origin) -> Self {
         let mut reader = Reader {
             root,
             nodes: Vec::new(),
             references: BTreeMap::new(),
-            marked,
+            origin,
         };
         reader.node(&Value::Object(root.clone()));
         let closed_keys = checks_keys.then(|| named_keys(root)).flatten();
@@ -315,8 +340,8 @@ struct Reader<'s> {
     nodes: Vec<Node>,
     /// The node each `$ref` already read stands for, so a recursive type is read once.
     references: BTreeMap<String, Option<usize>>,
-    /// Whether the bounds a schema marks as the decoder's are left out of its limits.
-    marked: bool,
+    /// Who wrote the schema.
+    origin: Origin,
 }
 
 impl Reader<'_> {
@@ -376,7 +401,7 @@ impl Reader<'_> {
             nothing: false,
             kinds: schema.get("type").and_then(kinds),
             listed,
-            limits: Keywords::read(schema, self.marked),
+            limits: Keywords::read(schema, self.origin),
             reference,
             all_of: self.nodes(schema.get("allOf")),
             alternatives,

@@ -65,14 +65,15 @@ impl RemoteDef {
     }
 
     fn shape(&self) -> &Shape {
-        self.shape.get_or_init(|| Shape::of(&self.input, false))
+        self.shape.get_or_init(|| Shape::of_remote(&self.input))
     }
 }
 
 /// SPEC §11's check of arguments, against a schema a server sent: `None` when they may fit,
 /// else the invalid-arguments result naming the place and the limit. Keywords the checker
-/// does not read only ever let a value through, so they are left to the server. (The one
-/// place this module reaches the checker.)
+/// does not read only ever let a value through, so they are left to the server, and so is
+/// every `pattern`, which the server's own regex engine reads (see `Shape::of_remote`). (The
+/// one place this module reaches the checker.)
 fn refusal(tool: &str, def: &RemoteDef, args: &Value) -> Option<ToolResult> {
     crate::decode::check_args(tool, def.shape(), args).err()
 }
