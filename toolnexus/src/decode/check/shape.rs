@@ -171,37 +171,31 @@ pub(super) enum OtherKeys {
 /// Who wrote a schema, which decides what of it the check reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Origin {
-    /// This crate, marking the bounds its decoder enforces (`align::align_marking`), which
-    /// are then not checked again.
+    /// This crate, marking the bounds its decoder enforces (`align::align_marking`).
     Generated,
-    /// Code in this process: the schema a question asks with (SPEC §10B). Every keyword the
-    /// check reads is checked.
+    /// Code in this process: the schema a question asks with (SPEC §10B).
     Given,
-    /// An MCP server (SPEC §13). Its `pattern`s are left to it: they are written for the
-    /// server's own regex engine (a Python server's `(?i)^abc$` does not compile as ECMA-262,
-    /// and refusing every string there would refuse what the server accepts), and a
-    /// backtracking match of a pattern nobody here wrote can hang the agent (`^(a+)+$`
-    /// against 26 characters took 1.2 s in regress, doubling with each one more).
+    /// An MCP server (SPEC §13), whose `pattern`s are left to it (`Shape::of_remote`).
     #[cfg_attr(not(feature = "mcp-client"), allow(dead_code))]
     Remote,
 }
 
 impl Shape {
-    /// Reads `root`, an input schema; `checks_keys` when decoding must refuse the keys it
-    /// does not name. Every bound it states is checked: for a schema this crate did not
-    /// generate, such as the one a question asks with (§10B).
+    /// Reads `root`, a schema this crate did not generate (a question's, §10B), every bound
+    /// of it checked; `checks_keys` when decoding must refuse the keys it does not name.
     pub(crate) fn of(root: &Map<String, Value>, checks_keys: bool) -> Self {
         Self::read(root, checks_keys, Origin::Given)
     }
 
-    /// [`Self::of`] for a schema this crate generated and marked with the bounds its decoder
-    /// enforces (`align::align_marking`), which are then not checked again.
+    /// [`Self::of`] for a schema this crate generated, leaving out the bounds it marks.
     pub(crate) fn of_generated(root: &Map<String, Value>, checks_keys: bool) -> Self {
         Self::read(root, checks_keys, Origin::Generated)
     }
 
-    /// [`Self::of`] for a remote MCP tool's input schema (SPEC §13), whose `pattern`s are
-    /// left to the server ([`Origin::Remote`]).
+    /// [`Self::of`] for a remote MCP tool's input schema (SPEC §13), leaving its `pattern`s to
+    /// the server's own regex engine: a Python server's `(?i)^abc$` is no ECMA-262 pattern,
+    /// and a backtracking match of one nobody here wrote can hang the agent (`^(a+)+$` took
+    /// 1.2 s at 26 characters in regress, doubling with each one more).
     #[cfg(feature = "mcp-client")]
     pub(crate) fn of_remote(root: &Map<String, Value>) -> Self {
         Self::read(root, false, Origin::Remote)

@@ -71,9 +71,7 @@ impl RemoteDef {
 
 /// SPEC §11's check of arguments, against a schema a server sent: `None` when they may fit,
 /// else the invalid-arguments result naming the place and the limit. Keywords the checker
-/// does not read only ever let a value through, so they are left to the server, and so is
-/// every `pattern`, which the server's own regex engine reads (see `Shape::of_remote`). (The
-/// one place this module reaches the checker.)
+/// does not read, and every `pattern` (`Shape::of_remote`), are left to the server.
 fn refusal(tool: &str, def: &RemoteDef, args: &Value) -> Option<ToolResult> {
     crate::decode::check_args(tool, def.shape(), args).err()
 }
