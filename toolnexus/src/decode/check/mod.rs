@@ -463,6 +463,8 @@ fn none_of<T: Tree>(value: &T) -> Mismatch {
 
 #[cfg(test)]
 mod during_tests;
+#[cfg(all(test, feature = "mcp-client"))]
+mod hostile_tests;
 #[cfg(test)]
 mod stream_tests;
 #[cfg(test)]
