@@ -49,6 +49,8 @@ cat > calls.json <<JSON
   {"server": "fastmcp", "tool": "forecast", "args": {"city": "Oslo", "days": 9}},
   {"server": "fastmcp", "tool": "order", "args": {"items": [{"apple": 2}], "priority": "high"}},
   {"server": "fastmcp", "tool": "order", "args": {"items": [{"apple": 2}], "priority": "urgent"}},
+  {"server": "fastmcp", "tool": "find_sku", "args": {"sku": "SKU-12"}},
+  {"server": "fastmcp", "tool": "find_sku", "args": {"sku": "12"}},
   {"server": "fastmcp", "tool": "pixel", "args": {}},
   {"server": "fastmcp", "tool": "countdown", "args": {"n": 3}},
   {"server": "fastmcp", "tool": "wipe", "args": {"table": "users"}, "answer": {"ok": true, "data": {"confirm": true}}},

@@ -1,5 +1,5 @@
 """A FastMCP server (the `mcp` package's FastMCP, Python) for scripts/mcp_real_servers.sh:
-typed parameters with constraints (pydantic Field), a structured result, an image, progress,
+typed parameters with constraints (pydantic Field, one a Python-only pattern), a structured result, an image, progress,
 and a question (elicitation) — schemas and behaviour nobody here wrote."""
 
 from typing import Annotated, Literal
@@ -28,6 +28,12 @@ def order(items: list[dict[str, int]], priority: Literal["low", "high"] = "low",
           note: str | None = None) -> str:
     """Places an order of items (name to quantity)."""
     return f"{len(items)} item(s), {priority} priority" + (f": {note}" if note else "")
+
+
+@mcp.tool()
+def find_sku(sku: Annotated[str, Field(pattern=r"(?i)^sku-\d+$")]) -> str:
+    """Finds a product by SKU. The pattern is Python's (pydantic's), no ECMA-262 one."""
+    return f"found {sku}"
 
 
 @mcp.tool()
