@@ -1,5 +1,8 @@
 //! `$ref` resolution: the one place that reads a JSON pointer inside a schema, for every
-//! profile's rewrite and for the schema check; and draft-07's `definitions` read as `$defs`.
+//! profile's rewrite and for the schema check; and every local reference made a `$defs` one
+//! for the rewrites.
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
@@ -36,11 +39,65 @@ fn unescape(segment: &str) -> String {
     segment.replace("~1", "/").replace("~0", "~")
 }
 
-/// Moves draft-07's `definitions` (which zod-to-json-schema and pydantic 1 write, so many MCP
-/// servers send them) into 2020-12's `$defs`, the one place the dialects rewrite definitions,
-/// and points every `#/definitions/…` reference there. Left as it is when a name is in both,
-/// or either is no object.
-pub(crate) fn definitions_as_defs(root: &mut Map<String, Value>) {
+/// Every local reference of `root` made `#/$defs/NAME`, the one form the dialects rewrite,
+/// with what it means kept: draft-07's `definitions` (which zod-to-json-schema and pydantic 1
+/// write, so many MCP servers send them) move into `$defs`, and a pointer anywhere else
+/// (`#/properties/from`, zod-to-json-schema's for a schema used twice) names a copy of what it
+/// points at, put in `$defs` under the pointer's path (`properties.from`). So a rewrite that
+/// reshapes the place pointed at (strict mode makes an optional property nullable) does not
+/// change the reference. `#` itself, and a pointer to nothing, stay as they are.
+pub(crate) fn references_into_defs(root: &mut Map<String, Value>) {
+    definitions_as_defs(root);
+    if !matches!(root.get("$defs"), None | Some(Value::Object(_))) {
+        return;
+    }
+    let given = root.clone();
+    let mut used: BTreeSet<String> = match given.get("$defs") {
+        Some(Value::Object(defs)) => defs.keys().cloned().collect(),
+        _ => BTreeSet::new(),
+    };
+    // Each pointer's name in `$defs`, or `None` when it points at no schema object.
+    let mut named: BTreeMap<String, Option<String>> = BTreeMap::new();
+    // A copy's own references are made `$defs` ones on the next round; each round only names
+    // pointers written in `given`, so the rounds end.
+    loop {
+        let mut copies = Map::new();
+        for_each_reference(root, |reference| {
+            let defined = reference
+                .strip_prefix("#/$defs/")
+                .is_some_and(|name| !name.contains('/'));
+            if reference == "#" || defined || !reference.starts_with("#/") {
+                return;
+            }
+            let name = named.entry(reference.clone()).or_insert_with(|| {
+                let target = resolve_reference(&given, reference)?;
+                let path: Vec<String> = reference[2..].split('/').map(unescape).collect();
+                let mut name = path.join(".");
+                while !used.insert(name.clone()) {
+                    name.push('_');
+                }
+                copies.insert(name.clone(), Value::Object(target.clone()));
+                Some(name)
+            });
+            if let Some(name) = name {
+                *reference = format!("#/$defs/{}", name.replace('~', "~0").replace('/', "~1"));
+            }
+        });
+        if copies.is_empty() {
+            return;
+        }
+        if let Value::Object(defs) = root
+            .entry("$defs")
+            .or_insert_with(|| Value::Object(Map::new()))
+        {
+            defs.extend(copies);
+        }
+    }
+}
+
+/// Moves draft-07's `definitions` into `$defs` and points every `#/definitions/…` reference
+/// there. Left as it is when a name is in both, or either is no object.
+fn definitions_as_defs(root: &mut Map<String, Value>) {
     let (Some(Value::Object(definitions)), None | Some(Value::Object(_))) =
         (root.get("definitions"), root.get("$defs"))
     else {
@@ -56,31 +113,40 @@ pub(crate) fn definitions_as_defs(root: &mut Map<String, Value>) {
     let Some(Value::Object(definitions)) = root.shift_remove("definitions") else {
         return;
     };
-    let defs = root
+    if let Value::Object(defs) = root
         .entry("$defs")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(defs) = defs {
+        .or_insert_with(|| Value::Object(Map::new()))
+    {
         defs.extend(definitions);
     }
+    for_each_reference(root, |reference| {
+        if let Some(name) = reference.strip_prefix("#/definitions/") {
+            *reference = format!("#/$defs/{name}");
+        }
+    });
+}
+
+/// Calls `visit` on every `$ref` of `root` and its subschemas (values such as `const` or
+/// `default` are data, never references).
+fn for_each_reference(root: &mut Map<String, Value>, mut visit: impl FnMut(&mut String)) {
     let mut pending = Vec::new();
-    retarget(root, &mut pending);
+    visit_schema(root, &mut pending, &mut visit);
     while let Some(schema) = pending.pop() {
         if let Value::Object(schema) = schema {
-            retarget(schema, &mut pending);
+            visit_schema(schema, &mut pending, &mut visit);
         }
     }
 }
 
-/// Points `schema`'s own `#/definitions/…` reference at `$defs`, and leaves the subschemas in
-/// it to do next (values such as `const` or `default` are data, never references).
-fn retarget<'v>(schema: &'v mut Map<String, Value>, pending: &mut Vec<&'v mut Value>) {
+/// [`for_each_reference`] for `schema`'s own `$ref`, leaving its subschemas in `pending`.
+fn visit_schema<'v>(
+    schema: &'v mut Map<String, Value>,
+    pending: &mut Vec<&'v mut Value>,
+    visit: &mut impl FnMut(&mut String),
+) {
     for (key, value) in schema.iter_mut() {
         match (key.as_str(), value) {
-            ("$ref", Value::String(reference)) => {
-                if let Some(name) = reference.strip_prefix("#/definitions/") {
-                    *reference = format!("#/$defs/{name}");
-                }
-            }
+            ("$ref", Value::String(reference)) => visit(reference),
             (
                 "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas",
                 Value::Object(schemas),
@@ -112,30 +178,38 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn definitions_become_defs_and_only_references_follow() {
+    fn local_references_become_defs_and_only_references_follow() {
         let mut root = json!({
             "properties": {
                 // A property may be called `default`: it is a schema.
                 "default": {"$ref": "#/definitions/P"},
                 "c": {"const": {"$ref": "#/definitions/P"}, "anyOf": [{"$ref": "#/definitions/P"}]},
+                // zod-to-json-schema's reference to a schema used twice; and one to nothing.
+                "d": {"$ref": "#/properties/default"},
+                "e": {"$ref": "#/properties/none", "not": {"$ref": "#"}},
             },
             "definitions": {"P": {"items": {"$ref": "#/definitions/P"}}},
         });
-        super::definitions_as_defs(root.as_object_mut().unwrap());
+        super::references_into_defs(root.as_object_mut().unwrap());
         assert_eq!(
             root,
             json!({
                 "properties": {
                     "default": {"$ref": "#/$defs/P"},
                     "c": {"const": {"$ref": "#/definitions/P"}, "anyOf": [{"$ref": "#/$defs/P"}]},
+                    "d": {"$ref": "#/$defs/properties.default"},
+                    "e": {"$ref": "#/properties/none", "not": {"$ref": "#"}},
                 },
-                "$defs": {"P": {"items": {"$ref": "#/$defs/P"}}},
+                "$defs": {
+                    "P": {"items": {"$ref": "#/$defs/P"}},
+                    "properties.default": {"$ref": "#/$defs/P"},
+                },
             })
         );
         // A name in both is left as it is.
         let mut both = json!({"definitions": {"P": {}}, "$defs": {"P": {}}});
         let before = both.clone();
-        super::definitions_as_defs(both.as_object_mut().unwrap());
+        super::references_into_defs(both.as_object_mut().unwrap());
         assert_eq!(both, before);
     }
 }

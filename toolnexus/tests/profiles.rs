@@ -573,3 +573,31 @@ fn draft_07_definitions_are_rewritten_like_defs() {
     );
     assert_eq!(toolkit.check(Profile::OpenAiStrict), []);
 }
+
+/// zod-to-json-schema refers to a schema used twice by where it first appears
+/// (`#/properties/from`). Strict mode makes the optional `from` nullable; the required `to`,
+/// which refers to it, must not become nullable with it.
+#[test]
+fn a_reference_into_a_property_keeps_its_meaning_when_the_property_is_rewritten() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "from": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]},
+            "to": {"$ref": "#/properties/from"},
+        },
+        "required": ["to"],
+    });
+    for profile in [Profile::OpenAiStrict, Profile::AnthropicStrict] {
+        let (rewritten, issues) = profile.rewrite(schema.as_object().unwrap());
+        let rewritten = Value::Object(rewritten);
+        let to = rewritten["properties"]["to"]["$ref"].as_str().unwrap();
+        let target = rewritten.pointer(to.strip_prefix('#').unwrap()).unwrap();
+        assert_eq!(target["type"], json!("object"), "{profile:?}: {rewritten}");
+        assert_eq!(issues, [], "{profile:?}");
+    }
+    let toolkit = Toolkit::new().with(counting(schema).0);
+    assert_eq!(
+        toolkit.to_openai_strict()[0]["function"]["strict"],
+        json!(true)
+    );
+}

@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 
 use serde_json::{Map, Value, json};
 
-use crate::pointer::{definition_name, definitions_as_defs};
+use crate::pointer::{definition_name, references_into_defs};
 use crate::provider::described::{described, with_words};
 use crate::provider::loss::{Loss, items_path, property_path};
 
@@ -129,7 +129,7 @@ impl<D: Dialect> Walk<D> {
     /// The rewrite of `schema`, and what it could not say.
     pub(super) fn run(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Loss>) {
         let mut root = schema.clone();
-        definitions_as_defs(&mut root);
+        references_into_defs(&mut root);
         let originals = match root.get("$defs") {
             Some(Value::Object(defs)) => defs.clone(),
             _ => Map::new(),

@@ -151,21 +151,28 @@ fn any_schema() -> BoxedStrategy<Value> {
     .boxed()
 }
 
-/// A root with definitions, some of which refer to each other or to themselves.
+/// A root with definitions (in 2020-12's `$defs` or draft-07's `definitions`), some of which
+/// refer to each other or to themselves.
 fn any_root() -> impl Strategy<Value = Map<String, Value>> {
-    (any_schema(), prop::collection::vec(any_schema(), 0..3)).prop_map(|(root, defs)| {
-        let mut root = match root {
-            Value::Object(root) => root,
-            _ => Map::new(),
-        };
-        let defs: Map<String, Value> = defs
-            .into_iter()
-            .enumerate()
-            .map(|(at, def)| (format!("D{at}"), def))
-            .collect();
-        root.insert("$defs".to_owned(), Value::Object(defs));
-        root
-    })
+    let container = prop_oneof![Just("$defs"), Just("definitions")];
+    (
+        any_schema(),
+        prop::collection::vec(any_schema(), 0..3),
+        container,
+    )
+        .prop_map(|(root, defs, container)| {
+            let mut root = match root {
+                Value::Object(root) => root,
+                _ => Map::new(),
+            };
+            let defs: Map<String, Value> = defs
+                .into_iter()
+                .enumerate()
+                .map(|(at, def)| (format!("D{at}"), def))
+                .collect();
+            root.insert(container.to_owned(), Value::Object(defs));
+            root
+        })
 }
 
 proptest! {
@@ -186,8 +193,46 @@ proptest! {
             };
             prop_assert_eq!(from_text, from_value);
         }
+        // A profile never leaves a reference dangling that resolved in what it was given.
+        let resolves = |root: &Map<String, Value>, reference: &str| {
+            crate::pointer::resolve_reference(root, reference).is_some()
+        };
         for profile in Profile::ALL {
-            let _ = profile.rewrite(&root);
+            let (rewritten, _) = profile.rewrite(&root);
+            for reference in references(&rewritten) {
+                // What a rewrite's `#/$defs/…` was written as: draft-07 is read as 2020-12.
+                let given = match profile {
+                    Profile::Plain => reference.clone(),
+                    _ => reference.replace("#/$defs/", "#/definitions/"),
+                };
+                prop_assert!(
+                    resolves(&rewritten, &reference)
+                        || !(resolves(&root, &reference) || resolves(&root, &given)),
+                    "{:?}: {} in {}", profile, reference, Value::Object(rewritten.clone())
+                );
+            }
         }
     }
+}
+
+/// Every `$ref` string in `schema`.
+fn references(schema: &Map<String, Value>) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending: Vec<&Value> = schema.values().collect();
+    if let Some(Value::String(reference)) = schema.get("$ref") {
+        found.push(reference.clone());
+    }
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(reference)) = map.get("$ref") {
+                    found.push(reference.clone());
+                }
+                pending.extend(map.values());
+            }
+            Value::Array(values) => pending.extend(values),
+            _ => {}
+        }
+    }
+    found
 }
