@@ -186,6 +186,10 @@ impl fmt::Display for SchemaIssue {
 ///   `multipleOf`, string lengths, `pattern`, `minItems` above 1, `maxItems`, `uniqueItems`,
 ///   property counts, formats it does not document.
 ///
+/// Under OpenAI strict, Anthropic strict and Gemini's JSON Schema, a `$ref` to a schema the
+/// tool's own does not hold (another document, a definition that is not there) is unsaid too:
+/// no provider can follow it, so the strict profiles send such a tool plain.
+///
 /// Assert it is empty in your own tests, so a new parameter type cannot quietly make a
 /// provider see less than the tool takes:
 ///

@@ -601,3 +601,55 @@ fn a_reference_into_a_property_keeps_its_meaning_when_the_property_is_rewritten(
         json!(true)
     );
 }
+
+/// A reference to a schema the root does not hold (another document, a definition that is not
+/// there) cannot be followed by any provider: it is reported, and the strict profiles send
+/// the tool non-strict with its plain schema rather than a strict one the API refuses.
+#[test]
+fn a_reference_to_nothing_here_is_reported_and_sent_plain() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "a": {"$ref": "https://example.com/a.json"},
+            "b": {"$ref": "#/$defs/Missing"},
+            "c": {"$ref": "#/properties/none"},
+            "d": {"$ref": "#"},
+        },
+        "$defs": {"Here": {"type": "string"}},
+    });
+    let toolkit = Toolkit::new().with(counting(schema.clone()).0);
+    for profile in [
+        Profile::OpenAiStrict,
+        Profile::AnthropicStrict,
+        Profile::GeminiJsonSchema,
+    ] {
+        let unsaid: Vec<(String, String)> = toolkit
+            .check(profile)
+            .into_iter()
+            .filter(|issue| {
+                issue.kind == IssueKind::Unsaid && issue.lost.starts_with("the reference")
+            })
+            .map(|issue| (issue.path, issue.lost))
+            .collect();
+        assert_eq!(
+            unsaid,
+            [
+                (
+                    "a".to_owned(),
+                    "the reference `https://example.com/a.json`".to_owned()
+                ),
+                ("b".to_owned(), "the reference `#/$defs/Missing`".to_owned()),
+                (
+                    "c".to_owned(),
+                    "the reference `#/properties/none`".to_owned()
+                ),
+            ],
+            "{profile:?}"
+        );
+    }
+    let sent = &toolkit.to_openai_strict()[0]["function"];
+    assert_eq!(
+        (&sent["strict"], &sent["parameters"]),
+        (&json!(false), &schema)
+    );
+}

@@ -180,10 +180,26 @@ impl<D: Dialect> Walk<D> {
             self.cut_at(path);
             return;
         }
+        if let Some(Value::String(reference)) = node.get("$ref") {
+            if !self.resolves(reference) {
+                self.lose(
+                    path,
+                    format!("the reference `{reference}`"),
+                    "it names no schema inside this one, which is all a provider reads",
+                );
+            }
+        }
         self.depth += 1;
         self.rewritten += 1;
         self.rewrite_children(node, path, root);
         self.depth -= 1;
+    }
+
+    /// Whether `reference` names a schema inside the root: the root itself, or one of its
+    /// definitions (every other place it points at was made a definition first).
+    fn resolves(&self, reference: &str) -> bool {
+        reference == "#"
+            || definition_name(reference).is_some_and(|name| self.originals.contains_key(&name))
     }
 
     /// Reports the first place the rewrite stops at a bound.
