@@ -39,13 +39,17 @@ fn unescape(segment: &str) -> String {
     segment.replace("~1", "/").replace("~0", "~")
 }
 
+/// How many JSON objects the copies [`references_into_defs`] makes may hold in all.
+const MAX_COPIED: usize = 20_000;
+
 /// Every local reference of `root` made `#/$defs/NAME`, the one form the dialects rewrite,
 /// with what it means kept: draft-07's `definitions` (which zod-to-json-schema and pydantic 1
 /// write, so many MCP servers send them) move into `$defs`, and a pointer anywhere else
 /// (`#/properties/from`, zod-to-json-schema's for a schema used twice) names a copy of what it
 /// points at, put in `$defs` under the pointer's path (`properties.from`). So a rewrite that
 /// reshapes the place pointed at (strict mode makes an optional property nullable) does not
-/// change the reference. `#` itself, and a pointer to nothing, stay as they are.
+/// change the reference. `#` itself, a pointer to nothing, and pointers past [`MAX_COPIED`]
+/// stay as they are.
 pub(crate) fn references_into_defs(root: &mut Map<String, Value>) {
     definitions_as_defs(root);
     if !matches!(root.get("$defs"), None | Some(Value::Object(_))) {
@@ -58,6 +62,7 @@ pub(crate) fn references_into_defs(root: &mut Map<String, Value>) {
     };
     // Each pointer's name in `$defs`, or `None` when it points at no schema object.
     let mut named: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut copied = 0;
     // A copy's own references are made `$defs` ones on the next round; each round only names
     // pointers written in `given`, so the rounds end.
     loop {
@@ -70,13 +75,20 @@ pub(crate) fn references_into_defs(root: &mut Map<String, Value>) {
                 return;
             }
             let name = named.entry(reference.clone()).or_insert_with(|| {
-                let target = resolve_reference(&given, reference)?;
+                let copy = Value::Object(resolve_reference(&given, reference)?.clone());
+                // Copies of nested places could multiply a schema: past the bound a reference
+                // is left as it is, which a rewrite then reports.
+                let objects = schema_objects(&copy);
+                if copied + objects > MAX_COPIED {
+                    return None;
+                }
+                copied += objects;
                 let path: Vec<String> = reference[2..].split('/').map(unescape).collect();
                 let mut name = path.join(".");
                 while !used.insert(name.clone()) {
                     name.push('_');
                 }
-                copies.insert(name.clone(), Value::Object(target.clone()));
+                copies.insert(name.clone(), copy);
                 Some(name)
             });
             if let Some(name) = name {
@@ -93,6 +105,24 @@ pub(crate) fn references_into_defs(root: &mut Map<String, Value>) {
             defs.extend(copies);
         }
     }
+}
+
+/// How many JSON objects `schema` holds (its subschemas and the maps that hold them), counted
+/// without recursion (any depth).
+pub(crate) fn schema_objects(schema: &Value) -> usize {
+    let mut pending = vec![schema];
+    let mut objects = 0;
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Object(map) => {
+                objects += 1;
+                pending.extend(map.values());
+            }
+            Value::Array(values) => pending.extend(values),
+            _ => {}
+        }
+    }
+    objects
 }
 
 /// Moves draft-07's `definitions` into `$defs` and points every `#/definitions/…` reference
@@ -206,6 +236,23 @@ mod tests {
                 },
             })
         );
+        // Copies stop at the bound: five places of 5,002 objects each, all referred to.
+        let big: serde_json::Map<String, serde_json::Value> =
+            (0..5_000).map(|at| (format!("k{at}"), json!({}))).collect();
+        let mut root = json!({"properties": {}});
+        for at in 0..5 {
+            root["properties"][format!("p{at}")] = json!({"properties": big});
+            root["properties"][format!("r{at}")] = json!({"$ref": format!("#/properties/p{at}")});
+        }
+        super::references_into_defs(root.as_object_mut().unwrap());
+        // The `$defs` object itself, and three copies.
+        assert_eq!(super::schema_objects(&root["$defs"]), 1 + 3 * 5_002);
+        let left = (0..5)
+            .filter(|at| {
+                root["properties"][format!("r{at}")]["$ref"] == format!("#/properties/p{at}")
+            })
+            .count();
+        assert_eq!(left, 2);
         // A name in both is left as it is.
         let mut both = json!({"definitions": {"P": {}}, "$defs": {"P": {}}});
         let before = both.clone();

@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 
 use serde_json::{Map, Value, json};
 
-use crate::pointer::{definition_name, references_into_defs};
+use crate::pointer::{definition_name, references_into_defs, schema_objects};
 use crate::provider::described::{described, with_words};
 use crate::provider::loss::{Loss, items_path, property_path};
 
@@ -441,23 +441,6 @@ pub(super) fn is_object(node: &Map<String, Value>) -> bool {
         _ => false,
     };
     typed_object || node.contains_key("properties")
-}
-
-/// How many schema objects `schema` holds, counted without recursion (any depth).
-fn schema_objects(schema: &Value) -> usize {
-    let mut pending = vec![schema];
-    let mut objects = 0;
-    while let Some(value) = pending.pop() {
-        match value {
-            Value::Object(map) => {
-                objects += 1;
-                pending.extend(map.values());
-            }
-            Value::Array(values) => pending.extend(values),
-            _ => {}
-        }
-    }
-    objects
 }
 
 /// Merges `other` into `out`: `out`'s keywords win, except that `properties` and `required`
