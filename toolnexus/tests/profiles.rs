@@ -505,28 +505,9 @@ fn an_all_of_listing_one_definition_many_times_copies_it_within_the_bound() {
     );
 }
 
-/// Every `$ref` in `schema` that names a place inside it.
-fn references(schema: &Value) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut pending = vec![schema];
-    while let Some(value) = pending.pop() {
-        match value {
-            Value::Object(map) => {
-                if let Some(Value::String(reference)) = map.get("$ref") {
-                    found.push(reference.clone());
-                }
-                pending.extend(map.values());
-            }
-            Value::Array(values) => pending.extend(values),
-            _ => {}
-        }
-    }
-    found
-}
-
 /// Draft-07's `definitions`, which zod-to-json-schema and pydantic 1 write and so many MCP
 /// servers send, are rewritten as `$defs` are: strict mode closes the objects they hold and
-/// stays strict, and no profile leaves a reference to a definition it dropped.
+/// stays strict. (That no profile leaves a reference dangling is `hostile_tests.rs`'s.)
 #[test]
 fn draft_07_definitions_are_rewritten_like_defs() {
     let point =
@@ -548,21 +529,13 @@ fn draft_07_definitions_are_rewritten_like_defs() {
     for profile in Profile::ALL.into_iter().filter(|p| *p != Profile::Plain) {
         let (rewritten, issues) = profile.rewrite(draft_07.as_object().unwrap());
         assert_eq!(
-            (&Value::Object(rewritten.clone()), &issues),
+            (&Value::Object(rewritten), &issues),
             (
                 &Value::Object(profile.rewrite(defs.as_object().unwrap()).0),
                 &profile.rewrite(defs.as_object().unwrap()).1
             ),
             "{profile:?}"
         );
-        let rewritten = Value::Object(rewritten);
-        for reference in references(&rewritten) {
-            let target = reference.strip_prefix('#').unwrap();
-            assert!(
-                rewritten.pointer(target).is_some(),
-                "{profile:?}: {reference}"
-            );
-        }
     }
     let toolkit = Toolkit::new().with(counting(draft_07).0);
     let sent = &toolkit.to_openai_strict()[0]["function"];
