@@ -1,6 +1,7 @@
 """A FastMCP server (the `mcp` package's FastMCP, Python) for scripts/mcp_real_servers.sh:
-typed parameters with constraints (pydantic Field, one a Python-only pattern), a structured result, an image, progress,
-and a question (elicitation) — schemas and behaviour nobody here wrote."""
+typed parameters with constraints (pydantic Field, one a Python-only pattern), a structured
+result, an image, progress, and a question (elicitation) — schemas and behaviour nobody here
+wrote."""
 
 from typing import Annotated, Literal
 

@@ -11,9 +11,10 @@
 //! engine, so a pattern written to backtrack exponentially (`^(a+)+$`) costs what it costs in
 //! JavaScript — the tool's author chooses the pattern, the model only the string, which the
 //! argument size limit bounds. A remote MCP tool's patterns are not matched here at all: they
-//! are left to the server that wrote them ([`Origin::Remote`]). A pattern regress cannot compile does not panic: every string it
-//! reaches is refused with ``the schema's pattern `…` cannot be checked: …``, and
-//! [`broken_patterns`] lists such patterns, for `check` to report before any call.
+//! are left to the server that wrote them ([`Origin::Remote`]). A pattern regress cannot
+//! compile does not panic: every string it reaches is refused with ``the schema's pattern `…`
+//! cannot be checked: …``, and [`broken_patterns`] lists such patterns, for `check` to report
+//! before any call.
 //!
 //! [`Shape`]: super::Shape
 
