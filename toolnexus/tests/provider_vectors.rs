@@ -105,10 +105,48 @@ fn lookup(id: u64) -> Json<Item> {
     })
 }
 
+/// Schemas as MCP servers write them, which `#[tool]` never does: draft-07 `definitions`, and
+/// a reference into a property (zod-to-json-schema's for a schema used twice).
+fn remote_style() -> Vec<toolnexus::FnTool> {
+    let point =
+        json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]});
+    let schemas = [
+        (
+            "draft_07",
+            json!({
+                "type": "object",
+                "properties": {
+                    "a": {"$ref": "#/definitions/P"},
+                    "b": {"type": "array", "items": {"$ref": "#/definitions/P"}},
+                },
+                "required": ["a"],
+                "definitions": {"P": point},
+            }),
+        ),
+        (
+            "zod_pointer",
+            json!({
+                "type": "object",
+                "properties": {"from": point, "to": {"$ref": "#/properties/from"}},
+                "required": ["to"],
+            }),
+        ),
+    ];
+    schemas
+        .into_iter()
+        .map(|(name, schema)| {
+            toolnexus::define_tool(name, "A schema as a server wrote it", schema)
+                .unwrap()
+                .sync(|_: Value, _: &toolnexus::ToolContext| "ok")
+        })
+        .collect()
+}
+
 fn toolkit() -> Toolkit {
-    Toolkit::new().with_all(tools![
+    let toolkit = Toolkit::new().with_all(tools![
         weather, limited, shapes, prices, tree, loose, lookup
-    ])
+    ]);
+    remote_style().into_iter().fold(toolkit, Toolkit::with)
 }
 
 /// What is sent, per tool, as the vectors file holds it.
@@ -218,6 +256,7 @@ fn anthropic_strict_falls_back_only_for_what_it_cannot_say() {
         })
         .collect();
     let expected = [
+        ("draft_07", true),
         ("limited", true),
         ("lookup", true),
         ("loose", false),
@@ -225,6 +264,7 @@ fn anthropic_strict_falls_back_only_for_what_it_cannot_say() {
         ("shapes", true),
         ("tree", false),
         ("weather", true),
+        ("zod_pointer", true),
     ];
     assert_eq!(
         strict,
