@@ -1,6 +1,5 @@
-//! JSON lexing, written once for the readers of argument text: the text walk of `params.rs`
-//! (keys, colons and commas around values serde_json reads) and the one-pass check of
-//! `check/stream.rs`.
+//! JSON lexing for the text walk of `params.rs`: the keys, colons and commas around the
+//! values serde_json reads.
 
 /// The position of the first byte at or after `at` that is not JSON whitespace.
 #[inline(always)]
@@ -13,41 +12,6 @@ pub(crate) fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
         at += 1;
     }
     at
-}
-
-/// The length of the string at the start of `bytes`, quotes included, and whether it has
-/// escapes.
-#[inline(always)]
-pub(crate) fn string_end(bytes: &[u8]) -> Option<(usize, bool)> {
-    const ONES: u64 = u64::from_ne_bytes([1; 8]);
-    const HIGHS: u64 = ONES << 7;
-    // The bytes of `word` that are `byte`, as their high bits; exact up to the first.
-    let find = |word: u64, byte: u8| {
-        let differs = word ^ (ONES * u64::from(byte));
-        differs.wrapping_sub(ONES) & !differs & HIGHS
-    };
-    let mut escaped = false;
-    let mut at = 1;
-    loop {
-        // Eight bytes at a time up to the next quote or backslash.
-        while let Some(chunk) = bytes.get(at..at + 8) {
-            let word = u64::from_le_bytes(chunk.try_into().ok()?);
-            let found = find(word, b'"') | find(word, b'\\');
-            if found != 0 {
-                at += found.trailing_zeros() as usize / 8;
-                break;
-            }
-            at += 8;
-        }
-        match *bytes.get(at)? {
-            b'"' => return Some((at + 1, escaped)),
-            b'\\' => {
-                escaped = true;
-                at += 2;
-            }
-            _ => at += 1,
-        }
-    }
 }
 
 /// Argument text, read from `at`.
@@ -93,8 +57,8 @@ impl<'t> Cursor<'t> {
     }
 
     /// The string after whitespace, consumed: its text, quotes included, and whether it has
-    /// escapes. Byte by byte, not [`string_end`]'s eight at a time: what it reads is an
-    /// object's keys, which are short. A raw control character, invalid in a JSON string,
+    /// escapes, read byte by byte: what it reads is an object's keys, which are
+    /// short. A raw control character, invalid in a JSON string,
     /// fails.
     pub(crate) fn string(&mut self) -> Result<(&'t str, bool), ()> {
         self.expect(b'"')?;

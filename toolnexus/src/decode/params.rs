@@ -12,9 +12,7 @@
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
-use super::check::{
-    Judge, Shape, TextCheck, check_args, check_flat, check_text, flat_number, flat_value_fits,
-};
+use super::check::{Judge, Shape, TextCheck, check_args, check_text};
 use super::error::{at_path, invalid_args, without_position};
 use super::lex::Cursor;
 use super::{
@@ -129,29 +127,26 @@ pub fn decode_params(
     // failure takes the owned walk, which finds where it failed.
     let shape = schema.shape();
     // No parameter is flattened here, so only limits need flat arguments checked.
-    let check: Option<Check> = match nesting {
-        Nesting::Nested => Some(check_args),
-        Nesting::Flat if shape.limited() => Some(check_flat),
-        Nesting::Flat | Nesting::TooDeep => None,
+    let checked = match nesting {
+        Nesting::Nested => true,
+        Nesting::Flat => shape.limited(),
+        Nesting::TooDeep => false,
     };
     if borrowed_walk(&object, keys, slots).is_ok() {
-        return match check {
-            Some(check) => check(tool, shape, &Value::Object(object)),
-            None => Ok(()),
+        return match checked {
+            true => check_args(tool, shape, &Value::Object(object)),
+            false => Ok(()),
         };
     }
     slots.iter_mut().for_each(|slot| slot.clear());
     // The owned walk consumes the arguments; what they were is kept for the check after it.
-    let kept = check.map(|check| (check, Value::Object(object.clone())));
+    let kept = checked.then(|| Value::Object(object.clone()));
     owned_walk(tool, object, keys, slots)?;
     match kept {
-        Some((check, args)) => check(tool, shape, &args),
+        Some(args) => check_args(tool, shape, &args),
         None => Ok(()),
     }
 }
-
-/// A schema check of decoded arguments.
-type Check = fn(&str, &Shape, &Value) -> Result<(), ToolResult>;
 
 /// [`decode_params`] for the raw argument text a model produced, with the same outcome for
 /// the same arguments, as [`decode_args_json`] is for [`decode_args`]: the text is walked straight into the slots
@@ -277,7 +272,7 @@ fn text_walk(
     slots: &mut [&mut dyn Slot],
     shape: &Shape,
 ) -> Result<Walked, ()> {
-    let limits = shape.limited().then_some(shape);
+    let limited = shape.limited();
     let mut filled = 0;
     let mut walked = Walked::Fits;
     let judge = Judge::of_parameters(shape);
@@ -296,36 +291,25 @@ fn text_walk(
             text.skip_whitespace();
             let rest = text.rest();
             let nested = matches!(rest.as_bytes().first(), Some(b'[' | b'{'));
-            // A number under limits is read once, checked, and decoded from what was read.
-            let number = limits.and_then(|shape| flat_number(shape, keys[at], rest));
-            let (read, checked) = match number {
-                Some(Ok((read, number))) => {
-                    slot.decode_value(&Value::Number(number)).map_err(drop)?;
-                    (read, true)
-                }
-                Some(Err(())) => return Err(()),
-                None => match judge.as_ref() {
-                    Some(judge) if nested => decode_nested(&mut **slot, rest, judge, keys[at])?,
-                    _ => (slot.decode_prefix(rest).map_err(drop)?, false),
-                },
+            // A scalar of a schema without limits fits whatever it is; anything else is
+            // judged as it decodes, where the schema allows, or checked after.
+            let read = if nested || limited {
+                let (read, judged) = match judge.as_ref() {
+                    Some(judge) => decode_judged(&mut **slot, rest, judge, keys[at])?,
+                    None => (slot.decode_prefix(rest).map_err(drop)?, false),
+                };
+                walked = match walked {
+                    Walked::Fits | Walked::Judged if judged => Walked::Judged,
+                    _ => Walked::Unchecked,
+                };
+                read
+            } else {
+                slot.decode_prefix(rest).map_err(drop)?
             };
             // Decoded on its own, a value may open one level more than inside the arguments
             // object; one that might is left to the reference path, which refuses it. A
             // value opens a bracket per level, so only a long one is counted.
             let value = &rest.as_bytes()[..read];
-            if nested {
-                walked = match walked {
-                    Walked::Fits | Walked::Judged if checked => Walked::Judged,
-                    _ => Walked::Unchecked,
-                };
-            } else if let Some(shape) = limits.filter(|_| !checked) {
-                // A scalar is checked here, alone, against its parameter's limits.
-                match flat_value_fits(shape, keys[at], &rest[..read]) {
-                    Some(true) => {}
-                    Some(false) => return Err(()),
-                    None => walked = Walked::Unchecked,
-                }
-            }
             if read >= TOO_DEEP
                 && value.iter().filter(|b| matches!(b, b'[' | b'{')).count() >= TOO_DEEP
             {
@@ -357,13 +341,13 @@ fn text_walk(
     Ok(walked)
 }
 
-/// Decodes the nested value at the start of `rest` for the parameter `key`, judged as it is
-/// read: its length, and whether it was judged. When the schema names no such property, or
-/// the judged decoding failed (a value the schema refuses, or one serde refuses), it is
-/// decoded the plain way, unjudged, and the check after decoding decides. Out of line: flat
-/// arguments never come here.
+/// Decodes the value at the start of `rest` for the parameter `key`, judged as it is read:
+/// its length, and whether it was judged. When the schema names no such property, or the
+/// judged decoding failed (a value the schema refuses, or one serde refuses), it is decoded
+/// the plain way, unjudged, and the check after decoding decides. Out of line: the flat
+/// arguments of a schema without limits never come here.
 #[inline(never)]
-fn decode_nested(
+fn decode_judged(
     slot: &mut dyn Slot,
     rest: &str,
     judge: &Judge<'_>,
@@ -380,12 +364,12 @@ fn decode_nested(
 
 /// What the text walk left to the schema check.
 enum Walked {
-    /// Nothing: every value is a scalar, each within its parameter's limits (or, after the
-    /// walk, nested values were judged as they decoded and the judge vouches for them).
+    /// Nothing: the schema has no limits and every value is a scalar, or, after the walk,
+    /// every value was judged as it decoded and the judge vouches for them.
     Fits,
-    /// So far, nested values were judged as they decoded; the walk's end decides.
+    /// So far, every value was judged as it decoded; the walk's end decides.
     Judged,
-    /// Some value is an array or an object, or a scalar only the whole check can judge.
+    /// Some value was not judged: only the whole check can tell.
     Unchecked,
 }
 

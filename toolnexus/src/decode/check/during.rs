@@ -242,13 +242,22 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, '_, D> {
         deserialize_any(); deserialize_bool(); deserialize_i8(); deserialize_i16();
         deserialize_i32(); deserialize_i64(); deserialize_i128(); deserialize_u8();
         deserialize_u16(); deserialize_u32(); deserialize_u64(); deserialize_u128();
-        deserialize_f32(); deserialize_f64(); deserialize_char(); deserialize_str();
+        deserialize_f64(); deserialize_char(); deserialize_str();
         deserialize_string(); deserialize_bytes(); deserialize_byte_buf(); deserialize_option();
         deserialize_unit(); deserialize_unit_struct(name: &'static str); deserialize_seq();
         deserialize_tuple(length: usize);
         deserialize_tuple_struct(name: &'static str, length: usize); deserialize_map();
         deserialize_struct(name: &'static str, fields: &'static [&'static str]);
         deserialize_identifier();
+    }
+
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        // serde_json reads an `f32` rounded to single precision, so the visitor sees a number
+        // other than the text's (past a bound the text is not, or whole where it is not).
+        if let Some(judging) = self.judging {
+            judging.judge.leave::<()>();
+        }
+        self.inner.deserialize_f32(visitor)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(

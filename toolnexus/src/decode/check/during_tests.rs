@@ -3,10 +3,164 @@
 //! on the arguments tools get it does vouch.
 use proptest::prelude::*;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
-use super::stream_tests::{arguments, schemas, tree_fits};
-use super::{Judge, ROOT};
+use super::tree::TextTree;
+use super::{Judge, ROOT, Shape, check};
+
+/// Schemas that use every keyword the pass reads, and some it leaves to the tree check.
+fn schemas() -> Vec<Shape> {
+    let schemas = [
+        json!({
+            "type": "object",
+            "properties": {"order": {"$ref": "#/$defs/Order"}, "a": {"type": "integer"}},
+            "required": ["order"],
+            "$defs": {
+                "Order": {
+                    "type": "object",
+                    "properties": {
+                        "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+                        "note": {"type": ["string", "null"]},
+                        "gift": {"anyOf": [{"$ref": "#/$defs/Item"}, {"type": "null"}]},
+                        "either": {"oneOf": [{"type": "null"}, {"type": ["integer", "null"]}]},
+                    },
+                    "required": ["items", "note"],
+                },
+                "Item": {
+                    "type": "object",
+                    "properties": {
+                        "sku": {"type": "string", "pattern": "^[A-Z]-[0-9]+$", "maxLength": 6},
+                        "quantity": {"type": "integer", "minimum": 0, "maximum": 10},
+                    },
+                    "required": ["sku", "quantity"],
+                    "additionalProperties": false,
+                },
+            },
+        }),
+        json!({
+            "type": "object",
+            "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true, "maxItems": 3},
+                "pair": {"type": "array", "prefixItems": [{"type": "boolean"}, {"type": "number"}], "items": false},
+                "unit": {"enum": ["cm", "in"]},
+                "shape": {"oneOf": [
+                    {"type": "object", "properties": {"kind": {"const": "circle"}, "r": {"type": "number", "exclusiveMinimum": 0}}, "required": ["kind", "r"]},
+                    {"type": "object", "properties": {"kind": {"const": "square"}, "side": {"type": "integer"}}, "required": ["kind"]},
+                ]},
+                "any": true,
+                "extra": {"type": "object", "additionalProperties": {"type": "integer", "multipleOf": 2}},
+                "both": {"allOf": [{"type": "object"}, {"required": ["x"]}]},
+            },
+            "additionalProperties": false,
+        }),
+        json!({
+            "type": "object",
+            "properties": {"tree": {"$ref": "#/$defs/Tree"}},
+            "$defs": {"Tree": {
+                "type": "object",
+                "properties": {"name": {"type": "string", "minLength": 1}, "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}},
+                "required": ["name"],
+            }},
+        }),
+    ];
+    schemas
+        .iter()
+        .map(|schema| Shape::of(schema.as_object().unwrap(), false))
+        .collect()
+}
+
+/// What the tree check alone says of `text`: `None` when it does not read it (a key given
+/// twice).
+fn tree_fits(shape: &Shape, text: &str) -> Option<bool> {
+    let args = TextTree::read(text, usize::MAX).ok()?;
+    Some(check("t", shape, &args).is_ok())
+}
+
+const KEYS: [&str; 22] = [
+    "order", "items", "note", "sku", "quantity", "a", "tags", "pair", "unit", "shape", "kind", "r",
+    "side", "any", "extra", "both", "x", "tree", "name", "children", "gift", "either",
+];
+
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        (-12_i64..12).prop_map(Value::from),
+        prop_oneof![Just(0.5), Just(3.0), Just(-0.0), Just(1e300), Just(2.25)]
+            .prop_map(Value::from),
+        prop_oneof![
+            Just("A-1"),
+            Just("B-22"),
+            Just("Z-1234567"),
+            Just(""),
+            Just("cm"),
+            Just("in"),
+            Just("circle"),
+            Just("square"),
+            Just("a\"b"),
+            Just("é\u{1F600}"),
+            Just("\\"),
+        ]
+        .prop_map(Value::from),
+    ];
+    leaf.prop_recursive(5, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::vec((prop::sample::select(&KEYS[..]), inner), 0..6).prop_map(
+                |entries| {
+                    Value::Object(
+                        entries
+                            .into_iter()
+                            .map(|(key, value)| (key.to_owned(), value))
+                            .collect::<Map<_, _>>(),
+                    )
+                }
+            ),
+        ]
+    })
+}
+
+/// Arguments: an object, written compactly or with spaces, maybe with one object's first key
+/// written again, or a key spelled with an escape.
+fn arguments() -> impl Strategy<Value = String> {
+    let object = prop::collection::vec((prop::sample::select(&KEYS[..]), json_value()), 0..5)
+        .prop_map(|entries| {
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), v))
+                    .collect(),
+            )
+        });
+    (
+        object,
+        any::<bool>(),
+        0_usize..4,
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(|(args, pretty, twist, at)| {
+            let text = if pretty {
+                serde_json::to_string_pretty(&args).unwrap()
+            } else {
+                args.to_string()
+            };
+            let opens: Vec<usize> = text.match_indices("{\"").map(|(at, _)| at).collect();
+            if opens.is_empty() || twist < 2 {
+                return text;
+            }
+            let open = opens[at.index(opens.len())];
+            let (before, after) = text.split_at(open + 1);
+            match twist {
+                // The object's first entry, given twice.
+                2 => {
+                    let key_end = after[1..].find('"').unwrap() + 2;
+                    format!("{before}{}:null,{after}", &after[..key_end])
+                }
+                // A key with an escape (`\u0073ku` is `sku`).
+                _ => format!("{before}\"\\u0073ku\":\"A-1\",{after}"),
+            }
+        })
+}
 
 /// The types of the first of [`schemas`], as a tool would declare them.
 #[derive(Deserialize)]
@@ -107,12 +261,10 @@ fn the_judge_leaves_each_hard_case_to_the_check_after() {
     for gift in ["null", r#"{"sku":"G-1","quantity":1}"#] {
         let text = format!(r#"{{"order":{{"items":[],"note":null,"gift":{gift}}}}}"#);
         assert!(vouches::<Args>(&Judge::new(&shapes[0]), &text), "{text}");
-        assert!(super::stream::fits(&shapes[0], &text), "{text}");
     }
     for refused in [r#""G-1""#, r#"{"sku":"G-1"}"#] {
         let text = format!(r#"{{"order":{{"items":[],"note":null,"gift":{refused}}}}}"#);
         assert!(!vouches::<Value>(&Judge::new(&shapes[0]), &text), "{text}");
-        assert!(!super::stream::fits(&shapes[0], &text), "{text}");
         assert_eq!(tree_fits(&shapes[0], &text), Some(false), "{text}");
     }
     let both_null = r#"{"order":{"items":[],"note":null,"either":null}}"#;
@@ -139,4 +291,27 @@ fn the_judge_leaves_each_hard_case_to_the_check_after() {
         &Judge::new(&shapes[1]),
         r#"{"pair":[true,2.5],"extra":{"p":4},"unit":"cm"}"#
     ));
+}
+
+/// serde_json reads an `f32` rounded to single precision, so the judge leaves it to the check
+/// after, which refuses text past the bound that rounds to within it.
+#[test]
+fn an_f32_is_left_to_the_check_after() {
+    #[derive(Deserialize)]
+    #[allow(dead_code, reason = "only decoded")]
+    struct Ratio {
+        r: f32,
+    }
+    let schema =
+        json!({"type": "object", "properties": {"r": {"type": "number", "maximum": f32::MAX}}});
+    let shape = Shape::of(schema.as_object().unwrap(), false);
+    for text in [r#"{"r":3.402823466385289e+38}"#, r#"{"r":1.5}"#] {
+        let judge = Judge::new(&shape);
+        assert!(judge.decode::<Ratio>(text, ROOT, true).is_ok(), "{text}");
+        assert!(!judge.vouches(), "{text}");
+    }
+    assert_eq!(
+        tree_fits(&shape, r#"{"r":3.402823466385289e+38}"#),
+        Some(false)
+    );
 }

@@ -26,17 +26,14 @@
 //! into a [`Shape`], limits and patterns compiled, so a check costs a walk of the arguments,
 //! not a keyword lookup per value.
 //!
-//! Argument text is checked in up to three steps, each cheaper than the next and each only
-//! ever saying "fits": while serde reads it ([`Judge`], `during.rs`: the text is read once);
-//! failing that, in one pass over the text after decoding (`stream.rs`); failing that, by the
-//! walk here over the text read into a [`Text`] (which costs less to build than a `Value`),
-//! which also words every refusal. So the first two make a verdict cheaper, never different.
+//! Argument text is checked in up to two steps: while serde reads it ([`Judge`], `during.rs`:
+//! the text is read once), which only ever says "fits"; failing that, by the walk here over
+//! the text read into a [`Text`] (which costs less to build than a `Value`), which also words
+//! every refusal. So the first makes a verdict cheaper, never different.
 
 mod during;
-mod flat;
 pub(crate) mod limits;
 mod shape;
-mod stream;
 mod tree;
 
 use std::cell::{Cell, RefCell};
@@ -46,7 +43,6 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 pub use during::Judge;
-pub(crate) use flat::{check_flat, flat_number, flat_value_fits};
 use limits::Keywords;
 pub(crate) use shape::ROOT;
 use shape::{Node, OtherKeys};
@@ -103,9 +99,6 @@ pub(crate) enum TextCheck {
 
 /// [`check_args`] for argument text that decoded.
 pub(crate) fn check_text(tool: &str, shape: &Shape, text: &str) -> TextCheck {
-    if stream::fits(shape, text) {
-        return TextCheck::Fits;
-    }
     match TextTree::read(text, MAX_CHECKED_VALUES) {
         Ok(args) => match check(tool, shape, &args) {
             Ok(()) => TextCheck::Fits,
@@ -465,7 +458,5 @@ fn none_of<T: Tree>(value: &T) -> Mismatch {
 mod during_tests;
 #[cfg(all(test, feature = "mcp-client"))]
 mod hostile_tests;
-#[cfg(test)]
-mod stream_tests;
 #[cfg(test)]
 mod tests;

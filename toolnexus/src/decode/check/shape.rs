@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::MAX_HOPS;
-use super::flat::Flat;
 use super::limits::Keywords;
 use super::tree::{KINDS, Kind};
 use crate::schema::resolve_reference;
@@ -24,9 +23,6 @@ pub(crate) struct Shape {
     /// flat arguments must keep: `false` for most tools, which then skip the check of flat
     /// arguments entirely.
     pub(super) limited: bool,
-    /// How each top-level property is checked when the arguments are flat, for a limited
-    /// schema whose root is a plain object; `None` when flat arguments take the whole check.
-    pub(super) flat: Option<Vec<(String, Flat)>>,
     /// Whether the root states nothing beyond its properties and `required`, so that the
     /// values of its keys can be judged one at a time as they decode (`during.rs`).
     pub(super) parameters_judged: bool,
@@ -218,10 +214,8 @@ impl Shape {
             nodes: reader.nodes,
             closed_keys,
             limited,
-            flat: None,
             parameters_judged: false,
         };
-        shape.flat = shape.flat_properties();
         shape.plan_streaming();
         let root = &shape.nodes[ROOT];
         shape.parameters_judged = root.streamed == Some(ROOT)

@@ -84,82 +84,6 @@ pub(super) trait Tree: Sized {
     }
 }
 
-/// The JSON number `text` is, `integral` when it has neither fraction nor exponent.
-pub(super) fn number(text: &str, integral: bool) -> Option<Number> {
-    if !integral {
-        return Number::from_f64(short_decimal(text).or_else(|| text.parse().ok())?);
-    }
-    match text.as_bytes().first()? {
-        b'-' => text.parse::<i64>().ok().map(Number::from),
-        _ => text.parse::<u64>().ok().map(Number::from),
-    }
-}
-
-/// A decimal without exponent and of at most 15 digits (`-12.5`, what models mostly send),
-/// read exactly the fast way: its digits are an integer below 2^53 and its scale a power of ten
-/// below 10^23, both exact as floats, so one division rounds correctly, as a full parser does.
-/// `None` for any other number.
-fn short_decimal(text: &str) -> Option<f64> {
-    let (negative, digits) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text),
-    };
-    let (whole, fraction) = digits.split_once('.')?;
-    if whole.len() + fraction.len() > 15 || fraction.is_empty() {
-        return None;
-    }
-    let mut mantissa: u64 = 0;
-    for digit in whole.bytes().chain(fraction.bytes()) {
-        if !digit.is_ascii_digit() {
-            return None;
-        }
-        mantissa = mantissa * 10 + u64::from(digit - b'0');
-    }
-    const POWERS: [f64; 16] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-    ];
-    let value = mantissa as f64 / POWERS[fraction.len()];
-    Some(if negative { -value } else { value })
-}
-
-/// How many bytes of `text` the JSON number at its start takes (`-?(0|[1-9][0-9]*)(\.[0-9]+)?
-/// ([eE][+-]?[0-9]+)?`, as serde_json reads it), and whether it is integral (no fraction, no
-/// exponent); `None` when it starts with none.
-pub(crate) fn json_number_length(text: &[u8]) -> Option<(usize, bool)> {
-    let digits = |from: usize| {
-        from + text[from..]
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count()
-    };
-    let mut at = usize::from(text.first() == Some(&b'-'));
-    at = match text.get(at)? {
-        b'0' => at + 1,
-        b'1'..=b'9' => digits(at),
-        _ => return None,
-    };
-    let whole = at;
-    if text.get(at) == Some(&b'.') {
-        let end = digits(at + 1);
-        if end == at + 1 {
-            return None;
-        }
-        at = end;
-    }
-    if let Some(b'e' | b'E') = text.get(at) {
-        at += 1;
-        if let Some(b'+' | b'-') = text.get(at) {
-            at += 1;
-        }
-        let end = digits(at);
-        if end == at {
-            return None;
-        }
-        at = end;
-    }
-    Some((at, at == whole))
-}
-
 /// What a [`Tree`] holds, borrowed.
 pub(super) enum View<'t, T> {
     Null,
@@ -236,31 +160,6 @@ pub(super) enum Unread {
 }
 
 impl<'a> TextTree<'a> {
-    /// The number, string or boolean `text` is alone, read without a deserializer: what the
-    /// text walk checks a flat value with. `None` for `null` and anything else.
-    pub(super) fn scalar(text: &'a str) -> Option<Self> {
-        match text.as_bytes().first()? {
-            b't' if text == "true" => Some(TextTree::Bool(true)),
-            b'f' if text == "false" => Some(TextTree::Bool(false)),
-            b'"' => {
-                let inner = text.get(1..text.len() - 1)?;
-                if inner.contains(['\\', '"']) {
-                    return serde_json::from_str::<String>(text)
-                        .ok()
-                        .map(|text| TextTree::String(Cow::Owned(text)));
-                }
-                Some(TextTree::String(Cow::Borrowed(inner)))
-            }
-            // Text serde_json read as a number is one: Rust's own parsers read it exactly, and
-            // cost less than another deserializer.
-            b'-' | b'0'..=b'9' => {
-                let integral = !text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
-                number(text, integral).map(TextTree::Number)
-            }
-            _ => None,
-        }
-    }
-
     /// Reads `text`, if it holds at most `limit` values and no object names a key twice.
     pub(super) fn read(text: &'a str, limit: usize) -> Result<Self, Unread> {
         let reading = Reading {
