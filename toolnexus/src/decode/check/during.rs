@@ -2,12 +2,13 @@
 //! read once.
 //!
 //! A [`Judge`] wraps serde_json's deserializer: every value serde reads passes through it on
-//! the way to the type's visitor and is judged against its subschema's node, in the terms of
-//! the one-pass check (`stream.rs`): type, listed values, a scalar's limits, properties,
-//! `required`, the other keys, items. What needs a whole value first (`anyOf`, `oneOf`,
-//! `allOf`, a `$ref` beside other keywords, an array's or object's own limits), what serde
-//! reads in a form this does not follow (an enum, bytes, a key read as a number), and a budget
-//! run out leave the judge unsure, and the text takes the check after decoding as before. A
+//! the way to the type's visitor and is judged against its subschema's node: type, listed
+//! values, a scalar's limits, properties, `required`, the other keys, items, and an
+//! externally tagged enum's variants (`variants.rs`). What needs a whole value first (other
+//! `anyOf`, `oneOf` and `allOf`, a `$ref` beside other keywords, an array's or object's own
+//! limits), what serde reads in a form this does not follow (bytes, a key read as a number,
+//! an `f32`), and a budget run out leave the judge unsure, and the text takes the check
+//! after decoding as before. A
 //! value that misfits fails the decoding, and the caller decodes the text again the way it
 //! did before this existed, so the outcome and the words of a refusal never depend on it.
 
@@ -24,6 +25,7 @@ use super::{BUDGET, scalar_problem};
 
 mod entries;
 mod keys;
+mod variants;
 
 use entries::{Entries, Items};
 
@@ -107,7 +109,7 @@ impl<'s> Judge<'s> {
 
     fn judging(&self, index: usize, top: bool) -> Option<Judging<'_, 's>> {
         let node = &self.shape.nodes[index];
-        match node.streamed {
+        match node.judged_by {
             Some(at) => Some(Judging {
                 judge: self,
                 node: &self.shape.nodes[at],
@@ -145,8 +147,9 @@ struct Judging<'j, 's> {
 }
 
 impl<'s> Judging<'_, 's> {
+    /// Whether a string is judged by more than its kind.
     fn judged(self) -> bool {
-        self.node.listed.is_some() || self.node.limits.is_some()
+        self.node.listed.is_some() || self.node.limits.is_some() || self.node.variants.is_some()
     }
 
     #[inline(always)]
@@ -178,6 +181,11 @@ impl<'s> Judging<'_, 's> {
             return Ok(());
         }
         let node = self.node;
+        // Of an enum's variants, a scalar can only be a unit variant's name.
+        if let Some(variants) = &node.variants {
+            let named = |name: &str| variants.iter().any(|(v, of)| of.is_none() && v == name);
+            return fit(matches!(value, TextTree::String(name) if named(name)));
+        }
         fit(node.allows(value.kinds()) && scalar_problem(node, value).is_none())
     }
 
@@ -185,7 +193,7 @@ impl<'s> Judging<'_, 's> {
     /// values nor limits it as a whole, and admits its kind.
     fn container<E: de::Error>(self, kind: Kind) -> Result<Option<Self>, E> {
         self.judge.spend(1);
-        if self.node.listed.is_some() || self.node.limits.is_some() {
+        if self.judged() {
             return Ok(self.judge.leave());
         }
         fit(self.node.allows(kind as u8)).map(|()| Some(self))
@@ -196,7 +204,7 @@ impl<'s> Judging<'_, 's> {
     fn inner(self, index: usize) -> Option<Self> {
         let shape = self.judge.shape;
         let node = &shape.nodes[index];
-        match node.streamed {
+        match node.judged_by {
             Some(at) => Some(Judging {
                 node: &shape.nodes[at],
                 absent_ok: node.null_fits,
@@ -288,11 +296,15 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, '_, D> {
         variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        // serde_json hands an enum's text to the visitor in no form judged here.
-        if let Some(judging) = self.judging {
-            judging.judge.leave::<()>();
+        match self.judging {
+            // The two forms serde_json reads an enum from, a variant's name or an object of
+            // one entry, read as any value is, and handed to the visitor as serde_json does.
+            Some(judging) => self.inner.deserialize_any(variants::Tagged {
+                inner: visitor,
+                judging,
+            }),
+            None => self.inner.deserialize_enum(name, variants, visitor),
         }
-        self.inner.deserialize_enum(name, variants, visitor)
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {

@@ -13,9 +13,20 @@ fn schemas() -> Vec<Shape> {
     let schemas = [
         json!({
             "type": "object",
-            "properties": {"order": {"$ref": "#/$defs/Order"}, "a": {"type": "integer"}},
+            "properties": {
+                "order": {"$ref": "#/$defs/Order"},
+                "a": {"type": "integer"},
+                "pay": {"anyOf": [{"$ref": "#/$defs/Pay"}, {"type": "null"}]},
+            },
             "required": ["order"],
             "$defs": {
+                // An externally tagged enum, as schemars writes it.
+                "Pay": {"oneOf": [
+                    {"type": "string", "enum": ["cash", "later"]},
+                    {"type": "object", "properties": {"card": {"type": "string", "minLength": 4}}, "required": ["card"], "additionalProperties": false},
+                    {"type": "object", "properties": {"split": {"type": "array", "items": {"type": "integer", "maximum": 5}}}, "required": ["split"], "additionalProperties": false},
+                    {"type": "object", "properties": {"coupon": {"$ref": "#/$defs/Item"}}, "required": ["coupon"], "additionalProperties": false},
+                ]},
                 "Order": {
                     "type": "object",
                     "properties": {
@@ -76,9 +87,10 @@ fn tree_fits(shape: &Shape, text: &str) -> Option<bool> {
     Some(check("t", shape, &args).is_ok())
 }
 
-const KEYS: [&str; 22] = [
+const KEYS: [&str; 26] = [
     "order", "items", "note", "sku", "quantity", "a", "tags", "pair", "unit", "shape", "kind", "r",
-    "side", "any", "extra", "both", "x", "tree", "name", "children", "gift", "either",
+    "side", "any", "extra", "both", "x", "tree", "name", "children", "gift", "either", "pay",
+    "card", "split", "coupon",
 ];
 
 fn json_value() -> impl Strategy<Value = Value> {
@@ -100,6 +112,8 @@ fn json_value() -> impl Strategy<Value = Value> {
             Just("a\"b"),
             Just("é\u{1F600}"),
             Just("\\"),
+            Just("cash"),
+            Just("card"),
         ]
         .prop_map(Value::from),
     ];
@@ -168,6 +182,18 @@ fn arguments() -> impl Strategy<Value = String> {
 struct Args {
     order: Order,
     a: Option<i64>,
+    pay: Option<Pay>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code, reason = "only decoded")]
+enum Pay {
+    Cash,
+    Later,
+    Card(String),
+    Split(Vec<u8>),
+    Coupon { sku: String, quantity: u32 },
 }
 
 #[derive(Deserialize)]
@@ -209,6 +235,14 @@ proptest! {
         note in prop::option::of("[a-z \"\\\\é]{0,12}"),
         extra in any::<bool>(),
         pretty in any::<bool>(),
+        pay in prop_oneof![
+            Just(json!(null)),
+            Just(json!("cash")),
+            Just(json!("later")),
+            "[a-z]{4,8}".prop_map(|card| json!({"card": card})),
+            prop::collection::vec(0_u8..=5, 0..4).prop_map(|split| json!({"split": split})),
+            ("[A-Z]-[0-9]{1,4}", 0_u32..=10).prop_map(|(sku, quantity)| json!({"coupon": {"sku": sku, "quantity": quantity}})),
+        ],
     ) {
         let items: Vec<Value> = items
             .into_iter()
@@ -220,12 +254,15 @@ proptest! {
             order["wrapping"] = json!({"wrap": [true]});
             order["gift"] = json!({"sku": "G-1", "quantity": 1});
         }
-        let args = json!({"order": order, "a": null});
+        let args = json!({"order": order, "a": null, "pay": pay});
         let text = if pretty { serde_json::to_string_pretty(&args).unwrap() } else { args.to_string() };
         let shapes = schemas();
         prop_assert_eq!(tree_fits(&shapes[0], &text), Some(true), "{}", text);
         prop_assert!(vouches::<Args>(&Judge::new(&shapes[0]), &text), "{}", text);
-        prop_assert!(vouches::<Value>(&Judge::new(&shapes[0]), &text), "{}", text);
+        // A `Value` reads an enum's object as any object, which only the check after judges.
+        if !args["pay"].is_object() {
+            prop_assert!(vouches::<Value>(&Judge::new(&shapes[0]), &text), "{}", text);
+        }
         let judge = Judge::of_parameters(&shapes[0]).unwrap();
         let order = order.to_string();
         let (_, read): (Order, usize) = judge.decode_prefix(&format!("{order}, \"a\": 1}}"), judge.property("order").unwrap()).unwrap();
@@ -291,6 +328,46 @@ fn the_judge_leaves_each_hard_case_to_the_check_after() {
         &Judge::new(&shapes[1]),
         r#"{"pair":[true,2.5],"extra":{"p":4},"unit":"cm"}"#
     ));
+}
+
+/// An externally tagged enum is judged as serde reads it, in both of its forms; what serde
+/// takes beyond its schema fails the judged decoding.
+#[test]
+fn the_judge_reads_an_enum_as_serde_does() {
+    let shapes = schemas();
+    let with = |pay: &str| format!(r#"{{"order":{{"items":[],"note":null}},"pay":{pay}}}"#);
+    for pay in [
+        r#""cash""#,
+        r#""later""#,
+        "null",
+        r#"{"card":"abcd"}"#,
+        r#"{"split":[0,5]}"#,
+        r#"{"coupon":{"sku":"A-1","quantity":10}}"#,
+        r#"{"c\u0061rd":"abcd"}"#,
+    ] {
+        let text = with(pay);
+        assert!(vouches::<Args>(&Judge::new(&shapes[0]), &text), "{text}");
+        assert_eq!(tree_fits(&shapes[0], &text), Some(true), "{text}");
+    }
+    for pay in [
+        // A unit variant as an object, which serde takes; a name the schema does not list.
+        r#"{"cash":null}"#,
+        r#""card""#,
+        r#"{"later":null}"#,
+        // A value past its variant's schema, a struct variant from an array (serde takes
+        // both), a second entry.
+        r#"{"card":"abc"}"#,
+        r#"{"split":[6]}"#,
+        r#"{"coupon":{"sku":"a-1","quantity":1}}"#,
+        r#"{"coupon":["A-1",2]}"#,
+        r#"{"card":"abcd","cash":null}"#,
+        r#"{}"#,
+        "1",
+    ] {
+        let text = with(pay);
+        assert!(!vouches::<Args>(&Judge::new(&shapes[0]), &text), "{text}");
+        assert_eq!(tree_fits(&shapes[0], &text), Some(false), "{text}");
+    }
 }
 
 /// serde_json reads an `f32` rounded to single precision, so the judge leaves it to the check

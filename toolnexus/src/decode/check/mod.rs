@@ -33,6 +33,7 @@
 
 mod during;
 pub(crate) mod limits;
+mod plan;
 mod shape;
 mod tree;
 

@@ -5,9 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::MAX_HOPS;
 use super::limits::Keywords;
-use super::tree::{KINDS, Kind};
+use super::tree::KINDS;
 use crate::schema::resolve_reference;
 
 /// An input schema's structure, read once: one [`Node`] per subschema, `$ref`s resolved to
@@ -51,20 +50,22 @@ pub(super) struct Node {
     pub(super) other_keys: OtherKeys,
     pub(super) prefix_items: Vec<usize>,
     pub(super) items: Option<usize>,
-    /// The node the one-pass checks (`stream.rs`, `during.rs`) judge a value of this one by:
+    /// The node the check during decoding (`during.rs`) judges a value of this one by:
     /// itself, the end of the `$ref`s it is nothing but, or the branch of a nullable `anyOf`
     /// (see `null_fits`); `None` when the value must be read whole.
-    pub(super) streamed: Option<usize>,
-    /// Whether `null` fits it whatever `streamed` says: an `Option` of a struct's
+    pub(super) judged_by: Option<usize>,
+    /// Whether `null` fits it whatever `judged_by` says: an `Option` of a struct's
     /// `anyOf: [{"$ref": …}, {"type": "null"}]`.
     pub(super) null_fits: bool,
     /// A bit per property, set for the required ones; `None` when some required name is no
-    /// property, there are more than 64, or a name holds a quote or backslash (the one-pass
-    /// check finds names in the raw text).
+    /// property, there are more than 64, or a name holds a quote or backslash.
     pub(super) required_properties: Option<u64>,
     /// The integers it admits, when only whole bounds limit them (or nothing does) and it
-    /// lists no values: what the one-pass check compares an integer with.
+    /// lists no values: what the check during decoding compares an integer with.
     pub(super) integers: Option<(i128, i128)>,
+    /// An externally tagged enum's variants, each name with the node of its value (`None`
+    /// for a unit variant, sent as its name alone): see `Shape::variants` (`plan.rs`).
+    pub(super) variants: Option<Vec<(String, Option<usize>)>>,
 }
 
 impl Node {
@@ -84,10 +85,11 @@ impl Node {
             other_keys: OtherKeys::Anything,
             prefix_items: Vec::new(),
             items: None,
-            streamed: None,
+            judged_by: None,
             null_fits: false,
             required_properties: Some(0),
             integers: Some((i128::MIN, i128::MAX)),
+            variants: None,
         }
     }
 
@@ -102,7 +104,7 @@ impl Node {
     }
 
     /// Whether it says nothing but its `type` (and, when `alternatives`, its `anyOf`/`oneOf`).
-    fn says_only_kinds(&self, alternatives: bool) -> bool {
+    pub(super) fn says_only_kinds(&self, alternatives: bool) -> bool {
         let Node {
             nothing: false,
             listed: None,
@@ -123,7 +125,7 @@ impl Node {
     }
 
     /// The target of a node that is nothing but a `$ref`.
-    fn only_reference(&self) -> Option<usize> {
+    pub(super) fn only_reference(&self) -> Option<usize> {
         let Node {
             nothing: false,
             kinds: None,
@@ -151,7 +153,7 @@ impl Node {
     }
 }
 
-/// What a value no subschema reads is judged against by the one-pass checks.
+/// What a value no subschema reads is judged against during decoding.
 pub(super) static ANY: Node = Node::only(None);
 
 /// What a key `properties` does not name may hold.
@@ -216,96 +218,13 @@ impl Shape {
             limited,
             parameters_judged: false,
         };
-        shape.plan_streaming();
+        shape.plan_judging();
         let root = &shape.nodes[ROOT];
-        shape.parameters_judged = root.streamed == Some(ROOT)
+        shape.parameters_judged = root.judged_by == Some(ROOT)
             && root.listed.is_none()
             && root.limits.is_none()
             && root.required_properties.is_some();
         shape
-    }
-
-    /// Sets each node's [`Node::streamed`], [`Node::required_properties`] and
-    /// [`Node::integers`].
-    fn plan_streaming(&mut self) {
-        for index in 0..self.nodes.len() {
-            let (streamed, null_fits) = match self.plain_end(index) {
-                Some(at) => (Some(at), false),
-                None => match self.nullable(index) {
-                    Some(at) => (Some(at), true),
-                    None => (None, false),
-                },
-            };
-            let node = &self.nodes[index];
-            let plain_names = node.properties.len() <= 64
-                && !node
-                    .properties
-                    .iter()
-                    .any(|(name, _)| name.contains(['"', '\\']));
-            let required = plain_names
-                .then(|| {
-                    node.required.iter().try_fold(0_u64, |mask, name| {
-                        let at = node.properties.iter().position(|(key, _)| key == name)?;
-                        Some(mask | 1 << at)
-                    })
-                })
-                .flatten();
-            let integers = match (&node.listed, &node.limits) {
-                (Some(_), _) => None,
-                (None, None) => Some((i128::MIN, i128::MAX)),
-                (None, Some(limits)) => limits.integer_range(),
-            };
-            let node = &mut self.nodes[index];
-            node.streamed = streamed;
-            node.null_fits = null_fits;
-            node.required_properties = required;
-            node.integers = integers;
-        }
-    }
-
-    /// The node at `index`, or the end of the `$ref`s it is nothing but, when that node reads
-    /// a value alone (no `anyOf`, `oneOf`, `allOf` or `$ref` beside its other keywords).
-    fn plain_end(&self, index: usize) -> Option<usize> {
-        let mut at = index;
-        // The tree check follows as many; past them it knows what the references admit.
-        for _ in 0..MAX_HOPS {
-            match self.nodes[at].only_reference() {
-                Some(target) => at = target,
-                None => break,
-            }
-        }
-        let end = &self.nodes[at];
-        (!end.nothing && !end.applies_others()).then_some(at)
-    }
-
-    /// For `anyOf`/`oneOf` of a schema `X` and `{"type": "null"}` alone (an `Option` of a
-    /// struct), the plain end of `X`, when `X`'s type refuses `null`: then `null` fits exactly
-    /// one branch, and any other value fits exactly when it fits `X`, whichever keyword it is.
-    fn nullable(&self, index: usize) -> Option<usize> {
-        let node = &self.nodes[index];
-        let [branches] = node.alternatives.as_slice() else {
-            return None;
-        };
-        let [first, second] = branches.as_slice() else {
-            return None;
-        };
-        let just_null = |at: usize| {
-            let branch = &self.nodes[at];
-            branch.says_only_kinds(false) && branch.kinds == Some(Kind::Null as u8)
-        };
-        let other = match (just_null(*first), just_null(*second)) {
-            (false, true) => *first,
-            (true, false) => *second,
-            _ => return None,
-        };
-        if !node.says_only_kinds(true) || node.kinds.is_some() {
-            return None;
-        }
-        let end = self.plain_end(other)?;
-        let refuses_null = self.nodes[end]
-            .kinds
-            .is_some_and(|kinds| kinds & Kind::Null as u8 == 0);
-        refuses_null.then_some(end)
     }
 
     /// Whether some subschema limits values, which even flat arguments must keep.
@@ -405,10 +324,11 @@ impl Reader<'_> {
             other_keys,
             prefix_items: self.nodes(schema.get("prefixItems")),
             items: schema.get("items").map(|items| self.node(items)),
-            streamed: None,
+            judged_by: None,
             null_fits: false,
             required_properties: None,
             integers: None,
+            variants: None,
         }
     }
 
