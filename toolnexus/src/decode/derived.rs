@@ -5,7 +5,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::check::{Judge, ROOT, TextCheck, check_args, check_keys, check_text};
+use super::check::{Judge, ROOT, TextCheck, check_args, check_flat, check_keys, check_text};
 use super::error::at_path;
 use super::parse_args_strictly;
 use super::{
@@ -63,9 +63,8 @@ fn decode<T: DeserializeOwned>(
     check_keys(tool, shape, &args)?;
     match nesting {
         Nesting::Nested => check_args(tool, shape, &args)?,
-        Nesting::Flat if shape.checks_flat_arguments() || shape.limited() => {
-            check_args(tool, shape, &args)?
-        }
+        Nesting::Flat if shape.checks_flat_arguments() => check_args(tool, shape, &args)?,
+        Nesting::Flat if shape.limited() => check_flat(tool, shape, &args)?,
         Nesting::Flat | Nesting::TooDeep => {}
     }
     Ok(decoded)

@@ -12,7 +12,7 @@
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
-use super::check::{Judge, Shape, TextCheck, check_args, check_text};
+use super::check::{Judge, Shape, TextCheck, check_args, check_flat, check_text};
 use super::error::{at_path, invalid_args, without_position};
 use super::lex::Cursor;
 use super::{
@@ -127,26 +127,29 @@ pub fn decode_params(
     // failure takes the owned walk, which finds where it failed.
     let shape = schema.shape();
     // No parameter is flattened here, so only limits need flat arguments checked.
-    let checked = match nesting {
-        Nesting::Nested => true,
-        Nesting::Flat => shape.limited(),
-        Nesting::TooDeep => false,
+    let check: Option<Check> = match nesting {
+        Nesting::Nested => Some(check_args),
+        Nesting::Flat if shape.limited() => Some(check_flat),
+        Nesting::Flat | Nesting::TooDeep => None,
     };
     if borrowed_walk(&object, keys, slots).is_ok() {
-        return match checked {
-            true => check_args(tool, shape, &Value::Object(object)),
-            false => Ok(()),
+        return match check {
+            Some(check) => check(tool, shape, &Value::Object(object)),
+            None => Ok(()),
         };
     }
     slots.iter_mut().for_each(|slot| slot.clear());
     // The owned walk consumes the arguments; what they were is kept for the check after it.
-    let kept = checked.then(|| Value::Object(object.clone()));
+    let kept = check.map(|check| (check, Value::Object(object.clone())));
     owned_walk(tool, object, keys, slots)?;
     match kept {
-        Some(args) => check_args(tool, shape, &args),
+        Some((check, args)) => check(tool, shape, &args),
         None => Ok(()),
     }
 }
+
+/// A schema check of decoded arguments.
+type Check = fn(&str, &Shape, &Value) -> Result<(), ToolResult>;
 
 /// [`decode_params`] for the raw argument text a model produced, with the same outcome for
 /// the same arguments, as [`decode_args_json`] is for [`decode_args`]: the text is walked straight into the slots

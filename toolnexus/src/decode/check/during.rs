@@ -17,10 +17,10 @@ use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::Number;
+use serde_json::{Map, Number, Value};
 
 use super::shape::{Node, ROOT, Shape};
-use super::tree::{Kind, TextTree, Tree};
+use super::tree::{Kind, TextTree, Tree, View};
 use super::{BUDGET, scalar_problem};
 
 mod entries;
@@ -66,6 +66,25 @@ impl<'s> Judge<'s> {
     /// The keys the arguments object must have.
     pub(crate) fn required(&self) -> &'s [String] {
         &self.shape.nodes[ROOT].required
+    }
+
+    /// Whether flat arguments (every value a scalar, as decoded) certainly fit: each value
+    /// judged against its property's node, as it would be while decoding; `false` when only
+    /// the tree check can tell.
+    pub(crate) fn vouches_for_flat(shape: &'s Shape, args: &Map<String, Value>) -> bool {
+        let Some(judge) = Self::of_parameters(shape) else {
+            return false;
+        };
+        let fits = |(key, value): (&String, &Value)| {
+            if matches!(value, Value::Array(_) | Value::Object(_)) {
+                return false;
+            }
+            let judging = judge.property(key).and_then(|at| judge.judging(at, false));
+            judging.is_some_and(|judging| judging.scalar::<serde_json::Error, _>(value).is_ok())
+        };
+        args.iter().all(fits)
+            && judge.required().iter().all(|key| args.contains_key(key))
+            && judge.vouches()
     }
 
     /// Whether every value decoded so far was judged and fit its subschema.
@@ -175,16 +194,16 @@ impl<'s> Judging<'_, 's> {
         }
     }
 
-    fn scalar<E: de::Error>(self, value: &TextTree<'_>) -> Result<(), E> {
+    fn scalar<E: de::Error, T: Tree>(self, value: &T) -> Result<(), E> {
         self.judge.spend(1);
-        if self.absent_ok && matches!(value, TextTree::Null) {
+        if self.absent_ok && value.is_null() {
             return Ok(());
         }
         let node = self.node;
         // Of an enum's variants, a scalar can only be a unit variant's name.
         if let Some(variants) = &node.variants {
             let named = |name: &str| variants.iter().any(|(v, of)| of.is_none() && v == name);
-            return fit(matches!(value, TextTree::String(name) if named(name)));
+            return fit(matches!(value.view(), View::String(name) if named(name)));
         }
         fit(node.allows(value.kinds()) && scalar_problem(node, value).is_none())
     }

@@ -221,7 +221,11 @@ proptest! {
         for (at, shape) in schemas().iter().enumerate() {
             let as_value = vouches::<Value>(&Judge::new(shape), &text);
             let as_args = at == 0 && vouches::<Args>(&Judge::new(shape), &text);
-            if as_value || as_args {
+            let as_flat = match serde_json::from_str(&text) {
+                Ok(Value::Object(args)) => Judge::vouches_for_flat(shape, &args),
+                _ => false,
+            };
+            if as_value || as_args || as_flat {
                 prop_assert_eq!(tree_fits(shape, &text), Some(true), "{}", text);
             }
         }
@@ -367,6 +371,37 @@ fn the_judge_reads_an_enum_as_serde_does() {
         let text = with(pay);
         assert!(!vouches::<Args>(&Judge::new(&shapes[0]), &text), "{text}");
         assert_eq!(tree_fits(&shapes[0], &text), Some(false), "{text}");
+    }
+}
+
+/// Flat arguments are judged a value at a time, as they would be while decoding; what the
+/// judge cannot vouch for, the tree check decides.
+#[test]
+fn flat_arguments_are_judged_a_value_at_a_time() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"a": {"type": "integer", "maximum": 10}, "b": {"type": "string"}},
+        "required": ["a"],
+    });
+    let shape = Shape::of(schema.as_object().unwrap(), false);
+    let flat = |text: &str| match serde_json::from_str(text) {
+        Ok(Value::Object(args)) => Judge::vouches_for_flat(&shape, &args),
+        _ => unreachable!("{text}"),
+    };
+    assert!(flat(r#"{"a":10,"b":"x"}"#));
+    assert!(flat(r#"{"a":3.0}"#));
+    for (text, fits) in [
+        (r#"{"a":11}"#, false),
+        (r#"{"b":"x"}"#, false),
+        (r#"{"a":1,"b":1}"#, false),
+        (r#"{"a":[1]}"#, false),
+        // A key the schema does not name, and the `null` of one not required, which only
+        // the tree check reads.
+        (r#"{"a":1,"c":1}"#, true),
+        (r#"{"a":1,"b":null}"#, true),
+    ] {
+        assert!(!flat(text), "{text}");
+        assert_eq!(tree_fits(&shape, text), Some(fits), "{text}");
     }
 }
 

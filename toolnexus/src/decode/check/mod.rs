@@ -74,6 +74,16 @@ pub(crate) fn check_args(tool: &str, shape: &Shape, args: &Value) -> Result<(), 
     check(tool, shape, args)
 }
 
+/// [`check_args`] for flat arguments (every value a scalar): each value is judged against its
+/// property alone, as it would be while decoding, and only what that cannot vouch for takes
+/// the whole check.
+pub(crate) fn check_flat(tool: &str, shape: &Shape, args: &Value) -> Result<(), ToolResult> {
+    match args {
+        Value::Object(object) if Judge::vouches_for_flat(shape, object) => Ok(()),
+        _ => check_args(tool, shape, args),
+    }
+}
+
 /// `Ok` unless decoding checks the arguments object's keys (a tool with a flattened
 /// parameter, where serde cannot deny unknown fields, whose schema `tool_schema_of` closed)
 /// and `args` has a key the schema does not name.
