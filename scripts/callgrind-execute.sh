@@ -25,6 +25,7 @@ if [[ ${#ROUTINES[@]} -eq 0 ]]; then
         limited_tool_execute limited_tool_execute_json
         error_floor_from_value error_tool_execute error_floor_from_str error_toolkit_execute_json
         nested_floor_from_value nested_tool_execute nested_floor_from_str nested_tool_execute_json
+        paid_floor_from_str paid_tool_execute_json
         ints_floor_from_str ints_toolkit_execute_json capped_toolkit_execute_json
         ints_floor_from_value ints_toolkit_execute capped_toolkit_execute)
 fi

@@ -1,7 +1,8 @@
 //! SPEC §9: `execute` of a macro tool costs at most 1.3× a hand-written floor — `serde_json`
 //! decode of the same arguments struct, the call, and `to_string` — measured in the same run.
 //! Also the error path (a missing field) against serde_json's own failing decode, and nested
-//! arguments (an order of three items), which the schema check of SPEC §11 reads again.
+//! arguments (an order of three items, then with an enum beside it), which the schema check
+//! of SPEC §11 reads again.
 //!
 //! Run: `cargo bench -p toolnexus --bench execute`. With `TOOLNEXUS_BENCH_CALLS=N` and
 //! `TOOLNEXUS_BENCH_ROUTINE=<name>` it times nothing: it makes N calls of that one routine
@@ -156,8 +157,41 @@ fn units_by_hand(order: &Order) -> u64 {
     units * 10 + u64::from(order.note.is_some())
 }
 
+/// How an order is paid: an externally tagged enum, as serde and schemars write one.
+#[derive(Deserialize, toolnexus::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Payment {
+    Cash,
+    Card { last4: String },
+    Split(Vec<u32>),
+}
+
+/// Counts the units of an order, and how its payment is split.
+#[tool]
+fn paid_units(order: Order, payment: Payment) -> u64 {
+    units_by_hand(&order) + payment_by_hand(&payment)
+}
+
+/// The floor's arguments for `paid_units`.
+#[derive(Deserialize)]
+struct PaidArgs {
+    order: Order,
+    payment: Payment,
+}
+
+/// 0 for cash, the card's digits, or the number of parts: every variant read.
+#[inline(never)]
+fn payment_by_hand(payment: &Payment) -> u64 {
+    match payment {
+        Payment::Cash => 0,
+        Payment::Card { last4 } => last4.len() as u64,
+        Payment::Split(parts) => parts.len() as u64,
+    }
+}
+
 const ARGS: &str = r#"{"a":1.5,"b":2.25}"#;
 const ORDER: &str = r#"{"order":{"items":[{"sku":"A-1","quantity":2},{"sku":"B-22","quantity":1},{"sku":"C-333","quantity":5}],"note":"leave at the door"}}"#;
+const PAID: &str = r#"{"order":{"items":[{"sku":"A-1","quantity":2},{"sku":"B-22","quantity":1},{"sku":"C-333","quantity":5}],"note":"leave at the door"},"payment":{"card":{"last4":"4242"}}}"#;
 const MISSING: &str = r#"{"a":1.5}"#;
 const INTS: &str = r#"{"a":7,"b":-12}"#;
 
@@ -230,6 +264,14 @@ fn main() {
     assert_eq!(nested_tool_execute_json(ORDER).output, "81");
     assert_eq!(nested_floor_from_str(ORDER), "81");
     assert_eq!(nested_tool_execute(order.clone()).output, "81");
+    let paid_floor_from_str = |text: &str| {
+        let PaidArgs { order, payment } = serde_json::from_str(black_box(text)).unwrap();
+        (units_by_hand(&order) + payment_by_hand(&payment)).to_string()
+    };
+    let paid_tool_execute_json =
+        |text: &str| block_on(PaidUnitsTool.execute_json(black_box(text), &ctx));
+    assert_eq!(paid_floor_from_str(PAID), "85");
+    assert_eq!(paid_tool_execute_json(PAID).output, "85");
     let floor_error_from_value = |args: Value| {
         serde_json::from_value::<Args>(args)
             .err()
@@ -338,6 +380,8 @@ fn main() {
             "nested_tool_execute_json" => measured(calls, || ORDER, nested_tool_execute_json),
             "nested_floor_from_value" => measured(calls, || order.clone(), nested_floor_from_value),
             "nested_tool_execute" => measured(calls, || order.clone(), nested_tool_execute),
+            "paid_floor_from_str" => measured(calls, || PAID, paid_floor_from_str),
+            "paid_tool_execute_json" => measured(calls, || PAID, paid_tool_execute_json),
             "ints_floor_from_str" => measured(calls, || INTS, ints_floor_from_str),
             "ints_toolkit_execute_json" => measured(calls, || INTS, ints_toolkit_execute_json),
             "capped_toolkit_execute_json" => {
