@@ -144,7 +144,7 @@ impl Keywords {
 
     /// The integers these limits admit, when the only ones a number can break are whole
     /// `minimum`/`maximum` bounds (a fixed-width integer's range, a `range` of whole numbers):
-    /// what the one-pass check (`super::stream`) compares an integer with directly.
+    /// what the check during decoding (`super::during`) compares an integer with directly.
     pub(super) fn integer_range(&self) -> Option<(i128, i128)> {
         if self.exclusive_minimum.is_some()
             || self.exclusive_maximum.is_some()

@@ -69,7 +69,7 @@ pub(super) struct Node {
 }
 
 impl Node {
-    /// A node that says nothing but its `kinds`, planned for the one-pass checks: `None`, the
+    /// A node that says nothing but its `kinds`, planned for the check during decoding: `None`, the
     /// schema `true`; `Some(0)`, a schema no value fits.
     pub(super) const fn only(kinds: Option<u8>) -> Node {
         Node {
