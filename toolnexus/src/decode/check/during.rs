@@ -8,9 +8,9 @@
 //! `anyOf`, `oneOf` and `allOf`, a `$ref` beside other keywords, an array's or object's own
 //! limits), what serde reads in a form this does not follow (bytes, a key read as a number,
 //! an `f32`), and a budget run out leave the judge unsure, and the text takes the check
-//! after decoding as before. A
-//! value that misfits fails the decoding, and the caller decodes the text again the way it
-//! did before this existed, so the outcome and the words of a refusal never depend on it.
+//! after decoding as before. A value that misfits fails the decoding, and the caller decodes
+//! the text again the way it did before this existed, so the outcome and the words of a
+//! refusal never depend on it.
 
 use std::borrow::Cow;
 use std::cell::Cell;

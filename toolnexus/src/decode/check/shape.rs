@@ -69,8 +69,8 @@ pub(super) struct Node {
 }
 
 impl Node {
-    /// A node that says nothing but its `kinds`, planned for the check during decoding: `None`, the
-    /// schema `true`; `Some(0)`, a schema no value fits.
+    /// A node that says nothing but its `kinds`, planned for the check during decoding:
+    /// `None`, the schema `true`; `Some(0)`, a schema no value fits.
     pub(super) const fn only(kinds: Option<u8>) -> Node {
         Node {
             nothing: false,
