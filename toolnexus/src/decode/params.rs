@@ -152,8 +152,9 @@ pub fn decode_params(
 type Check = fn(&str, &Shape, &Value) -> Result<(), ToolResult>;
 
 /// [`decode_params`] for the raw argument text a model produced, with the same outcome for
-/// the same arguments, as [`decode_args_json`] is for [`decode_args`]: the text is walked straight into the slots
-/// when it fits, and otherwise parsed into a `Value` and decoded by [`decode_params`].
+/// the same arguments, as [`decode_args_json`] is for [`decode_args`]: the text is walked
+/// straight into the slots when it fits, and otherwise parsed into a `Value` and decoded by
+/// [`decode_params`].
 pub fn decode_params_json(
     tool: &str,
     text: &str,
