@@ -70,12 +70,10 @@ impl<T: DeserializeOwned> Slot for Option<T> {
     }
 
     fn decode_prefix(&mut self, text: &str) -> Result<usize, serde_json::Error> {
-        let mut values = serde_json::Deserializer::from_str(text).into_iter();
-        let value = values
-            .next()
-            .unwrap_or_else(|| Err(de::Error::custom("no value")))?;
-        *self = Some(value);
-        Ok(values.byte_offset())
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        *self = Some(T::deserialize(&mut deserializer)?);
+        // A stream made now starts where the value ended.
+        Ok(deserializer.into_iter::<de::IgnoredAny>().byte_offset())
     }
 
     fn decode_judged(
