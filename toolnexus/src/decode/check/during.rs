@@ -75,18 +75,27 @@ impl<'s> Judge<'s> {
         let Some(judge) = Self::of_parameters(shape) else {
             return false;
         };
-        let fits = |(key, value): (&String, &Value)| {
+        let root = &shape.nodes[ROOT];
+        // A judge of parameters has them: at most 64 properties, a bit each.
+        let Some(required) = root.required_properties else {
+            return false;
+        };
+        let mut given = 0_u64;
+        for (key, value) in args {
             if matches!(value, Value::Array(_) | Value::Object(_)) {
                 return false;
             }
-            let judging = judge.property(key).and_then(|at| judge.judging(at, false));
-            judging.is_some_and(|judging| judging.scalar::<serde_json::Error, _>(value).is_ok())
-        };
-        let required = judge.required();
-        // The keys of a map are distinct: counting the required ones among them (short names,
-        // compared in place) costs less than looking each up by its hash.
-        let given = args.keys().filter(|key| required.contains(key)).count();
-        args.iter().all(fits) && given == required.len() && judge.vouches()
+            let Some(at) = root.properties.iter().position(|(name, _)| name == key) else {
+                return false;
+            };
+            given |= 1 << at;
+            let judging = judge.judging(root.properties[at].1, false);
+            if !judging.is_some_and(|judging| judging.scalar::<serde_json::Error, _>(value).is_ok())
+            {
+                return false;
+            }
+        }
+        given & required == required && judge.vouches()
     }
 
     /// Whether every value decoded so far was judged and fit its subschema.
