@@ -329,26 +329,37 @@ fn compile(source: &str) -> Result<regress::Regex, String> {
 /// that error, so `check` can report it before any call. Empty when every pattern compiles.
 pub(crate) fn broken_patterns(schema: &Value) -> Vec<(String, String, String)> {
     let mut broken = Vec::new();
-    let mut pending = vec![(String::new(), schema)];
-    while let Some((pointer, schema)) = pending.pop() {
-        match schema {
+    // Each value with whether it is a schema; else it maps names to schemas (`properties`).
+    let mut pending = vec![(String::new(), schema, true)];
+    while let Some((pointer, value, is_schema)) = pending.pop() {
+        match value {
             Value::Object(map) => {
-                if let Some(Value::String(source)) = map.get("pattern") {
+                if let (true, Some(Value::String(source))) = (is_schema, map.get("pattern")) {
                     if let Err(error) = compile(source) {
                         broken.push((pointer.clone(), source.clone(), error));
                     }
                 }
-                // Values, not schemas: a `pattern` key in one is data.
-                let schemas = map.iter().filter(|(key, _)| {
-                    !matches!(key.as_str(), "enum" | "const" | "default" | "examples")
+                // Values, not schemas: a `pattern` key in one is data. A property may still
+                // be named `default`.
+                let children = map.iter().filter(|(key, _)| {
+                    !is_schema || !matches!(key.as_str(), "enum" | "const" | "default" | "examples")
                 });
-                for (key, child) in schemas.rev() {
-                    pending.push((format!("{pointer}/{}", escape(key)), child));
+                for (key, child) in children.rev() {
+                    let names = is_schema
+                        && matches!(
+                            key.as_str(),
+                            "properties"
+                                | "patternProperties"
+                                | "$defs"
+                                | "definitions"
+                                | "dependentSchemas"
+                        );
+                    pending.push((format!("{pointer}/{}", escape(key)), child, !names));
                 }
             }
             Value::Array(items) => {
                 for (index, child) in items.iter().enumerate().rev() {
-                    pending.push((format!("{pointer}/{index}"), child));
+                    pending.push((format!("{pointer}/{index}"), child, true));
                 }
             }
             _ => {}

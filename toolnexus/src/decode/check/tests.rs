@@ -203,6 +203,9 @@ mod limits {
                 "ok": {"type": "string", "pattern": "^[a-z]+$"},
                 "bad": {"type": "string", "pattern": "(unclosed"},
                 "a/b": {"items": {"pattern": "[z-a]"}},
+                // Named like a keyword whose value is data, but a property's schema.
+                "default": {"type": "string", "pattern": "[b-a]"},
+                "pattern": {"type": "string"},
             },
             "default": {"pattern": "("},
         });
@@ -215,6 +218,7 @@ mod limits {
             [
                 ("/properties/bad".to_owned(), "(unclosed".to_owned()),
                 ("/properties/a~1b/items".to_owned(), "[z-a]".to_owned()),
+                ("/properties/default".to_owned(), "[b-a]".to_owned()),
             ]
         );
     }
