@@ -89,9 +89,10 @@ impl<'s> Judge<'s> {
                 return false;
             };
             given |= 1 << at;
-            let judging = judge.judging(root.properties[at].1, false);
-            if !judging.is_some_and(|judging| judging.scalar::<serde_json::Error, _>(value).is_ok())
-            {
+            let Some(judging) = judge.judging(root.properties[at].1, false) else {
+                return false;
+            };
+            if judging.scalar::<serde_json::Error, _>(value).is_err() {
                 return false;
             }
         }
