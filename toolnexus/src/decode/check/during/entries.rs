@@ -188,9 +188,9 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Entries<'_, '_, A> {
 }
 
 /// A seed whose value is judged.
-struct Seed<'j, 's, T> {
-    inner: T,
-    judging: Option<Judging<'j, 's>>,
+pub(super) struct Seed<'j, 's, T> {
+    pub(super) inner: T,
+    pub(super) judging: Option<Judging<'j, 's>>,
 }
 
 impl<'de, T: DeserializeSeed<'de>> DeserializeSeed<'de> for Seed<'_, '_, T> {

@@ -9,7 +9,8 @@ use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess, VariantAccess, Visitor,
 };
 
-use super::{Checked, Judging, MISFIT};
+use super::entries::Seed;
+use super::{Judging, MISFIT};
 use crate::decode::check::tree::Kind;
 
 /// The visitor serde gave for an enum, seeing the value serde_json reads it from.
@@ -130,25 +131,8 @@ impl<'de, A: MapAccess<'de>> VariantAccess<'de> for Variant<'_, '_, '_, A> {
 
 impl<'de, A: MapAccess<'de>> Variant<'_, '_, '_, A> {
     fn read<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, A::Error> {
-        self.map.next_value_seed(Judged {
-            seed,
-            judging: self.judging,
-        })
-    }
-}
-
-/// A seed that reads its value judged.
-struct Judged<'j, 's, T> {
-    seed: T,
-    judging: Option<Judging<'j, 's>>,
-}
-
-impl<'de, T: DeserializeSeed<'de>> DeserializeSeed<'de> for Judged<'_, '_, T> {
-    type Value = T::Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, inner: D) -> Result<T::Value, D::Error> {
-        self.seed.deserialize(Checked {
-            inner,
+        self.map.next_value_seed(Seed {
+            inner: seed,
             judging: self.judging,
         })
     }
