@@ -223,6 +223,15 @@ pub trait Tool: Send + Sync {
             Err(invalid) => ToolFuture::ready(invalid),
         }
     }
+    /// [`execute`](Self::execute) as a [`ToolFuture`]: what a [`Toolkit`](crate::Toolkit)
+    /// calls, so that a result known at once (bad arguments, a synchronous `#[tool]` fn)
+    /// costs no allocation, as with [`execute_json`](Self::execute_json). Not part of the
+    /// contract (SPEC §1 pins `execute`): the default boxes `execute`'s future, which is right
+    /// for every hand-written tool, and `#[tool]` overrides it.
+    #[doc(hidden)]
+    fn execute_value<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> ToolFuture<'a> {
+        ToolFuture::boxed(self.execute(args, ctx))
+    }
 }
 
 impl fmt::Debug for dyn Tool {

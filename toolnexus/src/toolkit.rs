@@ -250,7 +250,7 @@ impl Toolkit {
                 let chain = around.run(self, tool, id, Arguments::Value(args), ctx);
                 Guarded::running(tool.as_ref(), ctx, chain)
             }
-            (Some(tool), None) => Guarded::new(tool.as_ref(), ctx, move || tool.execute(args, ctx)),
+            (Some(tool), None) => Guarded::new(tool.as_ref(), ctx, move || tool.execute_value(args, ctx)),
             (None, _) => Guarded::unknown(name, ctx),
         };
         #[cfg(feature = "tracing")] // SPEC §12C: the `execute_tool` span

@@ -70,7 +70,7 @@ impl Around {
         if self.layers.is_empty() {
             return Box::pin(async move {
                 match args {
-                    Arguments::Value(args) => tool.execute(args, &ctx).await,
+                    Arguments::Value(args) => tool.execute_value(args, &ctx).await,
                     Arguments::Text(text) => tool.execute_json(text, &ctx).await,
                 }
             });

@@ -156,16 +156,24 @@ pub fn expand(
                     #args: #private::serde_json::Value,
                     #ctx: &'a #private::ToolContext,
                 ) -> #private::BoxFuture<'a, #private::ToolResult> {
+                    #private::ToolFuture::into_boxed(
+                        <Self as #private::Tool>::execute_value(self, #args, #ctx),
+                    )
+                }
+
+                fn execute_value<'a>(
+                    &'a self,
+                    #args: #private::serde_json::Value,
+                    #ctx: &'a #private::ToolContext,
+                ) -> #private::ToolFuture<'a> {
                     #raw_from_value
                     #setup
                     match #from_value {
                         ::core::result::Result::Ok(#ok) => {
                             #unpack
-                            #private::ToolFuture::into_boxed(#run)
+                            #run
                         }
-                        ::core::result::Result::Err(#invalid) => {
-                            ::std::boxed::Box::pin(::core::future::ready(#invalid))
-                        }
+                        ::core::result::Result::Err(#invalid) => #private::ToolFuture::ready(#invalid),
                     }
                 }
 
