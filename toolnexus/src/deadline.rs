@@ -72,6 +72,11 @@ impl<'a> Limits<'a> {
         }
     }
 
+    /// The context whose limits these are.
+    pub(crate) fn ctx(&self) -> &'a ToolContext {
+        self.ctx
+    }
+
     /// Whether the call must stop now; cancellation first.
     pub(crate) fn reached(&self) -> Option<Stop> {
         if self.ctx.cancel.is_cancelled() {

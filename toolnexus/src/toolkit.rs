@@ -250,7 +250,9 @@ impl Toolkit {
                 let chain = around.run(self, tool, id, Arguments::Value(args), ctx);
                 Guarded::running(tool.as_ref(), ctx, chain)
             }
-            (Some(tool), None) => Guarded::new(tool.as_ref(), ctx, move || tool.execute_value(args, ctx)),
+            (Some(tool), None) => Guarded::new(tool.as_ref(), ctx, move |tool, ctx| {
+                tool.execute_value(args, ctx)
+            }),
             (None, _) => Guarded::unknown(name, ctx),
         };
         #[cfg(feature = "tracing")] // SPEC §12C: the `execute_tool` span
@@ -314,9 +316,9 @@ impl Toolkit {
                 let chain = around.run(self, tool, id, Arguments::Text(args), ctx);
                 Guarded::running(tool.as_ref(), ctx, chain)
             }
-            (Some(tool), None) => {
-                Guarded::new(tool.as_ref(), ctx, move || tool.execute_json(args, ctx))
-            }
+            (Some(tool), None) => Guarded::new(tool.as_ref(), ctx, move |tool, ctx| {
+                tool.execute_json(args, ctx)
+            }),
             (None, _) => Guarded::unknown(name, ctx),
         };
         #[cfg(feature = "tracing")] // SPEC §12C: the `execute_tool` span

@@ -16,16 +16,18 @@ use crate::tool::{Tool, ToolContext};
 /// in any poll of it — into an error result, and stops the call when its context is
 /// cancelled or its timeout passes.
 ///
-/// Nothing runs until the first poll, as with any future: `start` (the tool's `execute` or
-/// `execute_json`) is called then, under the same guard and limits as a poll. A synchronous
+/// Nothing runs until the first poll, as with any future: `start` (the tool's `execute_value`
+/// or `execute_json`) is called then with the tool and the context, under the same guard and
+/// limits as a poll. A synchronous
 /// `#[tool]` fn runs inside `start` and its result comes back ready ([`ToolFuture::ready`]):
 /// it is returned from that first poll without a future on the heap.
 ///
 /// A hand-written future rather than an `async fn`: it is on every call's path, and this
 /// keeps it to one `catch_unwind` per step and two cheap checks ([`Limits::reached`]) with
 /// nothing else in between, in a value small enough to move cheaply (no `ToolResult` inside).
-/// Every field is `Unpin` (the closure holds the arguments and references), so it needs no
-/// pin projection and no `unsafe`.
+/// `start` is handed the tool and context rather than capturing them, so the future holds
+/// each once: moved whole by every executor, it stays small enough to copy inline. Every field
+/// is `Unpin` (the closure holds the arguments), so it needs no pin projection and no `unsafe`.
 pub(super) struct Guarded<'a, F> {
     limits: Limits<'a>,
     step: Step<'a, F>,
@@ -42,7 +44,10 @@ enum Step<'a, F> {
 impl<'a, F> Guarded<'a, F> {
     /// The call of `start`, its limits (the deadline counted from now) in force from the
     /// first poll on.
-    pub(super) fn new(tool: &'a dyn Tool, ctx: &'a ToolContext, start: F) -> Self {
+    pub(super) fn new<Fut>(tool: &'a dyn Tool, ctx: &'a ToolContext, start: F) -> Self
+    where
+        F: FnOnce(&'a dyn Tool, &'a ToolContext) -> Fut,
+    {
         Self {
             limits: Limits::new(ctx),
             step: Step::Start(tool, start),
@@ -79,7 +84,11 @@ impl<'a, F> Guarded<'a, F> {
     }
 }
 
-impl<'a, F: FnOnce() -> Fut + Unpin, Fut: Into<ToolFuture<'a>>> Future for Guarded<'a, F> {
+impl<'a, F, Fut> Future for Guarded<'a, F>
+where
+    F: FnOnce(&'a dyn Tool, &'a ToolContext) -> Fut + Unpin,
+    Fut: Into<ToolFuture<'a>>,
+{
     type Output = ToolResult;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
@@ -94,7 +103,8 @@ impl<'a, F: FnOnce() -> Fut + Unpin, Fut: Into<ToolFuture<'a>>> Future for Guard
             }
             // `AssertUnwindSafe` is sound here: after a panic the tool's future is dropped,
             // never polled again, and all we keep is the panic message.
-            match catch_unwind(AssertUnwindSafe(|| start().into().into_ready())) {
+            let ctx = this.limits.ctx();
+            match catch_unwind(AssertUnwindSafe(|| start(tool, ctx).into().into_ready())) {
                 // Ready in the step that began in time: that is its result.
                 Ok(Ok(result)) => return Poll::Ready(result),
                 Ok(Err(future)) => this.step = Step::Running(tool, future),
