@@ -46,8 +46,8 @@ fn decode<T: DeserializeOwned>(
     schema: &ToolSchema,
     tried: Tried,
 ) -> Result<T, ToolResult> {
-    let (object, nesting) = arguments_object(tool, args)?;
-    let args = Value::Object(object);
+    let mut args = args;
+    let (_, nesting) = arguments_object(tool, &mut args)?;
     let decoded = match accepted_form(&args, tried) {
         Some(decoded) => decoded,
         // Decoded again, owned, to find where it failed: with whole floats as integers, where

@@ -120,34 +120,22 @@ pub fn decode_params(
     keys: &'static [&'static str],
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), ToolResult> {
-    let (object, nesting) = arguments_object(tool, args)?;
+    let mut args = args;
+    let (object, nesting) = arguments_object(tool, &mut args)?;
     // A borrowed walk tracks no path, so it costs nothing beyond what the types need; only a
-    // failure takes the owned walk, which finds where it failed.
+    // failure takes the reference walk, which finds where it failed.
+    if borrowed_walk(object, keys, slots).is_err() {
+        slots.iter_mut().for_each(|slot| slot.clear());
+        reference_walk(tool, object, keys, slots)?;
+    }
     let shape = schema.shape();
     // No parameter is flattened here, so only limits need flat arguments checked.
-    let check: Option<Check> = match nesting {
-        Nesting::Nested => Some(check_args),
-        Nesting::Flat if shape.limited() => Some(check_flat),
-        Nesting::Flat | Nesting::TooDeep => None,
-    };
-    if borrowed_walk(&object, keys, slots).is_ok() {
-        return match check {
-            Some(check) => check(tool, shape, &Value::Object(object)),
-            None => Ok(()),
-        };
-    }
-    slots.iter_mut().for_each(|slot| slot.clear());
-    // The owned walk consumes the arguments; what they were is kept for the check after it.
-    let kept = check.map(|check| (check, Value::Object(object.clone())));
-    owned_walk(tool, object, keys, slots)?;
-    match kept {
-        Some((check, args)) => check(tool, shape, &args),
-        None => Ok(()),
+    match nesting {
+        Nesting::Nested => check_args(tool, shape, &args),
+        Nesting::Flat if shape.limited() => check_flat(tool, shape, &args),
+        Nesting::Flat | Nesting::TooDeep => Ok(()),
     }
 }
-
-/// A schema check of decoded arguments.
-type Check = fn(&str, &Shape, &Value) -> Result<(), ToolResult>;
 
 /// [`decode_params`] for the raw argument text a model produced, with the same outcome for
 /// the same arguments, as [`decode_args_json`] is for [`decode_args`]: the text is walked
@@ -237,25 +225,25 @@ fn decode_into(slot: &mut dyn Slot, value: &Value) -> bool {
 /// unknown key or a bad value stops it there), then the keys that are missing. A value is
 /// reported only if no form of it decodes, so the message names the value that is wrong,
 /// not a `3.0` that decodes as the integer it is.
-fn owned_walk(
+fn reference_walk(
     tool: &str,
-    args: Map<String, Value>,
+    args: &Map<String, Value>,
     keys: &'static [&'static str],
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), ToolResult> {
     for (key, value) in args {
-        let Some(at) = position(keys, &key) else {
-            let error = <serde_json::Error as de::Error>::unknown_field(&key, keys);
+        let Some(at) = position(keys, key) else {
+            let error = <serde_json::Error as de::Error>::unknown_field(key, keys);
             return Err(invalid_args(tool, error));
         };
-        if decode_into(&mut *slots[at], &value) {
+        if decode_into(&mut *slots[at], value) {
             continue;
         }
         // Whole floats as integers, so the path names a value that is wrong, not a `3.0`.
-        let mut value = value;
+        let mut value = value.clone();
         integers_for_integral_floats(&mut value);
         if let Err(error) = slots[at].decode_owned(value) {
-            return Err(at_path(tool, Some(&key), error.path(), error.inner()));
+            return Err(at_path(tool, Some(key), error.path(), error.inner()));
         }
     }
     fill_missing(0, keys, slots).map_err(|error| invalid_args(tool, without_position(&error)))
