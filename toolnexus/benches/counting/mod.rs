@@ -1,7 +1,7 @@
 //! BENCH-ONLY UNSAFE: a counting global allocator, so a bench can show how many allocations a
 //! call makes. It forwards every call to `System` unchanged. The library itself stays
-//! `#![forbid(unsafe_code)]`; this module is compiled only into the bench binaries that
-//! declare `mod counting;` (`execute` and `schema`).
+//! `#![forbid(unsafe_code)]`; this module is compiled only into the binaries that declare
+//! `mod counting;`: the `execute` and `schema` benches, and the `allocations` test.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
