@@ -77,7 +77,8 @@ impl<'a> Limits<'a> {
         self.ctx
     }
 
-    /// Whether the call must stop now; cancellation first.
+    /// Whether the call must stop now; cancellation first. Inlined: every poll asks.
+    #[inline]
     pub(crate) fn reached(&self) -> Option<Stop> {
         if self.ctx.cancel.is_cancelled() {
             return Some(Stop::Cancelled);

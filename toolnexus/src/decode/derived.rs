@@ -42,11 +42,10 @@ enum Tried {
 
 fn decode<T: DeserializeOwned>(
     tool: &str,
-    args: Value,
+    mut args: Value,
     schema: &ToolSchema,
     tried: Tried,
 ) -> Result<T, ToolResult> {
-    let mut args = args;
     let (_, nesting) = arguments_object(tool, &mut args)?;
     let decoded = match accepted_form(&args, tried) {
         Some(decoded) => decoded,

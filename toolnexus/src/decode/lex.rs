@@ -56,11 +56,10 @@ impl<'t> Cursor<'t> {
         (self.next() == Some(byte)).then_some(()).ok_or(())
     }
 
-    /// The string after whitespace, consumed: its text, quotes included, and whether it has
-    /// escapes, read byte by byte: what it reads is an object's keys, which are
-    /// short. A raw control character, invalid in a JSON string,
-    /// fails.
-    pub(crate) fn string(&mut self) -> Result<(&'t str, bool), ()> {
+    /// The string after whitespace, consumed: its bytes, quotes included, and whether it has
+    /// escapes, read byte by byte: what it reads is an object's keys, which are short. A raw
+    /// control character, invalid in a JSON string, fails.
+    pub(crate) fn string(&mut self) -> Result<(&'t [u8], bool), ()> {
         self.expect(b'"')?;
         let bytes = self.text.as_bytes();
         let start = self.at - 1;
@@ -77,7 +76,6 @@ impl<'t> Cursor<'t> {
             }
         }
         self.at += 1;
-        let quoted = self.text.get(start..self.at).ok_or(())?;
-        Ok((quoted, escaped))
+        Ok((&bytes[start..self.at], escaped))
     }
 }

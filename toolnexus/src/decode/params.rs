@@ -115,12 +115,11 @@ pub fn take<T>(slot: Option<T>) -> T {
 /// struct with those fields and `deny_unknown_fields`.
 pub fn decode_params(
     tool: &str,
-    args: Value,
+    mut args: Value,
     schema: &ToolSchema,
     keys: &'static [&'static str],
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), ToolResult> {
-    let mut args = args;
     let (object, nesting) = arguments_object(tool, &mut args)?;
     // A borrowed walk tracks no path, so it costs nothing beyond what the types need; only a
     // failure takes the reference walk, which finds where it failed.
@@ -166,8 +165,7 @@ pub fn decode_params_json(
 
 /// The parameter a key names. Parameter names are short: comparing them here, byte by byte
 /// after their lengths, is cheaper than a call to `memcmp` for each.
-fn position(keys: &'static [&'static str], key: &str) -> Option<usize> {
-    let key = key.as_bytes();
+fn position(keys: &'static [&'static str], key: &[u8]) -> Option<usize> {
     keys.iter().position(|candidate| {
         candidate.len() == key.len() && candidate.bytes().zip(key).all(|(a, b)| a == *b)
     })
@@ -197,7 +195,10 @@ fn borrowed_walk(
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), ()> {
     for (key, value) in args {
-        if !decode_into(&mut *slots[position(keys, key).ok_or(())?], value) {
+        if !decode_into(
+            &mut *slots[position(keys, key.as_bytes()).ok_or(())?],
+            value,
+        ) {
             return Err(());
         }
     }
@@ -206,7 +207,7 @@ fn borrowed_walk(
 }
 
 /// Decodes `value` into `slot` in any form either entry point takes; whether it did.
-#[inline]
+#[inline(always)]
 fn decode_into(slot: &mut dyn Slot, value: &Value) -> bool {
     // The value as sent first, without the closure: what nearly every call takes.
     if slot.decode_value(value).is_ok() {
@@ -232,7 +233,7 @@ fn reference_walk(
     slots: &mut [&mut dyn Slot],
 ) -> Result<(), ToolResult> {
     for (key, value) in args {
-        let Some(at) = position(keys, key) else {
+        let Some(at) = position(keys, key.as_bytes()) else {
             let error = <serde_json::Error as de::Error>::unknown_field(key, keys);
             return Err(invalid_args(tool, error));
         };
@@ -264,6 +265,9 @@ fn text_walk(
 ) -> Result<Walked, ()> {
     let limited = shape.limited();
     let mut filled = 0;
+    // The parameters given so far, a bit each up to the 64th (a later one's slot is asked):
+    // a key given twice is refused without a virtual call per key.
+    let mut given = 0_u64;
     let mut walked = Walked::Fits;
     let judge = Judge::of_parameters(shape);
     let mut text = Cursor::new(text);
@@ -273,10 +277,12 @@ fn text_walk(
     } else {
         loop {
             let at = key(&mut text, keys)?;
+            let bit = if at < 64 { 1_u64 << at } else { 0 };
             let slot = &mut slots[at];
-            if slot.is_filled() {
+            if given & bit != 0 || (bit == 0 && slot.is_filled()) {
                 return Err(());
             }
+            given |= bit;
             text.expect(b':')?;
             text.skip_whitespace();
             let rest = text.rest();
@@ -299,10 +305,7 @@ fn text_walk(
             // Decoded on its own, a value may open one level more than inside the arguments
             // object; one that might is left to the reference path, which refuses it. A
             // value opens a bracket per level, so only a long one is counted.
-            let value = &rest.as_bytes()[..read];
-            if read >= TOO_DEEP
-                && value.iter().filter(|b| matches!(b, b'[' | b'{')).count() >= TOO_DEEP
-            {
+            if read >= TOO_DEEP && opens_too_many_levels(&rest.as_bytes()[..read]) {
                 return Err(());
             }
             text.at += read;
@@ -321,8 +324,9 @@ fn text_walk(
     // What was judged while decoding vouches for the arguments only with the whole object in
     // view: every key the schema requires given.
     if let (Walked::Judged, Some(judge)) = (&walked, &judge) {
-        let given = |name: &String| position(keys, name).is_some_and(|at| slots[at].is_filled());
-        walked = match judge.vouches() && judge.required().iter().all(given) {
+        let present =
+            |name: &String| position(keys, name.as_bytes()).is_some_and(|at| slots[at].is_filled());
+        walked = match judge.vouches() && judge.required().iter().all(present) {
             true => Walked::Fits,
             false => Walked::Unchecked,
         };
@@ -352,6 +356,14 @@ fn decode_judged(
     Ok((slot.decode_prefix(rest).map_err(drop)?, false))
 }
 
+/// Whether a long value opens [`TOO_DEEP`] brackets. Out of line: few values are long, and
+/// counting inline costs every value of the walk registers.
+#[cold]
+#[inline(never)]
+fn opens_too_many_levels(value: &[u8]) -> bool {
+    value.iter().filter(|b| matches!(b, b'[' | b'{')).count() >= TOO_DEEP
+}
+
 /// What the text walk left to the schema check.
 enum Walked {
     /// Nothing: the schema has no limits and every value is a scalar, or, after the walk,
@@ -372,8 +384,8 @@ const TOO_DEEP: usize = MAX_NESTING;
 fn key(text: &mut Cursor<'_>, keys: &'static [&'static str]) -> Result<usize, ()> {
     let (quoted, escaped) = text.string()?;
     if escaped {
-        let key: String = serde_json::from_str(quoted).map_err(drop)?;
-        position(keys, &key).ok_or(())
+        let key: String = serde_json::from_slice(quoted).map_err(drop)?;
+        position(keys, key.as_bytes()).ok_or(())
     } else {
         position(keys, &quoted[1..quoted.len() - 1]).ok_or(())
     }

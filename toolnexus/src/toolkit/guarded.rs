@@ -18,9 +18,9 @@ use crate::tool::{Tool, ToolContext};
 ///
 /// Nothing runs until the first poll, as with any future: `start` (the tool's `execute_value`
 /// or `execute_json`) is called then with the tool and the context, under the same guard and
-/// limits as a poll. A synchronous
-/// `#[tool]` fn runs inside `start` and its result comes back ready ([`ToolFuture::ready`]):
-/// it is returned from that first poll without a future on the heap.
+/// limits as a poll. A synchronous `#[tool]` fn runs inside `start` and its result comes back
+/// ready ([`ToolFuture::ready`]): it is returned from that first poll without a future on the
+/// heap.
 ///
 /// A hand-written future rather than an `async fn`: it is on every call's path, and this
 /// keeps it to one `catch_unwind` per step and two cheap checks ([`Limits::reached`]) with
@@ -44,9 +44,9 @@ enum Step<'a, F> {
 impl<'a, F> Guarded<'a, F> {
     /// The call of `start`, its limits (the deadline counted from now) in force from the
     /// first poll on.
-    pub(super) fn new<Fut>(tool: &'a dyn Tool, ctx: &'a ToolContext, start: F) -> Self
+    pub(super) fn new(tool: &'a dyn Tool, ctx: &'a ToolContext, start: F) -> Self
     where
-        F: FnOnce(&'a dyn Tool, &'a ToolContext) -> Fut,
+        F: FnOnce(&'a dyn Tool, &'a ToolContext) -> ToolFuture<'a>,
     {
         Self {
             limits: Limits::new(ctx),
@@ -84,10 +84,9 @@ impl<'a, F> Guarded<'a, F> {
     }
 }
 
-impl<'a, F, Fut> Future for Guarded<'a, F>
+impl<'a, F> Future for Guarded<'a, F>
 where
-    F: FnOnce(&'a dyn Tool, &'a ToolContext) -> Fut + Unpin,
-    Fut: Into<ToolFuture<'a>>,
+    F: FnOnce(&'a dyn Tool, &'a ToolContext) -> ToolFuture<'a> + Unpin,
 {
     type Output = ToolResult;
 
@@ -104,7 +103,7 @@ where
             // `AssertUnwindSafe` is sound here: after a panic the tool's future is dropped,
             // never polled again, and all we keep is the panic message.
             let ctx = this.limits.ctx();
-            match catch_unwind(AssertUnwindSafe(|| start(tool, ctx).into().into_ready())) {
+            match catch_unwind(AssertUnwindSafe(|| start(tool, ctx).into_ready())) {
                 // Ready in the step that began in time: that is its result.
                 Ok(Ok(result)) => return Poll::Ready(result),
                 Ok(Err(future)) => this.step = Step::Running(tool, future),
