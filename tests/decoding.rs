@@ -308,6 +308,105 @@ fn syntax_errors_keep_their_position() {
     );
 }
 
+/// A tool with more parameters than the text walk tracks a bit each for (64).
+#[tool]
+#[allow(clippy::too_many_arguments)]
+fn many(
+    p0: u8,
+    p1: u8,
+    p2: u8,
+    p3: u8,
+    p4: u8,
+    p5: u8,
+    p6: u8,
+    p7: u8,
+    p8: u8,
+    p9: u8,
+    p10: u8,
+    p11: u8,
+    p12: u8,
+    p13: u8,
+    p14: u8,
+    p15: u8,
+    p16: u8,
+    p17: u8,
+    p18: u8,
+    p19: u8,
+    p20: u8,
+    p21: u8,
+    p22: u8,
+    p23: u8,
+    p24: u8,
+    p25: u8,
+    p26: u8,
+    p27: u8,
+    p28: u8,
+    p29: u8,
+    p30: u8,
+    p31: u8,
+    p32: u8,
+    p33: u8,
+    p34: u8,
+    p35: u8,
+    p36: u8,
+    p37: u8,
+    p38: u8,
+    p39: u8,
+    p40: u8,
+    p41: u8,
+    p42: u8,
+    p43: u8,
+    p44: u8,
+    p45: u8,
+    p46: u8,
+    p47: u8,
+    p48: u8,
+    p49: u8,
+    p50: u8,
+    p51: u8,
+    p52: u8,
+    p53: u8,
+    p54: u8,
+    p55: u8,
+    p56: u8,
+    p57: u8,
+    p58: u8,
+    p59: u8,
+    p60: u8,
+    p61: u8,
+    p62: u8,
+    p63: u8,
+    p64: u8,
+    p65: u8,
+) -> u32 {
+    [
+        p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15, p16, p17, p18, p19,
+        p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p30, p31, p32, p33, p34, p35, p36, p37,
+        p38, p39, p40, p41, p42, p43, p44, p45, p46, p47, p48, p49, p50, p51, p52, p53, p54, p55,
+        p56, p57, p58, p59, p60, p61, p62, p63, p64, p65,
+    ]
+    .into_iter()
+    .map(u32::from)
+    .sum()
+}
+
+/// Past the 64th parameter the text walk asks a slot whether it is filled: a key given twice
+/// there is refused as before it, and every parameter still decodes.
+#[test]
+fn duplicate_keys_past_the_sixty_fourth_parameter_are_refused() {
+    let keys: Vec<String> = (0..66).map(|at| format!("\"p{at}\": 1")).collect();
+    let all = format!("{{{}}}", keys.join(", "));
+    assert_eq!(from_text(&ManyTool, &all).output, "66");
+    for repeated in ["p0", "p63", "p64", "p65"] {
+        let twice = format!("{{{}, \"{repeated}\": 2}}", keys.join(", "));
+        let refused = from_text(&ManyTool, &twice);
+        assert_eq!(
+            refused.output,
+            format!("invalid arguments for `many`: duplicate field `{repeated}`")
+        );
+    }
+}
+
 /// A key given twice in the text is refused, wherever the first failure would have been.
 #[test]
 fn duplicate_keys_in_text_are_refused() {
