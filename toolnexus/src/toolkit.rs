@@ -260,7 +260,8 @@ impl Toolkit {
         call
     }
 
-    /// The tool a caller with `ctx` may call by `name`.
+    /// The tool a caller with `ctx` may call by `name`. Inlined: both entry points start here.
+    #[inline]
     fn find(&self, name: &str, ctx: &ToolContext) -> Option<&Arc<dyn Tool>> {
         self.get(name)
             .filter(|tool| self.around.is_none() || self.is_visible(tool.as_ref(), ctx))
