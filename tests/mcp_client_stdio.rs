@@ -12,19 +12,26 @@ use toolnexus::mcp::McpTools;
 use toolnexus::{Answer, Reason, Request, ToolContext, Toolkit};
 
 /// The examples directory of this build, with `mcp_server` and `mcp_agent` built in it.
+///
+/// Built with the features this test was built with: `cargo test` has then built both
+/// examples already and the build only checks them, where another feature set would compile
+/// toolnexus and its dependencies again (a minute and a half of a clean CI run) and replace
+/// the examples the other tests run with builds of fewer features.
 fn examples() -> &'static PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
+        let features: Vec<&str> = [
+            ("mcp", cfg!(feature = "mcp")),
+            ("mcp-http", cfg!(feature = "mcp-http")),
+            ("axum-app", cfg!(feature = "axum-app")),
+            ("mcp-client", cfg!(feature = "mcp-client")),
+        ]
+        .into_iter()
+        .filter_map(|(feature, on)| on.then_some(feature))
+        .collect();
         let status = Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "--example",
-                "mcp_server",
-                "--example",
-                "mcp_agent",
-                "--features",
-                "mcp-client",
-            ])
+            .args(["build", "--example", "mcp_server", "--example", "mcp_agent"])
+            .args(["--features", &features.join(",")])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .status()
             .expect("cargo runs");
