@@ -626,3 +626,93 @@ fn a_reference_to_nothing_here_is_reported_and_sent_plain() {
         (&json!(false), &schema)
     );
 }
+
+/// An object schema of integer properties and `false` ones (a key that must be absent), each
+/// `(is_false, required)`, and an optional nested object `inner` of the same kind; with the
+/// instance that sends every property that is not `false` (and `inner` when it can be sent),
+/// `None` when a required `false` leaves the arguments nothing that fits.
+fn with_absent_keys(outer: &[(bool, bool)], inner: &[(bool, bool)]) -> (Value, Option<Value>) {
+    fn object(properties: &[(bool, bool)]) -> (Map<String, Value>, Option<Map<String, Value>>) {
+        let mut schema = Map::new();
+        let mut instance = Some(Map::new());
+        let mut required = Vec::new();
+        for (at, (is_false, is_required)) in properties.iter().enumerate() {
+            let name = format!("p{at}");
+            let property = if *is_false {
+                json!(false)
+            } else {
+                json!({"type": "integer"})
+            };
+            schema.insert(name.clone(), property);
+            if *is_required {
+                required.push(Value::from(name.clone()));
+                if *is_false {
+                    instance = None;
+                }
+            }
+            if let (false, Some(instance)) = (is_false, instance.as_mut()) {
+                instance.insert(name, json!(1));
+            }
+        }
+        let schema = json!({"type": "object", "properties": schema, "required": required});
+        (schema.as_object().unwrap().clone(), instance)
+    }
+    let (mut schema, mut instance) = object(outer);
+    let (inner_schema, inner_instance) = object(inner);
+    schema["properties"]
+        .as_object_mut()
+        .unwrap()
+        .insert("inner".to_owned(), Value::Object(inner_schema));
+    if let (Some(instance), Some(inner)) = (instance.as_mut(), inner_instance) {
+        instance.insert("inner".to_owned(), Value::Object(inner));
+    }
+    (Value::Object(schema), instance.map(Value::Object))
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// A property whose schema is `false` must be absent. A strict profile closes every object,
+    /// so it says that exactly by leaving the property out: it neither requires a value nothing
+    /// fits (which left OpenAI strict admitting no call at all) nor reports a loss (which sent
+    /// the tool plain under Anthropic strict). A required `false` is kept: nothing fits.
+    #[test]
+    fn a_property_that_must_be_absent_is_left_out_of_a_strict_schema(
+        outer in proptest::collection::vec((proptest::bool::ANY, proptest::bool::ANY), 1..5),
+        inner in proptest::collection::vec((proptest::bool::ANY, proptest::bool::ANY), 0..4),
+    ) {
+        let (schema, instance) = with_absent_keys(&outer, &inner);
+        // A required `false` admits no call; how a profile words that is not this test's job.
+        let Some(instance) = instance else {
+            return Ok(());
+        };
+        let plain = jsonschema::validator_for(&schema).unwrap();
+        proptest::prop_assert!(plain.is_valid(&instance));
+        // Strict profiles require every property and say "optional" with `null`.
+        let mut strict_instance = instance.clone();
+        strict_instance.as_object_mut().unwrap().entry("inner").or_insert(Value::Null);
+        for profile in [Profile::OpenAiStrict, Profile::AnthropicStrict] {
+            let (rewritten, issues) = profile.rewrite(schema.as_object().unwrap());
+            let rewritten = Value::Object(rewritten);
+            let unsaid: Vec<_> = issues.iter().filter(|i| i.kind == IssueKind::Unsaid).collect();
+            if !unsaid.is_empty() {
+                // Only an object that can never be sent may cost the strict form.
+                proptest::prop_assert!(inner.iter().any(|&(is_false, required)| is_false && required), "{unsaid:?}");
+                continue;
+            }
+            let strict = jsonschema::validator_for(&rewritten).unwrap();
+            proptest::prop_assert!(strict.is_valid(&strict_instance), "{profile:?}: {rewritten} refuses {strict_instance}");
+            // Sending a key that must be absent is refused, as the plain schema refuses it.
+            for (at, (is_false, _)) in outer.iter().enumerate() {
+                if *is_false {
+                    let key = format!("p{at}");
+                    let (mut plain_sent, mut strict_sent) = (instance.clone(), strict_instance.clone());
+                    plain_sent[&key] = json!(1);
+                    strict_sent[&key] = json!(1);
+                    proptest::prop_assert!(!plain.is_valid(&plain_sent));
+                    proptest::prop_assert!(!strict.is_valid(&strict_sent), "{profile:?}: {rewritten} admits {strict_sent}");
+                }
+            }
+        }
+    }
+}

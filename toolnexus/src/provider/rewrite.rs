@@ -432,6 +432,22 @@ pub(super) fn reference_alone(node: &mut Map<String, Value>) {
     }
 }
 
+/// Takes out the properties whose schema is `false` and that are not required: such a key
+/// must be absent, which an object the strict profiles close says by not listing it. Kept, a
+/// strict profile would make it required (OpenAI) or report it and send the tool plain
+/// (Anthropic), though nothing is lost.
+pub(super) fn drop_absent_properties(node: &mut Map<String, Value>) {
+    let required = match node.get("required") {
+        Some(Value::Array(names)) => names.clone(),
+        _ => Vec::new(),
+    };
+    if let Some(Value::Object(properties)) = node.get_mut("properties") {
+        properties.retain(|name, schema| {
+            *schema != Value::Bool(false) || required.iter().any(|required| required == name)
+        });
+    }
+}
+
 /// Whether `node` describes an object: typed `object` (alone or in a type list), or with
 /// `properties`.
 pub(super) fn is_object(node: &Map<String, Value>) -> bool {

@@ -9,8 +9,8 @@ use crate::pointer::definition_name;
 use crate::provider::distribute_over_branches;
 use crate::provider::loss::Loss;
 use crate::provider::rewrite::{
-    Definitions, Dialect, SENT_PLAIN, STRICT_FORMATS, Walk, is_object, map_entries,
-    one_of_as_any_of, reference_alone,
+    Definitions, Dialect, SENT_PLAIN, STRICT_FORMATS, Walk, drop_absent_properties, is_object,
+    map_entries, one_of_as_any_of, reference_alone,
 };
 
 /// Limits strict tool use has no keyword for but the tool enforces: each is written into the
@@ -54,12 +54,13 @@ const KEPT: [&str; 13] = [
 /// The result is what Anthropic's own SDK makes of a schema for strict mode
 /// (`transform_schema`), left unchanged by it: every object gets `"additionalProperties":
 /// false` (its `required` list is kept: strict tool use has optional properties); a type list
-/// `["T", "null"]` becomes `anyOf` of `T` and `null`; `oneOf` becomes `anyOf`; an `enum` or
-/// `const` stands without a `type`; a `$ref` stands alone (its siblings move beside an `anyOf`
-/// of it); `default` is dropped; an object's own properties beside an `anyOf` of objects (a
-/// flattened enum) move into each branch. Kept: `enum`, `const`, `anyOf`, `$ref`/`$defs`,
-/// `minItems` of 0 or 1, and the string formats `date-time`, `time`, `date`, `duration`,
-/// `email`, `hostname`, `uri`, `ipv4`, `ipv6`, `uuid`.
+/// `["T", "null"]` becomes `anyOf` of `T` and `null`; a property whose schema is `false` (it
+/// must be absent) is left out unless required, which the closed object says exactly; `oneOf`
+/// becomes `anyOf`; an `enum` or `const` stands without a `type`; a `$ref` stands alone (its
+/// siblings move beside an `anyOf` of it); `default` is dropped; an object's own properties
+/// beside an `anyOf` of objects (a flattened enum) move into each branch. Kept: `enum`,
+/// `const`, `anyOf`, `$ref`/`$defs`, `minItems` of 0 or 1, and the string formats
+/// `date-time`, `time`, `date`, `duration`, `email`, `hostname`, `uri`, `ipv4`, `ipv6`, `uuid`.
 ///
 /// Limits strict tool use has no keyword for, but the tool enforces — numeric bounds,
 /// `multipleOf`, string lengths, `pattern`, `minItems` above 1, `maxItems`, `uniqueItems`,
@@ -155,6 +156,7 @@ impl Dialect for AnthropicStrict {
     /// it is defined.
     fn enter(walk: &mut Walk<Self>, node: &mut Map<String, Value>, path: &str) -> bool {
         one_of_as_any_of(node);
+        drop_absent_properties(node);
         distribute_over_branches(node);
         walk.list_tuple(
             node,

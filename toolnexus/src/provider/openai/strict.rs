@@ -6,8 +6,8 @@ use serde_json::{Map, Value, json};
 use crate::decode::align::list_of_any;
 use crate::provider::loss::Loss;
 use crate::provider::rewrite::{
-    Definitions, Dialect, STRICT_FORMATS, Walk, drop_not_enforced, is_object, map_entries,
-    merge_into, one_of_as_any_of, reference_alone,
+    Definitions, Dialect, STRICT_FORMATS, Walk, drop_absent_properties, drop_not_enforced,
+    is_object, map_entries, merge_into, one_of_as_any_of, reference_alone,
 };
 use crate::provider::{distribute_over_branches, is_null_schema};
 
@@ -23,7 +23,9 @@ use crate::provider::{distribute_over_branches, is_null_schema};
 /// composite schema ⇒ `{"anyOf": [schema, {"type": "null"}]}`, its `description` moved
 /// outside. A nested property that was not required becomes required as it is: its own schema
 /// admits `null` where it decodes (an `Option` field), and a serde-defaulted field the model
-/// must now send is still one the tool accepts. Every `default` is removed; `oneOf` becomes
+/// must now send is still one the tool accepts. A property whose schema is `false` (it must be
+/// absent) is left out unless required, so the closed object refuses it as the schema does,
+/// rather than requiring a value nothing fits. Every `default` is removed; `oneOf` becomes
 /// `anyOf` (the branches serde's tagged enums produce are disjoint, so nothing is added);
 /// `allOf` parts are merged into one object; an object's own properties beside an `anyOf` of
 /// objects (a flattened enum) move into each branch, so closing them does not make them
@@ -102,6 +104,7 @@ impl Dialect for OpenAiStrict {
         node.shift_remove("default");
         one_of_as_any_of(node);
         merge_all_of(walk, node, path);
+        drop_absent_properties(node);
         distribute_over_branches(node);
         // Before the `$ref` is wrapped: a description written beside it is a sibling too.
         drop_unsupported(walk, node, path);
