@@ -64,7 +64,7 @@ fn decode<T: DeserializeOwned>(
         Nesting::Nested => check_args(tool, shape, &args)?,
         Nesting::Flat if shape.checks_flat_arguments() => check_args(tool, shape, &args)?,
         Nesting::Flat if shape.limited() => check_flat(tool, shape, &args)?,
-        Nesting::Flat | Nesting::TooDeep => {}
+        Nesting::Flat => {}
     }
     Ok(decoded)
 }

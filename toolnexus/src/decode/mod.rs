@@ -135,11 +135,11 @@ pub(crate) fn arguments_object<'v>(
         }
     };
     match nesting(object) {
-        Nesting::TooDeep => {
+        Some(nesting) => Ok((object, nesting)),
+        None => {
             dismantle(Value::Object(std::mem::take(object)));
             Err(too_deep(tool))
         }
-        nesting => Ok((object, nesting)),
     }
 }
 
@@ -276,7 +276,7 @@ pub(crate) const MAX_NESTING: usize = 127;
 
 /// Whether an arguments object nests arrays/objects at most [`MAX_NESTING`] levels deep.
 pub(crate) fn within_nesting(object: &Map<String, Value>) -> bool {
-    !matches!(nesting(object), Nesting::TooDeep)
+    nesting(object).is_some()
 }
 
 /// How an arguments object nests.
@@ -285,26 +285,25 @@ pub(crate) enum Nesting {
     Flat,
     /// Some value is an array or an object, none deeper than [`MAX_NESTING`] levels.
     Nested,
-    TooDeep,
 }
 
-/// How `object` nests, found without recursion, and without allocating or walking for flat
-/// arguments (the common case on the hot path).
+/// How `object` nests, `None` past [`MAX_NESTING`] levels; found without recursion, and
+/// without allocating or walking for flat arguments (the common case on the hot path).
 #[inline]
-pub(crate) fn nesting(object: &Map<String, Value>) -> Nesting {
+pub(crate) fn nesting(object: &Map<String, Value>) -> Option<Nesting> {
     if object
         .values()
         .any(|child| child.is_array() || child.is_object())
     {
         nested_depth(object)
     } else {
-        Nesting::Flat
+        Some(Nesting::Flat)
     }
 }
 
 /// [`nesting`] for an object with an array or object inside.
 #[inline(never)]
-fn nested_depth(object: &Map<String, Value>) -> Nesting {
+fn nested_depth(object: &Map<String, Value>) -> Option<Nesting> {
     let nested = |child: &&Value| child.is_array() || child.is_object();
     let mut pending: Vec<(&Value, usize)> = object
         .values()
@@ -313,7 +312,7 @@ fn nested_depth(object: &Map<String, Value>) -> Nesting {
         .collect();
     while let Some((value, depth)) = pending.pop() {
         if depth > MAX_NESTING {
-            return Nesting::TooDeep;
+            return None;
         }
         let (items, fields) = match value {
             Value::Array(items) => (Some(items.iter()), None),
@@ -326,7 +325,7 @@ fn nested_depth(object: &Map<String, Value>) -> Nesting {
             .chain(fields.into_iter().flatten());
         pending.extend(children.filter(nested).map(|child| (child, depth + 1)));
     }
-    Nesting::Nested
+    Some(Nesting::Nested)
 }
 
 /// Drops a value without recursion: `Value`'s own drop recurses once per level, which

@@ -132,7 +132,7 @@ pub fn decode_params(
     match nesting {
         Nesting::Nested => check_args(tool, shape, &args),
         Nesting::Flat if shape.limited() => check_flat(tool, shape, &args),
-        Nesting::Flat | Nesting::TooDeep => Ok(()),
+        Nesting::Flat => Ok(()),
     }
 }
 
