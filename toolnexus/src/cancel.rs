@@ -56,6 +56,7 @@ impl CancelSignal {
     }
 
     /// Whether [`cancel`](Self::cancel) was called on this signal or a clone of it.
+    #[inline] // every poll of every toolkit call asks, and the answer is one load
     pub fn is_cancelled(&self) -> bool {
         self.0.cancelled.load(Ordering::Acquire)
     }

@@ -109,6 +109,21 @@ impl<'a> Limits<'a> {
     }
 }
 
+/// A call that never waited drops only a null pointer: the check is inlined into the caller,
+/// and the deregistrations stay out of its way.
+impl Drop for Limits<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        #[cold]
+        fn deregister(waiting: Box<Waiting<'_>>) {
+            drop(waiting);
+        }
+        if let Some(waiting) = self.waiting.take() {
+            deregister(waiting);
+        }
+    }
+}
+
 /// A point in time a task waits for; the timer wakes it once `Instant::now()` reaches it.
 ///
 /// Registered on the first [`poll`](Self::poll) that finds it in the future, deregistered on
@@ -321,6 +336,32 @@ mod tests {
         assert!(TIMER.lock().wakers.contains_key(&key));
         drop(deadline);
         assert!(!TIMER.lock().wakers.contains_key(&key));
+    }
+
+    #[test]
+    fn dropped_limits_that_waited_leave_no_waker_behind() {
+        let ctx = ToolContext {
+            timeout: Some(Duration::from_secs(3600)),
+            ..ToolContext::default()
+        };
+        let (sender, woken) = mpsc::channel();
+        let waker = Waker::from(Arc::new(Notify(Mutex::new(sender))));
+        let mut limits = Limits::new(&ctx);
+        assert!(limits.wait(&mut Context::from_waker(&waker)).is_none());
+        let waiting = limits.waiting.as_ref().expect("registered");
+        let deadline = waiting.deadline.as_ref().expect("a deadline");
+        let key = (
+            deadline.at,
+            deadline.registered.as_ref().expect("on the timer").0,
+        );
+        assert!(TIMER.lock().wakers.contains_key(&key));
+        drop(limits);
+        assert!(!TIMER.lock().wakers.contains_key(&key));
+        ctx.cancel.cancel();
+        assert!(
+            woken.try_recv().is_err(),
+            "the cancel signal still held the waker"
+        );
     }
 
     #[test]

@@ -187,6 +187,9 @@ impl IntoToolResult for Cow<'_, str> {
 macro_rules! lower_with_to_string {
     ($($ty:ty),*) => {$(
         impl IntoToolResult for $ty {
+            // Inlined into each tool's `execute`, as the `to_string` it wraps is into a
+            // hand-written call (SPEC §9 measures against that).
+            #[inline]
             fn into_tool_result(self) -> ToolResult {
                 ToolResult::ok(self.to_string())
             }

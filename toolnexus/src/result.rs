@@ -45,9 +45,14 @@ impl ToolResult {
     /// ```
     #[inline]
     pub fn ok(output: impl Into<String>) -> Self {
+        // The map first: its hasher's keys come from a thread-local, and built after the
+        // other fields it had them staged on the stack and copied (SPEC §9 counts each call).
+        let metadata = Map::new();
         Self {
             output: output.into(),
-            ..Self::default()
+            is_error: false,
+            parts: Vec::new(),
+            metadata,
         }
     }
 

@@ -283,6 +283,8 @@ impl Toolkit {
     /// Panics, deadlines and cancellation are handled as in [`execute`](Self::execute).
     ///
     /// [`MAX_ARGUMENT_BYTES`]: crate::MAX_ARGUMENT_BYTES
+    // Inlined, so the call's future is built in the caller's slot rather than moved out.
+    #[inline]
     pub fn execute_json<'a>(
         &'a self,
         name: &str,
