@@ -74,14 +74,13 @@ impl<'a, F> Guarded<'a, F> {
             step: Step::Unknown(format!("Unknown tool: {name}")),
         }
     }
+}
 
-    /// Drops the tool's future now (a panic in its `drop` is swallowed: the call's outcome
-    /// is already decided, and the panic hook has reported it) and resolves with `stop`.
-    fn stop(&mut self, tool: &dyn Tool, stop: Stop) -> Poll<ToolResult> {
-        let running = std::mem::replace(&mut self.step, Step::Done);
-        let _ = catch_unwind(AssertUnwindSafe(move || drop(running)));
-        Poll::Ready(stop.result(tool.name()))
-    }
+/// Drops the tool's `future` now (a panic in its `drop` is swallowed: the call's outcome is
+/// already decided, and the panic hook has reported it) and resolves with `stop`.
+fn stopped(tool: &dyn Tool, future: BoxFuture<'_, ToolResult>, stop: Stop) -> Poll<ToolResult> {
+    let _ = catch_unwind(AssertUnwindSafe(move || drop(future)));
+    Poll::Ready(stop.result(tool.name()))
 }
 
 impl<'a, F> Future for Guarded<'a, F>
@@ -92,54 +91,43 @@ where
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolResult> {
         let this = &mut *self;
-        if let Step::Start(..) = this.step {
-            let Step::Start(tool, start) = std::mem::replace(&mut this.step, Step::Done) else {
-                unreachable!("matched just above")
-            };
-            // A call cancelled (or with a zero timeout) before it starts never runs the tool.
-            if let Some(stop) = this.limits.reached() {
-                return Poll::Ready(stop.result(tool.name()));
-            }
-            // `AssertUnwindSafe` is sound here: after a panic the tool's future is dropped,
-            // never polled again, and all we keep is the panic message.
-            let ctx = this.limits.ctx();
-            match catch_unwind(AssertUnwindSafe(|| start(tool, ctx).into_ready())) {
-                // Ready in the step that began in time: that is its result.
-                Ok(Ok(result)) => return Poll::Ready(result),
-                Ok(Err(future)) => this.step = Step::Running(tool, future),
-                Err(payload) => return Poll::Ready(panicked(tool, payload.as_ref())),
-            }
-        }
-        match &mut this.step {
-            Step::Running(tool, future) => {
-                let tool = *tool;
-                // The tool is polled only while the call is neither cancelled nor late; what it
-                // returns from a poll that began in time is its result.
+        // The step is taken out (and put back only while the tool is pending), so each arm
+        // owns what it holds and a call that resolves is left `Done`.
+        let (tool, mut future) = match std::mem::replace(&mut this.step, Step::Done) {
+            Step::Start(tool, start) => {
+                // A call cancelled (or with a zero timeout) before it starts never runs the tool.
                 if let Some(stop) = this.limits.reached() {
-                    return this.stop(tool, stop);
+                    return Poll::Ready(stop.result(tool.name()));
                 }
-                match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-                    Ok(Poll::Pending) => match this.limits.wait(cx) {
-                        Some(stop) => this.stop(tool, stop),
-                        None => Poll::Pending,
-                    },
-                    Ok(Poll::Ready(result)) => {
-                        this.step = Step::Done;
-                        Poll::Ready(result)
-                    }
-                    Err(payload) => {
-                        this.step = Step::Done;
-                        Poll::Ready(panicked(tool, payload.as_ref()))
-                    }
+                // `AssertUnwindSafe` is sound here: after a panic the tool's future is dropped,
+                // never polled again, and all we keep is the panic message.
+                let ctx = this.limits.ctx();
+                match catch_unwind(AssertUnwindSafe(|| start(tool, ctx).into_ready())) {
+                    // Ready in the step that began in time: that is its result.
+                    Ok(Ok(result)) => return Poll::Ready(result),
+                    Ok(Err(future)) => (tool, future),
+                    Err(payload) => return Poll::Ready(panicked(tool, payload.as_ref())),
                 }
             }
-            Step::Unknown(message) => {
-                let message = std::mem::take(message);
-                this.step = Step::Done;
-                Poll::Ready(ToolResult::error(message))
-            }
-            Step::Start(..) => unreachable!("started above"),
+            Step::Running(tool, future) => (tool, future),
+            Step::Unknown(message) => return Poll::Ready(ToolResult::error(message)),
             Step::Done => panic!("a tool call future polled after it completed"),
+        };
+        // The tool is polled only while the call is neither cancelled nor late; what it
+        // returns from a poll that began in time is its result.
+        if let Some(stop) = this.limits.reached() {
+            return stopped(tool, future, stop);
+        }
+        match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(Poll::Pending) => match this.limits.wait(cx) {
+                Some(stop) => stopped(tool, future, stop),
+                None => {
+                    this.step = Step::Running(tool, future);
+                    Poll::Pending
+                }
+            },
+            Ok(Poll::Ready(result)) => Poll::Ready(result),
+            Err(payload) => Poll::Ready(panicked(tool, payload.as_ref())),
         }
     }
 }
