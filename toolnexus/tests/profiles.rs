@@ -716,3 +716,68 @@ proptest::proptest! {
         }
     }
 }
+
+/// The names JSON Schema has types for.
+const JSON_TYPES: [&str; 7] = [
+    "null", "boolean", "integer", "number", "string", "array", "object",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// A `type` naming what JSON Schema has no type for (a remote server's `"any"`, alone or
+    /// beside a real type) leaves the value unconstrained in the arguments check. Every
+    /// profile that rewrites the schema says the same by leaving the `type` out, where a
+    /// provider would refuse the name, and reports it at its place; the plain schema keeps it.
+    #[test]
+    fn a_type_json_schema_does_not_have_is_left_out_and_reported(
+        name in proptest::strategy::Strategy::prop_filter("[a-z]{1,8}", "a name JSON Schema has no type for", |name| {
+            !JSON_TYPES.contains(&name.as_str()) && !["outer", "inner"].contains(&name.as_str())
+        }),
+        beside in proptest::option::of(proptest::sample::select(JSON_TYPES.to_vec())),
+        nested in proptest::bool::ANY,
+        required in proptest::bool::ANY,
+    ) {
+        let types = match beside {
+            Some(known) => json!([known, name]),
+            None => json!(name),
+        };
+        let (property, path, sent) = if nested {
+            (
+                json!({"type": "object", "properties": {"inner": {"type": types}}, "required": ["inner"]}),
+                "outer.inner",
+                json!({"outer": {"inner": [true]}}),
+            )
+        } else {
+            (json!({"type": types}), "outer", json!({"outer": [true]}))
+        };
+        let required = if required { json!(["outer"]) } else { json!([]) };
+        let schema = json!({"type": "object", "properties": {"outer": property}, "required": required});
+
+        let tool = schema_tool("untyped", schema.clone());
+        let result = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(Toolkit::new().with(tool).execute("untyped", sent.clone(), &ToolContext::default()));
+        proptest::prop_assert!(!result.is_error, "{schema} refused {sent}: {}", result.output);
+
+        let quoted = format!("\"{name}\"");
+        let (plain, _) = Profile::Plain.rewrite(schema.as_object().unwrap());
+        proptest::prop_assert!(Value::Object(plain).to_string().contains(&quoted));
+        for profile in [Profile::OpenAiStrict, Profile::AnthropicStrict, Profile::Gemini, Profile::GeminiJsonSchema] {
+            let (rewritten, issues) = profile.rewrite(schema.as_object().unwrap());
+            let rewritten = Value::Object(rewritten);
+            proptest::prop_assert!(!rewritten.to_string().contains(&quoted), "{profile:?}: {rewritten}");
+            proptest::prop_assert!(
+                issues.iter().any(|issue| issue.path == path
+                    && issue.kind == IssueKind::Unsaid
+                    && issue.lost.contains(&quoted)),
+                "{profile:?}: {issues:?}"
+            );
+            if profile != Profile::Gemini {
+                // The JSON Schema dialects' output is JSON Schema again.
+                proptest::prop_assert!(jsonschema::meta::is_valid(&rewritten), "{profile:?}: {rewritten}");
+            }
+        }
+    }
+}

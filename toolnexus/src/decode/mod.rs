@@ -36,7 +36,7 @@ use serde_json::{Map, Value};
 
 use crate::result::ToolResult;
 pub(crate) use check::limits::broken_patterns;
-pub(crate) use check::{Shape, check_args, named_keys};
+pub(crate) use check::{Shape, check_args, named_keys, unread_type};
 pub use derived::{decode_args, decode_args_json};
 use error::at_path;
 pub(crate) use error::{invalid_args, json_kind, too_deep, without_position};

@@ -10,6 +10,7 @@ use std::marker::PhantomData;
 
 use serde_json::{Map, Value, json};
 
+use crate::decode::unread_type;
 use crate::pointer::{definition_name, references_into_defs, schema_objects};
 use crate::provider::described::{described, with_words};
 use crate::provider::loss::{Loss, items_path, property_path};
@@ -48,6 +49,10 @@ pub(super) const STRICT_FORMATS: [&str; 9] = [
     "ipv6",
     "uuid",
 ];
+
+/// Why a `type` the arguments check cannot read is left out (see [`take_unread_type`]).
+pub(super) const UNREAD_TYPE: &str = "JSON Schema has no type of that name, so the arguments \
+     check leaves this value unconstrained; sent without a `type`";
 
 /// Annotations that say nothing about what validates; dropped without a word.
 const ANNOTATIONS: [&str; 6] = [
@@ -329,6 +334,13 @@ impl<D: Dialect> Walk<D> {
         self.losses.push(loss);
     }
 
+    /// Takes out a `type` the arguments check cannot read ([`take_unread_type`]), reporting it.
+    pub(super) fn drop_unread_type(&mut self, node: &mut Map<String, Value>, path: &str) {
+        if let Some(lost) = take_unread_type(node) {
+            self.lose(path, lost, UNREAD_TYPE);
+        }
+    }
+
     /// Drops every keyword but `kept`, reporting each but the annotations.
     pub(super) fn keep_only(
         &mut self,
@@ -411,6 +423,16 @@ pub(super) fn tuple_positions(prefix: &[Value]) -> Option<&'static str> {
         .iter()
         .any(|element| element != &prefix[0])
         .then_some("the type of each position of a tuple")
+}
+
+/// Takes `node`'s `type` out when it names what JSON Schema has no type for (a remote
+/// server's `"any"` or `"float"`), and names it for the loss. The arguments check leaves such
+/// a value unconstrained (the server decides, SPEC §13), so a schema without the `type` says
+/// what the tool takes, where a provider would refuse the name.
+pub(super) fn take_unread_type(node: &mut Map<String, Value>) -> Option<String> {
+    unread_type(node)?;
+    let types = node.shift_remove("type")?;
+    Some(format!("`type: {types}`"))
 }
 
 /// `oneOf` ⇒ `anyOf` where there is no `anyOf` yet: the profile has no `oneOf`, and the

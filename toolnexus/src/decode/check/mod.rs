@@ -47,7 +47,7 @@ pub use during::Judge;
 use limits::Keywords;
 pub(crate) use shape::ROOT;
 use shape::{Node, OtherKeys};
-pub(crate) use shape::{Shape, named_keys};
+pub(crate) use shape::{Shape, named_keys, unread_type};
 use tree::{KINDS, TextTree, Tree, Unread};
 
 use super::error::{at_field, invalid_args, unknown_field};

@@ -395,6 +395,12 @@ pub(crate) fn named_keys(root: &Map<String, Value>) -> Option<Vec<String>> {
     Some(keys)
 }
 
+/// The `type` of `schema` when this check cannot read it (a name JSON Schema does not have,
+/// such as a remote server's `"any"`): the check then leaves the value unconstrained.
+pub(crate) fn unread_type(schema: &Map<String, Value>) -> Option<&Value> {
+    schema.get("type").filter(|types| kinds(types).is_none())
+}
+
 /// `type` as `Kind` bits; `None` when it names a type this check does not know, which
 /// might admit anything.
 fn kinds(types: &Value) -> Option<u8> {

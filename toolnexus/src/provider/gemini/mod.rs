@@ -14,10 +14,11 @@ use std::cell::{Cell, RefCell};
 use serde_json::{Map, Value};
 
 use crate::decode::align::list_of_any;
+use crate::decode::unread_type;
 use crate::pointer::resolve_reference;
 use crate::provider::described::with_words;
 use crate::provider::loss::{Loss, items_path, property_path};
-use crate::provider::rewrite::merge_into;
+use crate::provider::rewrite::{UNREAD_TYPE, merge_into, take_unread_type};
 use crate::provider::{distributable, distribute_over_branches, is_null_schema};
 pub(crate) use declarations::{declaration, json_schema_declaration, tools_list};
 use keywords::{
@@ -78,7 +79,10 @@ pub const GEMINI_MAX_INLINED: usize = 1_000;
 /// - `format`s other than `date-time`/`enum` on strings, `int32`/`int64` on integers and
 ///   `float`/`double` on numbers, and keywords Gemini has no field for (`not`,
 ///   `exclusiveMinimum`, `multipleOf`, …) are dropped;
-/// - a reference that does not resolve becomes `{}` (any value).
+/// - a reference that does not resolve becomes `{}` (any value);
+/// - a `type` naming what JSON Schema has no type for (a remote server's `"any"`) is left
+///   out, as every rewritten profile leaves it out: the arguments check leaves that value
+///   unconstrained.
 ///
 /// ```
 /// use serde_json::json;
@@ -164,6 +168,13 @@ impl Rewrite<'_> {
     ) -> Option<Map<String, Value>> {
         if let Some(Value::String(reference)) = map.get("$ref") {
             return self.inline(reference, map, path, refs);
+        }
+        if unread_type(map).is_some() {
+            let mut typeless = map.clone();
+            if let Some(lost) = take_unread_type(&mut typeless) {
+                self.lose(path, lost, UNREAD_TYPE);
+            }
+            return self.rewrite_map(&typeless, path, refs);
         }
         if distributable(map).is_some() {
             let mut distributed = map.clone();
