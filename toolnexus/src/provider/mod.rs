@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use crate::decode::unread_type;
 use crate::part::{ContentPart, ContentPartError, Media, part_bytes};
 use crate::tool::Tool;
 
@@ -136,6 +137,20 @@ fn name_and_description(tool: &dyn Tool) -> Map<String, Value> {
 /// One entry per tool, in registration order.
 fn definition_list(tools: &[Arc<dyn Tool>], entry: impl Fn(&dyn Tool) -> Value) -> Value {
     Value::Array(tools.iter().map(|tool| entry(tool.as_ref())).collect())
+}
+
+/// Why a `type` the arguments check cannot read is left out (see [`take_unread_type`]).
+const UNREAD_TYPE: &str = "JSON Schema has no type of that name, so the arguments \
+     check leaves this value unconstrained; sent without a `type`";
+
+/// Takes `node`'s `type` out when it names what JSON Schema has no type for (a remote
+/// server's `"any"` or `"float"`), and names it for the loss. The arguments check leaves such
+/// a value unconstrained (the server decides, SPEC §13), so a schema without the `type` says
+/// what the tool takes, where a provider would refuse the name.
+fn take_unread_type(node: &mut Map<String, Value>) -> Option<String> {
+    unread_type(node)?;
+    let types = node.shift_remove("type")?;
+    Some(format!("`type: {types}`"))
 }
 
 /// Whether `schema` admits only `null` (`"type": "null"`, or a type list of nothing else).

@@ -10,10 +10,10 @@ use std::marker::PhantomData;
 
 use serde_json::{Map, Value, json};
 
-use crate::decode::unread_type;
 use crate::pointer::{definition_name, references_into_defs, schema_objects};
 use crate::provider::described::{described, with_words};
 use crate::provider::loss::{Loss, items_path, property_path};
+use crate::provider::{UNREAD_TYPE, take_unread_type};
 
 /// Why a strict profile's loss costs more than the keyword: the tool goes non-strict.
 pub(super) const SENT_PLAIN: &str =
@@ -49,10 +49,6 @@ pub(super) const STRICT_FORMATS: [&str; 9] = [
     "ipv6",
     "uuid",
 ];
-
-/// Why a `type` the arguments check cannot read is left out (see [`take_unread_type`]).
-pub(super) const UNREAD_TYPE: &str = "JSON Schema has no type of that name, so the arguments \
-     check leaves this value unconstrained; sent without a `type`";
 
 /// Annotations that say nothing about what validates; dropped without a word.
 const ANNOTATIONS: [&str; 6] = [
@@ -423,16 +419,6 @@ pub(super) fn tuple_positions(prefix: &[Value]) -> Option<&'static str> {
         .iter()
         .any(|element| element != &prefix[0])
         .then_some("the type of each position of a tuple")
-}
-
-/// Takes `node`'s `type` out when it names what JSON Schema has no type for (a remote
-/// server's `"any"` or `"float"`), and names it for the loss. The arguments check leaves such
-/// a value unconstrained (the server decides, SPEC §13), so a schema without the `type` says
-/// what the tool takes, where a provider would refuse the name.
-pub(super) fn take_unread_type(node: &mut Map<String, Value>) -> Option<String> {
-    unread_type(node)?;
-    let types = node.shift_remove("type")?;
-    Some(format!("`type: {types}`"))
 }
 
 /// `oneOf` ⇒ `anyOf` where there is no `anyOf` yet: the profile has no `oneOf`, and the

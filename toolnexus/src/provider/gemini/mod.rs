@@ -18,8 +18,10 @@ use crate::decode::unread_type;
 use crate::pointer::resolve_reference;
 use crate::provider::described::with_words;
 use crate::provider::loss::{Loss, items_path, property_path};
-use crate::provider::rewrite::{UNREAD_TYPE, merge_into, take_unread_type};
-use crate::provider::{distributable, distribute_over_branches, is_null_schema};
+use crate::provider::rewrite::merge_into;
+use crate::provider::{
+    UNREAD_TYPE, distributable, distribute_over_branches, is_null_schema, take_unread_type,
+};
 pub(crate) use declarations::{declaration, json_schema_declaration, tools_list};
 use keywords::{
     copy_plain_keywords, insert_type_and_format, non_null_types, report_unsaid, rewrite_choices,
