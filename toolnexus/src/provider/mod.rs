@@ -139,18 +139,17 @@ fn definition_list(tools: &[Arc<dyn Tool>], entry: impl Fn(&dyn Tool) -> Value) 
     Value::Array(tools.iter().map(|tool| entry(tool.as_ref())).collect())
 }
 
-/// Why a `type` the arguments check cannot read is left out (see [`take_unread_type`]).
+/// Why a `type` the arguments check cannot read is left out (see [`unread_type_loss`]).
 const UNREAD_TYPE: &str = "JSON Schema has no type of that name, so the arguments \
      check leaves this value unconstrained; sent without a `type`";
 
-/// Takes `node`'s `type` out when it names what JSON Schema has no type for (a remote
-/// server's `"any"` or `"float"`), and names it for the loss. The arguments check leaves such
-/// a value unconstrained (the server decides, SPEC §13), so a schema without the `type` says
-/// what the tool takes, where a provider would refuse the name.
-fn take_unread_type(node: &mut Map<String, Value>) -> Option<String> {
-    unread_type(node)?;
-    let types = node.shift_remove("type")?;
-    Some(format!("`type: {types}`"))
+/// `node`'s `type` as a loss names it, when it names what JSON Schema has no type for (a
+/// remote server's `"any"` or `"float"`). The arguments check leaves such a value
+/// unconstrained (the server decides, SPEC §13), so every profile that rewrites the schema
+/// sends it without the `type`, which says what the tool takes, where a provider would refuse
+/// the name.
+fn unread_type_loss(node: &Map<String, Value>) -> Option<String> {
+    unread_type(node).map(|types| format!("`type: {types}`"))
 }
 
 /// Whether `schema` admits only `null` (`"type": "null"`, or a type list of nothing else).

@@ -1,8 +1,9 @@
 //! The one walk the schema profiles that edit a copy in place share (OpenAI strict, Anthropic
 //! strict, Gemini's JSON Schema): it visits every subschema a [`Dialect`] names, rewrites the
 //! root's `$defs` where the dialect says, keeps each node's argument path and collects the
-//! losses. A dialect supplies its keyword tables and its rule for one node; the rules two
-//! dialects share are here too. Gemini's OpenAPI rewrite builds a new schema instead, cutting
+//! losses, and takes out a `type` no dialect can say before the dialect sees the node. A
+//! dialect supplies its keyword tables and its rule for one node; the rules two dialects share
+//! are here too. Gemini's OpenAPI rewrite builds a new schema instead, cutting
 //! what cannot be expressed, and walks on its own (`gemini`).
 
 use std::collections::BTreeSet;
@@ -13,7 +14,7 @@ use serde_json::{Map, Value, json};
 use crate::pointer::{definition_name, references_into_defs, schema_objects};
 use crate::provider::described::{described, with_words};
 use crate::provider::loss::{Loss, items_path, property_path};
-use crate::provider::{UNREAD_TYPE, take_unread_type};
+use crate::provider::{UNREAD_TYPE, unread_type_loss};
 
 /// Why a strict profile's loss costs more than the keyword: the tool goes non-strict.
 pub(super) const SENT_PLAIN: &str =
@@ -222,6 +223,11 @@ impl<D: Dialect> Walk<D> {
     }
 
     fn rewrite_children(&mut self, node: &mut Map<String, Value>, path: &str, root: bool) {
+        // No dialect can say a `type` the arguments check cannot read ([`unread_type_loss`]).
+        if let Some(lost) = unread_type_loss(node) {
+            node.shift_remove("type");
+            self.lose(path, lost, UNREAD_TYPE);
+        }
         if !D::enter(self, node, path) {
             return;
         }
@@ -328,13 +334,6 @@ impl<D: Dialect> Walk<D> {
             node.insert("description".to_owned(), description);
         }
         self.losses.push(loss);
-    }
-
-    /// Takes out a `type` the arguments check cannot read ([`take_unread_type`]), reporting it.
-    pub(super) fn drop_unread_type(&mut self, node: &mut Map<String, Value>, path: &str) {
-        if let Some(lost) = take_unread_type(node) {
-            self.lose(path, lost, UNREAD_TYPE);
-        }
     }
 
     /// Drops every keyword but `kept`, reporting each but the annotations.

@@ -155,7 +155,6 @@ impl Dialect for AnthropicStrict {
     /// Rewrites the node's own keywords; a `$ref` stands alone, its target rewritten where
     /// it is defined.
     fn enter(walk: &mut Walk<Self>, node: &mut Map<String, Value>, path: &str) -> bool {
-        walk.drop_unread_type(node, path);
         one_of_as_any_of(node);
         drop_absent_properties(node);
         distribute_over_branches(node);

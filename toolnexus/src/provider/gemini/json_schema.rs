@@ -109,7 +109,6 @@ impl Dialect for GeminiJsonSchema {
     ];
 
     fn enter(walk: &mut Walk<Self>, node: &mut Map<String, Value>, path: &str) -> bool {
-        walk.drop_unread_type(node, path);
         if let Some(constant) = node.shift_remove("const") {
             if constant.is_string() || constant.is_number() {
                 node.insert("enum".to_owned(), Value::Array(vec![constant]));

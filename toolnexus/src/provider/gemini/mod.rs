@@ -14,13 +14,12 @@ use std::cell::{Cell, RefCell};
 use serde_json::{Map, Value};
 
 use crate::decode::align::list_of_any;
-use crate::decode::unread_type;
 use crate::pointer::resolve_reference;
 use crate::provider::described::with_words;
 use crate::provider::loss::{Loss, items_path, property_path};
 use crate::provider::rewrite::merge_into;
 use crate::provider::{
-    UNREAD_TYPE, distributable, distribute_over_branches, is_null_schema, take_unread_type,
+    UNREAD_TYPE, distributable, distribute_over_branches, is_null_schema, unread_type_loss,
 };
 pub(crate) use declarations::{declaration, json_schema_declaration, tools_list};
 use keywords::{
@@ -171,11 +170,10 @@ impl Rewrite<'_> {
         if let Some(Value::String(reference)) = map.get("$ref") {
             return self.inline(reference, map, path, refs);
         }
-        if unread_type(map).is_some() {
+        if let Some(lost) = unread_type_loss(map) {
+            self.lose(path, lost, UNREAD_TYPE);
             let mut typeless = map.clone();
-            if let Some(lost) = take_unread_type(&mut typeless) {
-                self.lose(path, lost, UNREAD_TYPE);
-            }
+            typeless.shift_remove("type");
             return self.rewrite_map(&typeless, path, refs);
         }
         if distributable(map).is_some() {

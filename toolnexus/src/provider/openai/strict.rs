@@ -101,7 +101,6 @@ impl Dialect for OpenAiStrict {
     const DEFINITIONS: Definitions = Definitions::AtFirstReference;
 
     fn enter(walk: &mut Walk<Self>, node: &mut Map<String, Value>, path: &str) -> bool {
-        walk.drop_unread_type(node, path);
         node.shift_remove("default");
         one_of_as_any_of(node);
         merge_all_of(walk, node, path);
