@@ -6,32 +6,48 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-/// The schema a `$ref` names inside `root`: `#` itself or a `#/…` JSON pointer, its `~1` and
-/// `~0` escapes undone; `None` for any other reference, or one that names no object schema.
-pub(crate) fn resolve_reference<'s>(
-    root: &'s Map<String, Value>,
-    reference: &str,
-) -> Option<&'s Map<String, Value>> {
-    let pointer = reference.strip_prefix('#')?;
-    let mut segments = pointer.split('/').skip(1).map(unescape);
-    let Some(first) = segments.next() else {
-        return Some(root);
-    };
-    let mut at = root.get(&first)?;
-    for segment in segments {
-        at = match at {
-            Value::Object(map) => map.get(&segment)?,
-            Value::Array(list) => list.get(segment.parse::<usize>().ok()?)?,
-            _ => return None,
-        };
+/// The schema a `$ref` names inside `root`: `#` itself or a `#/…` JSON pointer (RFC 6901), its
+/// percent-escapes and then its `~1` and `~0` escapes undone; `None` for any other reference
+/// (another document, an anchor such as `#items`), or one that names no schema (an object, or
+/// `true` or `false`).
+pub(crate) fn resolve_reference<'s>(root: &'s Value, reference: &str) -> Option<&'s Value> {
+    let pointer = local_pointer(reference)?;
+    let mut at = root;
+    if !pointer.is_empty() {
+        for segment in pointer.strip_prefix('/')?.split('/').map(unescape) {
+            at = match at {
+                Value::Object(map) => map.get(&segment)?,
+                Value::Array(list) => list.get(segment.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
+        }
     }
-    at.as_object()
+    matches!(at, Value::Object(_) | Value::Bool(_)).then_some(at)
 }
 
 /// The definition a `#/$defs/NAME` reference names, its escapes undone; `None` for a
 /// reference anywhere else.
 pub(crate) fn definition_name(reference: &str) -> Option<String> {
-    reference.strip_prefix("#/$defs/").map(unescape)
+    let pointer = local_pointer(reference)?;
+    let name = pointer.strip_prefix("/$defs/")?;
+    (!name.contains('/')).then(|| unescape(name))
+}
+
+/// The reference to the definition `name`, escaped as [`definition_name`] reads it.
+fn definition_reference(name: &str) -> String {
+    let escaped = name
+        .replace('%', "%25")
+        .replace('~', "~0")
+        .replace('/', "~1");
+    format!("#/$defs/{escaped}")
+}
+
+/// The JSON pointer of a reference inside the schema: what follows its `#`, percent-decoded
+/// as a URI fragment is (`#/$defs/a%25b` points at `a%b`); `None` for another reference, or
+/// a malformed escape.
+fn local_pointer(reference: &str) -> Option<String> {
+    let fragment = reference.strip_prefix('#')?;
+    String::from_utf8(crate::url::percent_decode(fragment)?).ok()
 }
 
 /// One JSON-pointer segment with `~1` (`/`) and `~0` (`~`) undone, in that order (RFC 6901).
@@ -55,12 +71,12 @@ pub(crate) fn references_into_defs(root: &mut Map<String, Value>) {
     if !matches!(root.get("$defs"), None | Some(Value::Object(_))) {
         return;
     }
-    let given = root.clone();
+    let given = Value::Object(root.clone());
     let mut used: BTreeSet<String> = match given.get("$defs") {
         Some(Value::Object(defs)) => defs.keys().cloned().collect(),
         _ => BTreeSet::new(),
     };
-    // Each pointer's name in `$defs`, or `None` when it points at no schema object.
+    // Each pointer's name in `$defs`, or `None` when it points at no schema.
     let mut named: BTreeMap<String, Option<String>> = BTreeMap::new();
     let mut copied = 0;
     // A copy's own references are made `$defs` ones on the next round; each round only names
@@ -68,14 +84,15 @@ pub(crate) fn references_into_defs(root: &mut Map<String, Value>) {
     loop {
         let mut copies = Map::new();
         for_each_reference(root, |reference| {
-            let defined = reference
-                .strip_prefix("#/$defs/")
-                .is_some_and(|name| !name.contains('/'));
-            if reference == "#" || defined || !reference.starts_with("#/") {
+            let Some(pointer) = local_pointer(reference).filter(|pointer| pointer.starts_with('/'))
+            else {
+                return;
+            };
+            if definition_name(reference).is_some() {
                 return;
             }
             let name = named.entry(reference.clone()).or_insert_with(|| {
-                let copy = Value::Object(resolve_reference(&given, reference)?.clone());
+                let copy = resolve_reference(&given, reference)?.clone();
                 // Copies of nested places could multiply a schema: past the bound a reference
                 // is left as it is, which a rewrite then reports.
                 let objects = schema_objects(&copy);
@@ -83,7 +100,7 @@ pub(crate) fn references_into_defs(root: &mut Map<String, Value>) {
                     return None;
                 }
                 copied += objects;
-                let path: Vec<String> = reference[2..].split('/').map(unescape).collect();
+                let path: Vec<String> = pointer[1..].split('/').map(unescape).collect();
                 let mut name = path.join(".");
                 while !used.insert(name.clone()) {
                     name.push('_');
@@ -92,7 +109,7 @@ pub(crate) fn references_into_defs(root: &mut Map<String, Value>) {
                 Some(name)
             });
             if let Some(name) = name {
-                *reference = format!("#/$defs/{}", name.replace('~', "~0").replace('/', "~1"));
+                *reference = definition_reference(name);
             }
         });
         if copies.is_empty() {

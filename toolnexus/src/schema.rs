@@ -103,7 +103,7 @@ fn close_flattened(root: &mut Map<String, Value>) -> bool {
     ]
     .iter()
     .any(|key| root.contains_key(*key));
-    if open || named_keys(root).is_none() {
+    if open || named_keys(&Value::Object(root.clone())).is_none() {
         return false;
     }
     let applied = ["allOf", "anyOf", "oneOf", "$ref"]

@@ -627,6 +627,48 @@ fn a_reference_to_nothing_here_is_reported_and_sent_plain() {
     );
 }
 
+/// A reference with percent-escapes names the definition they spell (`%25` is `%`), and one
+/// to a boolean definition is that schema: every profile follows both. Gemini, which inlines
+/// references, leaves out an optional property whose definition is `false` (the key must be
+/// absent, as for a `false` property) and sends a `true` one as any value.
+#[test]
+fn references_to_escaped_names_and_boolean_definitions_are_followed() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "price": {"$ref": "#/$defs/percent%25field"},
+            "never": {"$ref": "#/$defs/Never"},
+            "anything": {"$ref": "#/$defs/Anything"},
+        },
+        "required": ["price"],
+        "$defs": {
+            "percent%field": {"type": "number", "minimum": 0},
+            "Never": false,
+            "Anything": true,
+        },
+    });
+    for profile in Profile::ALL {
+        let (_, issues) = profile.rewrite(schema.as_object().unwrap());
+        assert!(
+            issues
+                .iter()
+                .all(|issue| !issue.lost.starts_with("the reference")
+                    && !issue.lost.starts_with("the schema `")),
+            "{profile:?}: {issues:?}"
+        );
+    }
+    let (gemini, issues) = Profile::Gemini.rewrite(schema.as_object().unwrap());
+    assert_eq!(
+        Value::Object(gemini)["properties"],
+        json!({"price": {"type": "number", "minimum": 0}, "anything": {}})
+    );
+    let lost: Vec<(&str, &str)> = issues
+        .iter()
+        .map(|issue| (issue.path.as_str(), issue.lost.as_str()))
+        .collect();
+    assert_eq!(lost, [("anything", "any JSON value")]);
+}
+
 /// An object schema of integer properties and `false` ones (a key that must be absent), each
 /// `(is_false, required)`, and an optional nested object `inner` of the same kind; with the
 /// instance that sends every property that is not `false` (and `inner` when it can be sent),

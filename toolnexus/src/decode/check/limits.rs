@@ -26,11 +26,13 @@ use super::shape::Origin;
 use super::tree::{Tree, View};
 
 mod equality;
+mod multiple;
 
 use crate::decode::align::DECODED;
 use crate::decode::error::quoted;
 use equality::first_repeat;
 pub(super) use equality::listed_in;
+pub(super) use multiple::is_multiple;
 
 /// What one subschema limits, beyond the structure the check reads elsewhere.
 #[derive(Debug, Default)]
@@ -103,7 +105,14 @@ impl Keywords {
                 written,
             })
         };
-        let count = |key: &str| schema.get(key).and_then(Value::as_u64);
+        // A count is a non-negative integer, which `2.0` is too.
+        let count = |key: &str| match schema.get(key)? {
+            Value::Number(count) => count.as_u64().or_else(|| {
+                let count = count.as_f64()?;
+                (count >= 0.0 && count.fract() == 0.0).then_some(count as u64)
+            }),
+            _ => None,
+        };
         let limits = Self {
             minimum: bound("minimum"),
             maximum: bound("maximum"),
@@ -406,42 +415,4 @@ fn compare_integer(integer: i128, float: f64) -> Ordering {
         Some(order) => order,
         None => Ordering::Equal,
     }
-}
-
-/// Whether `number` divided by `multiple` is an integer, computed exactly on the values the
-/// JSON numbers hold (`0.3` is not a multiple of `0.1` as binary floats: validators that
-/// divide in floating point disagree with each other on such cases).
-pub(super) fn is_multiple(number: &Number, multiple: &Number) -> bool {
-    if let (Some(number), Some(multiple)) = (integer(number), integer(multiple)) {
-        return multiple != 0 && number % multiple == 0;
-    }
-    let (Some(number), Some(multiple)) = (number.as_f64(), multiple.as_f64()) else {
-        return true;
-    };
-    if number == 0.0 {
-        return true;
-    }
-    // Each is an odd integer times a power of two; the quotient is an integer exactly when
-    // the odd part of the multiple divides the number's and the power left is not negative.
-    let (Some((odd_n, exp_n)), Some((odd_m, exp_m))) = (odd_part(number), odd_part(multiple))
-    else {
-        return true;
-    };
-    odd_n % odd_m == 0 && exp_n >= exp_m
-}
-
-/// `value` as `odd × 2^exponent`; `None` for zero or a value that is not finite.
-fn odd_part(value: f64) -> Option<(u64, i32)> {
-    if value == 0.0 || !value.is_finite() {
-        return None;
-    }
-    let bits = value.abs().to_bits();
-    let exponent_bits = ((bits >> 52) & 0x7ff) as i32;
-    let fraction = bits & ((1 << 52) - 1);
-    let (mantissa, exponent) = match exponent_bits {
-        0 => (fraction, -1074),
-        _ => (fraction | (1 << 52), exponent_bits - 1075),
-    };
-    let zeros = mantissa.trailing_zeros();
-    Some((mantissa >> zeros, exponent + zeros as i32))
 }

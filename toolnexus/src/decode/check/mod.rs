@@ -470,4 +470,6 @@ mod during_tests;
 #[cfg(all(test, feature = "mcp-client"))]
 mod hostile_tests;
 #[cfg(test)]
+mod suite_tests;
+#[cfg(test)]
 mod tests;

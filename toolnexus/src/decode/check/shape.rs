@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::limits::Keywords;
+use super::limits::{Keywords, listed_in};
 use super::tree::KINDS;
 use crate::schema::resolve_reference;
 
@@ -200,14 +200,21 @@ impl Shape {
     }
 
     fn read(root: &Map<String, Value>, checks_keys: bool, origin: Origin) -> Self {
+        // A metaschema of the server's own may mean other things by each keyword, or nothing:
+        // the check then reads none of them, and leaves them to the server.
+        let known = match root.get("$schema") {
+            Some(Value::String(dialect)) => known_dialect(dialect),
+            _ => true,
+        };
+        let whole = Value::Object(if known { root.clone() } else { Map::new() });
         let mut reader = Reader {
-            root,
+            root: &whole,
             nodes: Vec::new(),
             references: BTreeMap::new(),
             origin,
         };
-        reader.node(&Value::Object(root.clone()));
-        let closed_keys = checks_keys.then(|| named_keys(root)).flatten();
+        reader.node(&whole);
+        let closed_keys = (checks_keys && known).then(|| named_keys(&whole)).flatten();
         let limited = reader
             .nodes
             .iter()
@@ -243,7 +250,7 @@ impl Shape {
 }
 
 struct Reader<'s> {
-    root: &'s Map<String, Value>,
+    root: &'s Value,
     nodes: Vec<Node>,
     /// The node each `$ref` already read stands for, so a recursive type is read once.
     references: BTreeMap<String, Option<usize>>,
@@ -285,6 +292,11 @@ impl Reader<'_> {
             (None, Some(Value::Array(options))) => Some(options.clone()),
             _ => None,
         };
+        // Both must hold: a `const` the `enum` does not list leaves no value.
+        let nothing = match (schema.get("const"), schema.get("enum")) {
+            (Some(constant), Some(Value::Array(options))) => !listed_in(constant, options),
+            _ => false,
+        };
         let alternatives = ["anyOf", "oneOf"]
             .into_iter()
             .filter(|key| schema.contains_key(*key))
@@ -305,7 +317,7 @@ impl Reader<'_> {
             None => OtherKeys::Anything,
         };
         Node {
-            nothing: false,
+            nothing,
             kinds: schema.get("type").and_then(kinds),
             listed,
             limits: Keywords::read(schema, self.origin),
@@ -344,18 +356,37 @@ impl Reader<'_> {
         // The node is claimed before it is read, so a reference back to it ends there.
         let at = self.nodes.len();
         self.references.insert(reference.to_owned(), Some(at));
-        self.node(&Value::Object(target.clone()));
+        self.node(target);
         Some(at)
     }
+}
+
+/// Whether `uri` names a JSON Schema draft whose validation keywords mean what 2020-12's do
+/// (draft-04's boolean `exclusiveMinimum`, say, which the check does not read, only narrows).
+fn known_dialect(uri: &str) -> bool {
+    let uri = uri.trim_end_matches('#');
+    let path = uri
+        .strip_prefix("https://")
+        .or_else(|| uri.strip_prefix("http://"));
+    matches!(
+        path,
+        Some(
+            "json-schema.org/draft/2020-12/schema"
+                | "json-schema.org/draft/2019-09/schema"
+                | "json-schema.org/draft-07/schema"
+                | "json-schema.org/draft-06/schema"
+                | "json-schema.org/draft-04/schema"
+        )
+    )
 }
 
 /// Every property name of the root and of the schemas applied to the whole object (`allOf`,
 /// `anyOf`, `oneOf`, `$ref`), in schema order; `None` when one of those takes keys it does not
 /// name (`additionalProperties` other than `false`, `patternProperties`: a flattened map's),
 /// so that no key is unknown.
-pub(crate) fn named_keys(root: &Map<String, Value>) -> Option<Vec<String>> {
+pub(crate) fn named_keys(root: &Value) -> Option<Vec<String>> {
     let mut keys: Vec<String> = Vec::new();
-    let mut pending = vec![Value::Object(root.clone())];
+    let mut pending = vec![root.clone()];
     let mut seen_references: Vec<String> = Vec::new();
     while let Some(schema) = pending.pop() {
         // A boolean schema names no keys.
@@ -384,11 +415,7 @@ pub(crate) fn named_keys(root: &Map<String, Value>) -> Option<Vec<String>> {
         if let Some(Value::String(reference)) = schema.get("$ref") {
             if !seen_references.contains(reference) {
                 seen_references.push(reference.clone());
-                pending.extend(
-                    resolve_reference(root, reference)
-                        .cloned()
-                        .map(Value::Object),
-                );
+                pending.extend(resolve_reference(root, reference).cloned());
             }
         }
     }

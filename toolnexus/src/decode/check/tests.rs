@@ -152,7 +152,7 @@ mod limits {
     }
 
     /// Integers past 2^53 compare exactly with floats, and multiples are exact on the
-    /// values the numbers hold.
+    /// decimals the numbers are written as.
     #[test]
     fn numbers_compare_and_divide_exactly() {
         use std::cmp::Ordering::{Equal, Greater, Less};
@@ -180,9 +180,19 @@ mod limits {
             (json!(7), json!(5), false),
             (json!(0.75), json!(0.25), true),
             (json!(-2.5), json!(0.5), true),
-            (json!(0.3), json!(0.1), false),
+            (json!(0.3), json!(0.1), true),
+            (json!(1), json!(0.1), true),
+            (json!(19.99), json!(0.01), true),
+            (json!(0.0075), json!(0.0001), true),
+            (json!(0.00751), json!(0.0001), false),
             (json!(0), json!(0.1), true),
             (json!(3), json!(1.5), true),
+            (json!(35), json!(1.5), false),
+            (json!(1e308), json!(0.123456789), false),
+            (json!(1e308), json!(1e300), true),
+            (json!(u64::MAX), json!(0.5), true),
+            (json!(1e-300), json!(1e-301), true),
+            (json!(1e-301), json!(1e-300), false),
         ];
         for (value, multiple, expected) in multiples {
             assert_eq!(

@@ -175,8 +175,8 @@ impl Dialect for AnthropicStrict {
         }
         if node
             .get("minItems")
-            .and_then(Value::as_u64)
-            .is_some_and(|n| n > 1)
+            .and_then(Value::as_f64)
+            .is_some_and(|n| n > 1.0)
         {
             described.push("minItems");
         }

@@ -105,8 +105,9 @@ pub fn gemini_schema(schema: &Map<String, Value>) -> Map<String, Value> {
 
 /// The Gemini rewrite of `schema`, and what it could not say.
 pub(crate) fn rewrite(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Loss>) {
+    let root = Value::Object(schema.clone());
     let walk = Rewrite {
-        root: schema,
+        root: &root,
         losses: RefCell::new(Vec::new()),
         inlined: Cell::new(0),
     };
@@ -134,7 +135,7 @@ pub(crate) fn rewrite(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<L
 /// a schema applies, for the losses; `refs` is the stack of references being inlined, which
 /// bounds recursion.
 struct Rewrite<'a> {
-    root: &'a Map<String, Value>,
+    root: &'a Value,
     losses: RefCell<Vec<Loss>>,
     /// How many `$ref`s have been inlined so far (bounded by [`GEMINI_MAX_INLINED`]).
     inlined: Cell<usize>,
@@ -273,15 +274,20 @@ impl Rewrite<'_> {
             return None;
         }
         self.inlined.set(self.inlined.get() + 1);
-        let Some(target) = resolve_reference(self.root, reference) else {
-            self.lose(
-                path,
-                format!("the schema `{reference}` names"),
-                "the reference does not resolve; sent as {} (any value)",
-            );
-            return Some(Map::new());
+        let mut merged = match resolve_reference(self.root, reference) {
+            Some(Value::Object(target)) => target.clone(),
+            Some(Value::Bool(true)) => Map::new(),
+            // `false`: no value, which cannot be expressed.
+            Some(_) => return None,
+            None => {
+                self.lose(
+                    path,
+                    format!("the schema `{reference}` names"),
+                    "the reference does not resolve; sent as {} (any value)",
+                );
+                return Some(Map::new());
+            }
         };
-        let mut merged = target.clone();
         for (key, value) in map {
             if key != "$ref" {
                 merged.insert(key.clone(), value.clone());
@@ -420,7 +426,7 @@ impl Rewrite<'_> {
             Some(items) => {
                 out.insert("items".to_owned(), items);
             }
-            None if map.get("minItems").and_then(Value::as_u64).unwrap_or(0) == 0 => {
+            None if map.get("minItems").and_then(Value::as_f64).unwrap_or(0.0) < 1.0 => {
                 // The items are vacuous: no element can be sent. Gemini still wants `items`.
                 out.insert("maxItems".to_owned(), Value::from(0));
                 out.insert("items".to_owned(), Value::Object(Map::new()));
