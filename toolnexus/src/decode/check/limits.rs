@@ -32,7 +32,7 @@ use crate::decode::align::DECODED;
 use crate::decode::error::quoted;
 use equality::first_repeat;
 pub(super) use equality::listed_in;
-pub(super) use multiple::is_multiple;
+pub(super) use multiple::Step;
 
 /// What one subschema limits, beyond the structure the check reads elsewhere.
 #[derive(Debug, Default)]
@@ -41,7 +41,7 @@ pub(super) struct Keywords {
     maximum: Option<Bound>,
     exclusive_minimum: Option<Bound>,
     exclusive_maximum: Option<Bound>,
-    multiple_of: Option<Number>,
+    multiple_of: Option<Step>,
     min_length: Option<u64>,
     max_length: Option<u64>,
     pattern: Option<Pattern>,
@@ -118,8 +118,7 @@ impl Keywords {
             maximum: bound("maximum"),
             exclusive_minimum: bound("exclusiveMinimum"),
             exclusive_maximum: bound("exclusiveMaximum"),
-            // Zero or less is no valid `multipleOf`; such a keyword says nothing.
-            multiple_of: number("multipleOf").filter(|n| n.as_f64().is_some_and(|n| n > 0.0)),
+            multiple_of: number("multipleOf").and_then(Step::of),
             min_length: count("minLength"),
             max_length: count("maxLength"),
             pattern: match schema.get("pattern") {
@@ -227,9 +226,8 @@ impl Keywords {
                 bound.written
             ));
         }
-        let multiple = self.multiple_of.as_ref()?;
-        (!is_multiple(number, multiple))
-            .then(|| format!("{number} is not a multiple of {multiple}"))
+        let step = self.multiple_of.as_ref()?;
+        (!step.admits(number)).then(|| format!("{number} is not a multiple of {}", step.written))
     }
 
     fn string(&self, text: &str) -> Option<String> {

@@ -142,7 +142,7 @@ fn text_and_value_are_checked_alike() {
 mod limits {
     use serde_json::{Number, json};
 
-    use super::super::limits::{broken_patterns, compare, is_multiple};
+    use super::super::limits::{Step, broken_patterns, compare};
 
     fn number(value: serde_json::Value) -> Number {
         match value {
@@ -196,7 +196,9 @@ mod limits {
         ];
         for (value, multiple, expected) in multiples {
             assert_eq!(
-                is_multiple(&number(value.clone()), &number(multiple.clone())),
+                Step::of(number(multiple.clone()))
+                    .unwrap()
+                    .admits(&number(value.clone())),
                 expected,
                 "{value} / {multiple}"
             );
