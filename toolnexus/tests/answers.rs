@@ -8,6 +8,8 @@
 //! other mutation is accepted only if the schema admits it (once the nulls that mean
 //! "absent" are gone), on every path alike.
 
+#[path = "common/asking.rs"]
+mod asking;
 #[allow(
     dead_code,
     reason = "the schema-truth generators, of which a part is used here"
@@ -21,14 +23,15 @@ mod generate;
 #[path = "../../tests/schema_truth/mutate.rs"]
 mod mutate;
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{Map, Value, json};
-use toolnexus::{Answer, Request, ToolContext, ToolResult, Toolkit, define_tool};
+use toolnexus::{Answer, Request, ToolResult, Toolkit};
 
+use asking::{accept, fill};
 use generate::Dialect;
 
 /// The SPEC's example, in process: the tool never sees the refused answer.
@@ -102,38 +105,6 @@ async fn an_approval_with_an_argument_named_schema_asks_no_question() {
         "{}",
         created.output
     );
-}
-
-fn accept(request: &Request, data: Value) -> Answer {
-    Answer {
-        id: request.id.clone(),
-        ok: true,
-        data: data.as_object().cloned(),
-        reason: None,
-    }
-}
-
-/// `fill`: asks with the schema in `asked`, then answers the data it got as JSON; how many
-/// times it got that far.
-fn fill() -> (Toolkit, Arc<Mutex<Value>>, Arc<AtomicUsize>) {
-    let asked = Arc::new(Mutex::new(json!({"type": "object", "properties": {}})));
-    let runs = Arc::new(AtomicUsize::new(0));
-    let (schema, counted) = (Arc::clone(&asked), Arc::clone(&runs));
-    let tool = define_tool("fill", "Asks for a form", json!({"type": "object"}))
-        .unwrap()
-        .sync(move |_: Value, ctx: &ToolContext| match &ctx.answer {
-            Some(answer) if answer.ok => {
-                counted.fetch_add(1, Ordering::SeqCst);
-                let data = Value::Object(answer.data.clone().unwrap_or_default());
-                ToolResult::ok(data.to_string())
-            }
-            _ => {
-                let schema = schema.lock().unwrap().clone();
-                let data = json!({"schema": schema}).as_object().cloned().unwrap();
-                toolnexus::pending(Request::new("input", "Fill in the form").with_data(data))
-            }
-        });
-    (Toolkit::new().with(tool), asked, runs)
 }
 
 /// One property of a form, as MCP forms allow them.

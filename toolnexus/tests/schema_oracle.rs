@@ -11,13 +11,17 @@
 //! runs again (SPEC §10B) — the same `check_args` over a schema read at run time that checks
 //! a remote MCP tool's arguments.
 
+#[path = "common/asking.rs"]
+mod asking;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{Map, Value, json};
-use toolnexus::{Answer, Request, ToolContext, ToolResult, Toolkit, define_tool};
+use toolnexus::Request;
+
+use asking::{accept, fill};
 
 /// The keys objects use, in schemas and values alike.
 const KEYS: [&str; 3] = ["a", "b", "c"];
@@ -200,28 +204,6 @@ fn has_number(value: &Value, test: fn(&serde_json::Number) -> bool) -> bool {
     }
 }
 
-/// `fill`: asks with the schema in `asked`, then answers the data it got as JSON; how many
-/// times it got that far.
-fn fill() -> (Toolkit, Arc<Mutex<Value>>, Arc<AtomicUsize>) {
-    let asked = Arc::new(Mutex::new(json!({"type": "object"})));
-    let runs = Arc::new(AtomicUsize::new(0));
-    let (schema, counted) = (Arc::clone(&asked), Arc::clone(&runs));
-    let tool = define_tool("fill", "Asks for a value", json!({"type": "object"}))
-        .unwrap()
-        .sync(move |_: Value, ctx: &ToolContext| match &ctx.answer {
-            Some(answer) if answer.ok => {
-                counted.fetch_add(1, Ordering::SeqCst);
-                ToolResult::ok(Value::Object(answer.data.clone().unwrap_or_default()).to_string())
-            }
-            _ => {
-                let schema = schema.lock().unwrap().clone();
-                let data = json!({"schema": schema}).as_object().cloned().unwrap();
-                toolnexus::pending(Request::new("input", "Fill in the value").with_data(data))
-            }
-        });
-    (Toolkit::new().with(tool), asked, runs)
-}
-
 /// Where the oracle is wrong (`jsonschema` 0.33), its verdict on `value` says nothing: under
 /// `multipleOf` it divides as `f64`, so it takes 2^53 + 1 for a multiple of 2, and it refuses
 /// every negative number under a step that is not whole (its `value < multiple` shortcut),
@@ -280,12 +262,7 @@ fn the_checker_reads_every_keyword_as_json_schema_does() {
             let admitted = validator.is_valid(&data);
             let before = runs.load(Ordering::SeqCst);
             let result = runtime.block_on(toolkit.call("fill", json!({}), |request: Request| {
-                let answer = Answer {
-                    id: request.id.clone(),
-                    ok: true,
-                    data: data.as_object().cloned(),
-                    reason: None,
-                };
+                let answer = accept(&request, data.clone());
                 async move { answer }
             }));
             let ran = runs.load(Ordering::SeqCst) > before;
