@@ -6,7 +6,8 @@
 //! `uniqueItems` — and values drawn from a small vocabulary so that they often fit, the
 //! checker admits every value the schema admits, and refuses every value it refuses except
 //! where a `oneOf` matches more than one branch (the checker reads `oneOf` as `anyOf`, and
-//! leaves that to the server). The schemas reach the checker the way a schema nobody here
+//! leaves that to the server); values the oracle itself misreads are skipped
+//! ([`oracle_misreads`]). The schemas reach the checker the way a schema nobody here
 //! wrote does: as the `data.schema` of a request, whose answer is checked before the tool
 //! runs again (SPEC §10B) — the same `check_args` over a schema read at run time that checks
 //! a remote MCP tool's arguments.
