@@ -4,7 +4,7 @@
 # (the `mcp` package 1.x, PyPI; 2.x renamed FastMCP to MCPServer). Each server's tools go
 # through every profile and `check`, and a script of calls runs (text, images, structured
 # content, progress, elicitation, a refused argument). Not part of CI: it installs packages
-# (npm, PyPI) and takes a minute. Last run 2026-12-02: every call as expected, exit 0.
+# (npm, PyPI) and takes a minute. Last run 2026-12-03: every call as expected, exit 0.
 #
 #   scripts/mcp_real_servers.sh [--dump DIR]   # DIR: write each server's tools/list there
 #
@@ -49,6 +49,9 @@ cat > calls.json <<JSON
   {"server": "fastmcp", "tool": "forecast", "args": {"city": "Oslo", "days": 9}},
   {"server": "fastmcp", "tool": "order", "args": {"items": [{"apple": 2}], "priority": "high"}},
   {"server": "fastmcp", "tool": "order", "args": {"items": [{"apple": 2}], "priority": "urgent"}},
+  {"server": "fastmcp", "tool": "price", "args": {"amount": 19.99}},
+  {"server": "fastmcp", "tool": "price", "args": {"amount": 5}},
+  {"server": "fastmcp", "tool": "price", "args": {"amount": 19.999}},
   {"server": "fastmcp", "tool": "find_sku", "args": {"sku": "SKU-12"}},
   {"server": "fastmcp", "tool": "find_sku", "args": {"sku": "12"}},
   {"server": "fastmcp", "tool": "pixel", "args": {}},

@@ -32,6 +32,12 @@ def order(items: list[dict[str, int]], priority: Literal["low", "high"] = "low",
 
 
 @mcp.tool()
+def price(amount: Annotated[float, Field(multiple_of=0.01)]) -> str:
+    """Sets a price in cents' steps: `multipleOf: 0.01`, which 19.99 and 5 meet."""
+    return f"price {amount}"
+
+
+@mcp.tool()
 def find_sku(sku: Annotated[str, Field(pattern=r"(?i)^sku-\d+$")]) -> str:
     """Finds a product by SKU. The pattern is Python's (pydantic's), no ECMA-262 one."""
     return f"found {sku}"
