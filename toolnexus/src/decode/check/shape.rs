@@ -386,8 +386,9 @@ fn known_dialect(uri: &str) -> bool {
 /// so that no key is unknown.
 pub(crate) fn named_keys(root: &Value) -> Option<Vec<String>> {
     let mut keys: Vec<String> = Vec::new();
-    let mut pending = vec![root.clone()];
-    let mut seen_references: Vec<String> = Vec::new();
+    // Borrowed: every schema reached is inside `root`.
+    let mut pending = vec![root];
+    let mut seen_references: Vec<&str> = Vec::new();
     while let Some(schema) = pending.pop() {
         // A boolean schema names no keys.
         let Value::Object(schema) = schema else {
@@ -409,13 +410,13 @@ pub(crate) fn named_keys(root: &Value) -> Option<Vec<String>> {
         }
         for applied in ["allOf", "anyOf", "oneOf"] {
             if let Some(Value::Array(parts)) = schema.get(applied) {
-                pending.extend(parts.iter().rev().cloned());
+                pending.extend(parts.iter().rev());
             }
         }
         if let Some(Value::String(reference)) = schema.get("$ref") {
-            if !seen_references.contains(reference) {
-                seen_references.push(reference.clone());
-                pending.extend(resolve_reference(root, reference).cloned());
+            if !seen_references.contains(&reference.as_str()) {
+                seen_references.push(reference);
+                pending.extend(resolve_reference(root, reference));
             }
         }
     }
