@@ -1,6 +1,6 @@
 """Generates toolnexus/tests/vectors/mcp_client_results.json: MCP CallToolResults as the Python
 port (toolnexus==0.21.0, mcp_source.py) maps them to ToolResults, through its own tool's
-execute (a stub session returns each result), for toolnexus/src/mcp/client/result.rs's golden
+execute (a stub session returns each result), for toolnexus/src/mcp/client/convert.rs's golden
 test.
 
     python3 -m venv /tmp/venv && /tmp/venv/bin/pip install toolnexus==0.21.0

@@ -177,50 +177,19 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-mod answer_check;
-mod approval;
-mod attach;
-mod cancel;
-mod context;
-mod deadline;
 mod decode;
-mod future;
-mod lower;
-mod macro_support;
-mod output_support;
-mod part;
-mod pointer;
-mod profile;
-mod progress;
 mod provider;
 mod result;
-mod runtime_tool;
-mod schema;
-mod suspend;
+mod support;
 mod tool;
 mod toolkit;
-mod turn;
-mod url;
 
 #[cfg(feature = "mcp")]
 pub mod mcp;
-#[cfg(feature = "tracing")]
-mod trace;
 #[cfg(feature = "mcp")]
 pub use mcp::{McpServer, serve_stdio};
 
-pub use attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
-pub use cancel::{CancelSignal, Cancelled};
-pub use context::{Extension, Extensions, FromToolContext, State, StateType};
 pub use decode::MAX_ARGUMENT_BYTES;
-pub use future::{BoxFuture, ToolFuture};
-pub use lower::{IntoToolError, IntoToolResult, Json};
-pub use part::{
-    ContentPart, ContentPartError, Media, Source, base64_bytes, describe_part, part_bytes,
-};
-pub use profile::{IssueKind, Profile, SchemaIssue, check};
-pub use progress::Progress;
-pub use provider::{Style, encode_part};
 // One way to do each job (issue 25): these duplicate `Profile::rewrite` and `tool_results`, or
 // tune a profile's internals; hidden, not removed, so code that names them keeps building.
 #[doc(hidden)]
@@ -235,17 +204,28 @@ pub use provider::gemini::{GEMINI_MAX_INLINED, GEMINI_RECURSION_DEPTH, gemini_sc
 pub use provider::openai::openai_tool_messages;
 #[doc(hidden)]
 pub use provider::openai::strict::openai_strict_schema;
+pub use provider::profile::{IssueKind, Profile, SchemaIssue, check};
+pub use provider::turn::{Api, ResponseError, ToolCall, tool_calls, tool_results};
 #[doc(hidden)]
 pub use provider::unsupported_placeholder;
+pub use provider::{Style, encode_part};
 pub use result::ToolResult;
-pub use runtime_tool::{DefineToolError, FnTool, ToolDef, define_tool};
-pub use suspend::{
+pub use result::attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
+pub use result::lower::{IntoToolError, IntoToolResult, Json};
+pub use result::part::{
+    ContentPart, ContentPartError, Media, Source, base64_bytes, describe_part, part_bytes,
+};
+pub use result::suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
 };
-pub use tool::{Tool, ToolAnnotations, ToolContext, ToolSource, sanitize};
+pub use tool::cancel::{CancelSignal, Cancelled};
+pub use tool::context::{Extension, Extensions, FromToolContext, State, StateType, ToolContext};
+pub use tool::define::{DefineToolError, FnTool, ToolDef, define_tool};
+pub use tool::future::{BoxFuture, ToolFuture};
+pub use tool::progress::Progress;
+pub use tool::{Tool, ToolAnnotations, ToolSource, sanitize};
 pub use toolkit::{Next, Toolkit};
 pub use toolnexus_macros::*;
-pub use turn::{Api, ResponseError, ToolCall, tool_calls, tool_results};
 
 /// `toolnexus::JsonSchema` is both schemars' trait and toolnexus' derive, like
 /// `schemars::JsonSchema`: the glob brings the trait, the explicit import replaces schemars'
@@ -266,32 +246,7 @@ pub use schemars;
 /// Support for macro-generated code. Not public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use schemars;
-    pub use serde;
-    pub use serde_json;
-
-    pub use crate::approval::{approval_arguments, approval_arguments_json, approve};
-    pub use crate::context::{inject, inject_extension, inject_optional_extension, inject_state};
-    pub use crate::decode::{
-        Slot, decode_args, decode_args_json, decode_params, decode_params_json, take,
-    };
-    pub use crate::macro_support::{
-        CheckJsonOutput, CheckOtherOutput, Described, OutputCheck, OutputJsonSchema,
-        ParamDeserialize, ParamJsonSchema, ReturnsJson, assert_deserialize,
-        assert_unique_tool_names,
-    };
-    pub use crate::output_support::{
-        Lowering, OutputPart, json_array, json_object, json_text, serialize,
-    };
-    pub use crate::schema::{
-        Built, OutputSchemaProbe, ProbeStructured, ProbeUnstructured, StructuredOutput, ToolSchema,
-        WRAPPED_RESULT, input_schema_for, output_schema_for, tool_schema_of,
-    };
-    // The public items generated code names, reached the same way as everything else here.
-    pub use crate::{
-        BoxFuture, IntoToolResult, Request, StateType, Tool, ToolAnnotations, ToolContext,
-        ToolFuture, ToolResult, pending,
-    };
+    pub use crate::support::*;
 }
 
 /// The README's examples run as doctests.

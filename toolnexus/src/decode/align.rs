@@ -249,7 +249,7 @@ pub(crate) fn list_of_any(prefix: &[Value]) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::decode::align::*;
 
     fn aligned(schema: Value) -> Value {
         let mut schema = Schema::try_from(schema).expect("a schema");
@@ -347,24 +347,29 @@ mod tests {
 
     #[test]
     fn the_bounds_the_decoder_enforces_are_not_checked_again() {
-        fn unmarked(schema: &crate::schema::ToolSchema) -> bool {
+        fn unmarked(schema: &crate::decode::schema::ToolSchema) -> bool {
             !Value::Object(schema.input.clone())
                 .to_string()
                 .contains(DECODED)
         }
         // SPEC §9: an integer type's own range (and a signed `NonZero`'s gap at zero) is
         // serde's to enforce, so a schema of such integers alone has nothing to check ...
-        let integers =
-            crate::schema::tool_schema_of(<Integers as schemars::JsonSchema>::json_schema, false);
+        let integers = crate::decode::schema::tool_schema_of(
+            <Integers as schemars::JsonSchema>::json_schema,
+            false,
+        );
         assert!(!integers.shape().limited(), "{integers:?}");
         // ... and says so nowhere in what is published, where the bounds stay.
         assert!(unmarked(&integers));
         assert_eq!(integers.input["properties"]["a"]["maximum"], i64::MAX);
         assert_eq!(
-            crate::schema::input_schema_for::<Integers>(),
+            crate::decode::schema::input_schema_for::<Integers>(),
             integers.input
         );
-        assert!(!crate::schema::output_schema_for::<crate::Json<Integers>>().contains_key(DECODED));
+        assert!(
+            !crate::decode::schema::output_schema_for::<crate::Json<Integers>>()
+                .contains_key(DECODED)
+        );
         // A bound a user set, `i128`'s, `f32`'s and an unsigned `NonZero`'s minimum (written
         // as a user's `range(min = 1)` would be) are checked: each makes its schema limited.
         let checked: [fn(&mut schemars::SchemaGenerator) -> Schema; 4] = [
@@ -374,7 +379,7 @@ mod tests {
             <Positive as schemars::JsonSchema>::json_schema,
         ];
         for json_schema in checked {
-            let schema = crate::schema::tool_schema_of(json_schema, false);
+            let schema = crate::decode::schema::tool_schema_of(json_schema, false);
             assert!(schema.shape().limited(), "{schema:?}");
             assert!(unmarked(&schema));
         }

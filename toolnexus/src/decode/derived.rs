@@ -12,8 +12,8 @@ use super::{
     Form, MAX_ARGUMENT_BYTES, Nesting, arguments_object, decode_leniently,
     integers_for_integral_floats,
 };
+use crate::decode::schema::ToolSchema;
 use crate::result::ToolResult;
-use crate::schema::ToolSchema;
 
 /// Decodes a model's arguments into the generated arguments struct: the reference semantics
 /// both entry points share.

@@ -20,6 +20,7 @@
 )]
 
 pub(crate) mod align;
+pub(crate) mod answers;
 // Crate-visible: the checker of arguments against a schema, for answers (SPEC §10B) and remote
 // tools (SPEC §13) too: `check::check_args(tool, &check::Shape::of(schema, false), &args)`, or
 // `Shape::of_remote(schema)` for a server's schema.
@@ -28,6 +29,8 @@ mod derived;
 mod error;
 mod lex;
 mod params;
+pub(crate) mod pointer;
+pub(crate) mod schema;
 
 use std::fmt;
 

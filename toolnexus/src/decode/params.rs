@@ -21,8 +21,8 @@ use super::{
 };
 #[cfg(doc)]
 use super::{decode_args, decode_args_json};
+use crate::decode::schema::ToolSchema;
 use crate::result::ToolResult;
-use crate::schema::ToolSchema;
 
 /// Where one parameter's decoded value goes: `Option<T>`, empty until decoded.
 ///

@@ -6,11 +6,11 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::{definition_list, text_block};
-use crate::part::{ContentPart, Source, describe_part};
+use crate::decode::schema::WRAPPED_RESULT;
 use crate::result::ToolResult;
-use crate::schema::WRAPPED_RESULT;
+use crate::result::part::{ContentPart, Source, describe_part};
+use crate::result::url;
 use crate::tool::{Tool, ToolAnnotations};
-use crate::url;
 
 /// The `tools/list` entries, one [`definition`] per tool.
 pub(crate) fn definitions(tools: &[Arc<dyn Tool>]) -> Value {

@@ -17,14 +17,17 @@ pub(crate) mod gemini;
 pub(crate) mod loss;
 pub(crate) mod mcp_result;
 pub(crate) mod openai;
+pub(crate) mod profile;
 mod rewrite;
+pub(crate) mod tool_call;
+pub(crate) mod turn;
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
 use crate::decode::unread_type;
-use crate::part::{ContentPart, ContentPartError, Media, part_bytes};
+use crate::result::part::{ContentPart, ContentPartError, Media, part_bytes};
 use crate::tool::Tool;
 
 /// Which provider's content-block vocabulary [`encode_part`] speaks.

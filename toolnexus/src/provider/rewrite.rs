@@ -11,7 +11,7 @@ use std::marker::PhantomData;
 
 use serde_json::{Map, Value, json};
 
-use crate::pointer::{definition_name, references_into_defs, schema_objects};
+use crate::decode::pointer::{definition_name, references_into_defs, schema_objects};
 use crate::provider::described::{described, with_words};
 use crate::provider::loss::{Loss, items_path, property_path};
 use crate::provider::{UNREAD_TYPE, unread_type_loss};

@@ -12,11 +12,12 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 use super::Toolkit;
-use crate::context::{StateMap, ToolkitState};
-use crate::future::BoxFuture;
+use crate::provider::tool_call::ToolCall;
 use crate::result::ToolResult;
-use crate::tool::{Tool, ToolContext};
-use crate::turn::call::ToolCall;
+use crate::tool::Tool;
+use crate::tool::context::ToolContext;
+use crate::tool::context::{StateMap, ToolkitState};
+use crate::tool::future::BoxFuture;
 
 type Layer =
     Arc<dyn Fn(ToolCall, ToolContext, Next) -> BoxFuture<'static, ToolResult> + Send + Sync>;

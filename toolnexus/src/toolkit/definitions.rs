@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::Toolkit;
-use crate::profile::{Profile, SchemaIssue};
+use crate::provider::profile::{Profile, SchemaIssue};
 use crate::provider::{anthropic, mcp_result, openai};
 #[cfg(doc)]
 use crate::{result::ToolResult, tool::Tool};

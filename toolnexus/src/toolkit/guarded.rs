@@ -7,10 +7,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::deadline::{Limits, Stop};
-use crate::future::{BoxFuture, ToolFuture};
 use crate::result::ToolResult;
-use crate::tool::{Tool, ToolContext};
+use crate::tool::Tool;
+use crate::tool::context::ToolContext;
+use crate::tool::future::{BoxFuture, ToolFuture};
+use crate::toolkit::deadline::{Limits, Stop};
 
 /// A tool call that turns a panic — in the synchronous call that builds the tool's future or
 /// in any poll of it — into an error result, and stops the call when its context is

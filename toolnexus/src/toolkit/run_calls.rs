@@ -8,9 +8,9 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use super::Toolkit;
+use crate::provider::tool_call::ToolCall;
 use crate::result::ToolResult;
-use crate::tool::ToolContext;
-use crate::turn::call::ToolCall;
+use crate::tool::context::ToolContext;
 
 impl Toolkit {
     /// Bounds [`run_calls`](Self::run_calls) to `n` calls at a time (by default there is no

@@ -195,7 +195,7 @@ proptest! {
         }
         // A profile never leaves a reference dangling that resolved in what it was given.
         let resolves = |root: &Map<String, Value>, reference: &str| {
-            crate::pointer::resolve_reference(&Value::Object(root.clone()), reference).is_some()
+            crate::decode::pointer::resolve_reference(&Value::Object(root.clone()), reference).is_some()
         };
         for profile in Profile::ALL {
             let (rewritten, _) = profile.rewrite(&root);

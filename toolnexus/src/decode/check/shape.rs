@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::limits::{Keywords, listed_in};
+use super::limits::{Keywords, Origin, listed_in};
 use super::tree::KINDS;
-use crate::schema::resolve_reference;
+use crate::decode::schema::resolve_reference;
 
 /// An input schema's structure, read once: one [`Node`] per subschema, `$ref`s resolved to
 /// the node they name.
@@ -15,7 +15,7 @@ use crate::schema::resolve_reference;
 pub(crate) struct Shape {
     pub(super) nodes: Vec<Node>,
     /// The keys the arguments object may have, when decoding checks them (a tool with a
-    /// flattened parameter, whose root [`tool_schema_of`](crate::schema::tool_schema_of)
+    /// flattened parameter, whose root [`tool_schema_of`](crate::decode::schema::tool_schema_of)
     /// closed): see [`named_keys`].
     pub(super) closed_keys: Option<Vec<String>>,
     /// Whether some subschema states a limit or lists values (`enum`, `const`), which even
@@ -164,18 +164,6 @@ pub(super) enum OtherKeys {
     /// `additionalProperties: false`.
     Nothing,
     Schema(usize),
-}
-
-/// Who wrote a schema, which decides what of it the check reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Origin {
-    /// This crate, marking the bounds its decoder enforces (`align::align_marking`).
-    Generated,
-    /// Code in this process: the schema a question asks with (SPEC §10B).
-    Given,
-    /// An MCP server (SPEC §13), whose `pattern`s are left to it (`Shape::of_remote`).
-    #[cfg_attr(not(feature = "mcp-client"), allow(dead_code))]
-    Remote,
 }
 
 impl Shape {

@@ -199,7 +199,7 @@ fn expand(value: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::mcp::client::config::*;
 
     fn error(text: &str) -> String {
         parse(text).unwrap_err()

@@ -1,29 +1,23 @@
-//! One remote tool as a [`Tool`], the call it makes, and the client side of the connection
-//! (rmcp's [`ClientHandler`]: elicitation, progress, list changes).
+//! One remote tool as a [`Tool`], and the call it makes.
 
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
-    ClientCapabilities, ClientConfig, ClientRequest, ElicitRequestParams, ElicitResult,
-    ElicitationAction, ElicitationCapability, FormElicitationCapability, Implementation,
-    ProgressNotificationParam, ProgressToken, RequestId, ServerResult, Tool as McpTool,
-    UrlElicitationCapability,
+    ClientRequest, ProgressToken, RequestId, ServerResult, Tool as McpTool,
 };
-use rmcp::service::{
-    NotificationContext, Peer, PeerRequestOptions, RequestContext, RoleClient, ServiceError,
-};
-use rmcp::{ClientHandler, ErrorData};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
 use super::Shared;
-use super::result::tool_result;
+use super::convert::{elicit_result, request_of, tool_result};
 use crate::decode::Shape;
-use crate::future::BoxFuture;
 use crate::result::ToolResult;
-use crate::suspend::{Answer, Reason, Request, pending};
-use crate::tool::{Tool, ToolAnnotations, ToolContext, ToolSource};
+use crate::result::suspend::pending;
+use crate::tool::context::ToolContext;
+use crate::tool::future::BoxFuture;
+use crate::tool::{Tool, ToolAnnotations, ToolSource};
 
 /// A tool as the server listed it.
 pub(crate) struct RemoteDef {
@@ -336,166 +330,5 @@ fn plain(error: &ServiceError) -> String {
         }
         ServiceError::TransportClosed => "closed the connection".to_owned(),
         other => format!("failed: {other}"),
-    }
-}
-
-/// An elicitation's params as a §10 [`Request`] (as every port maps it): URL mode ⇒ kind
-/// `"authorization"` with the url; a form ⇒ kind `"input"` with `data.schema`.
-fn request_of(params: &Value) -> Request {
-    let text = |key: &str| params.get(key).and_then(Value::as_str);
-    let message = text("message").unwrap_or_default();
-    if text("mode") == Some("url") {
-        let request = Request::new("authorization", message);
-        match text("url") {
-            Some(url) => request.with_url(url),
-            None => request,
-        }
-    } else {
-        let request = Request::new("input", message);
-        match params.get("requestedSchema") {
-            Some(schema) => {
-                let mut data = Map::new();
-                data.insert("schema".to_owned(), schema.clone());
-                request.with_data(data)
-            }
-            None => request,
-        }
-    }
-}
-
-/// A §10 [`Answer`] as an `ElicitResult`'s JSON: ok ⇒ accept with the data (or `{}`);
-/// declined ⇒ decline; anything else ⇒ cancel.
-fn elicit_result(answer: &Answer) -> Value {
-    match (answer.ok, answer.reason) {
-        (true, _) => {
-            json!({"action": "accept", "content": answer.data.clone().unwrap_or_default()})
-        }
-        (false, Some(Reason::Declined)) => json!({"action": "decline"}),
-        (false, _) => json!({"action": "cancel"}),
-    }
-}
-
-/// The client side of one connection.
-pub(crate) struct Handler {
-    pub(crate) shared: Weak<Shared>,
-    /// What `initialize` offers (a legacy handshake).
-    pub(crate) revision: rmcp::model::ProtocolVersion,
-}
-
-impl ClientHandler for Handler {
-    fn get_info(&self) -> ClientConfig {
-        let mut capabilities = ClientCapabilities::default();
-        capabilities.elicitation = Some(
-            ElicitationCapability::new()
-                .with_form(FormElicitationCapability::default())
-                .with_url(UrlElicitationCapability::new()),
-        );
-        ClientConfig::new(
-            capabilities,
-            Implementation::new("toolnexus", env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(self.revision.clone())
-    }
-
-    async fn create_elicitation(
-        &self,
-        request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, ErrorData> {
-        let handler = self.shared.upgrade().and_then(|shared| {
-            shared
-                .elicit
-                .read()
-                .unwrap_or_else(|p| p.into_inner())
-                .clone()
-        });
-        let Some(handler) = handler else {
-            return Ok(ElicitResult::new(ElicitationAction::Decline));
-        };
-        let params = serde_json::to_value(&request).unwrap_or(Value::Null);
-        let answer = handler(request_of(&params)).await;
-        let wire = elicit_result(&answer);
-        serde_json::from_value(wire)
-            .map_err(|error| ErrorData::internal_error(error.to_string(), None))
-    }
-
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let Some(shared) = self.shared.upgrade() else {
-            return;
-        };
-        let progress = shared.progress.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(call) = progress.get(&params.progress_token) {
-            let _ = call.send((params.progress, params.total, params.message));
-        }
-    }
-
-    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
-        let Some(shared) = self.shared.upgrade() else {
-            return;
-        };
-        // Listing is a request on the connection this notification came in on: asked from a
-        // task of its own, not from inside the connection's notification handling.
-        tokio::spawn(async move {
-            if let Ok(listed) = context.peer.list_all_tools().await {
-                shared.set_defs(listed.iter().map(RemoteDef::of).collect());
-            }
-        });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_url_elicitation_is_an_authorization_and_a_form_an_input() {
-        let url = request_of(
-            &json!({"mode": "url", "message": "Sign in", "url": "https://x/login", "elicitationId": "e"}),
-        );
-        assert_eq!(
-            (url.kind.as_str(), url.prompt.as_str()),
-            ("authorization", "Sign in")
-        );
-        assert_eq!(url.url.as_deref(), Some("https://x/login"));
-        assert_eq!(url.data, None);
-        let schema = json!({"type": "object", "properties": {"env": {"type": "string"}}});
-        let form =
-            request_of(&json!({"mode": "form", "message": "Which?", "requestedSchema": schema}));
-        assert_eq!((form.kind.as_str(), form.url), ("input", None));
-        assert_eq!(form.data.unwrap()["schema"], schema);
-    }
-
-    #[test]
-    fn answers_become_elicitation_results() {
-        let answer = |ok, reason, data: Option<Value>| Answer {
-            id: "a".to_owned(),
-            ok,
-            data: data.and_then(|d| d.as_object().cloned()),
-            reason,
-        };
-        assert_eq!(
-            elicit_result(&answer(true, None, Some(json!({"env": "staging"})))),
-            json!({"action": "accept", "content": {"env": "staging"}})
-        );
-        assert_eq!(
-            elicit_result(&answer(true, None, None)),
-            json!({"action": "accept", "content": {}})
-        );
-        assert_eq!(
-            elicit_result(&answer(false, Some(Reason::Declined), None)),
-            json!({"action": "decline"})
-        );
-        assert_eq!(
-            elicit_result(&answer(false, Some(Reason::Expired), None)),
-            json!({"action": "cancel"})
-        );
-        assert_eq!(
-            elicit_result(&answer(false, None, None)),
-            json!({"action": "cancel"})
-        );
     }
 }

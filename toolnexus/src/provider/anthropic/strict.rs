@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use crate::pointer::definition_name;
+use crate::decode::pointer::definition_name;
 use crate::provider::distribute_over_branches;
 use crate::provider::loss::Loss;
 use crate::provider::rewrite::{

@@ -1,6 +1,6 @@
 //! Anthropic Messages: the tool calls of a response, its `tool_use` content blocks.
 
-use crate::turn::call::{Reader, ResponseError, ToolCall};
+use crate::provider::tool_call::{Reader, ResponseError, ToolCall};
 
 /// Each `tool_use` block of `content[]`, `input` re-serialized as the arguments; other
 /// blocks (`text`, `thinking`, server tools' `server_tool_use`, …) are not ours.

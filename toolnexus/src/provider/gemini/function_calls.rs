@@ -1,7 +1,7 @@
 //! Gemini: the tool calls of a `generateContent` response, the `functionCall` parts of its
 //! first candidate.
 
-use crate::turn::call::{Reader, ResponseError, ToolCall};
+use crate::provider::tool_call::{Reader, ResponseError, ToolCall};
 
 /// The `functionCall` of each of `candidates[0].content.parts[]`, with its `id` or, when
 /// Gemini sent none, `call_<index>` among the calls.

@@ -14,7 +14,7 @@ use std::cell::{Cell, RefCell};
 use serde_json::{Map, Value};
 
 use crate::decode::align::list_of_any;
-use crate::pointer::resolve_reference;
+use crate::decode::pointer::resolve_reference;
 use crate::provider::described::with_words;
 use crate::provider::loss::{Loss, items_path, property_path};
 use crate::provider::rewrite::merge_into;

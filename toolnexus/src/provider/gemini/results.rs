@@ -4,9 +4,9 @@ use serde_json::{Map, Value, json};
 
 use super::super::{essence, unsupported_placeholder};
 use super::function_calls::is_synthesized;
-use crate::part::{ContentPart, Source};
+use crate::provider::tool_call::ToolCall;
 use crate::result::ToolResult;
-use crate::turn::call::ToolCall;
+use crate::result::part::{ContentPart, Source};
 
 /// Media a function response carries inline, from Gemini's function-calling guide
 /// (multimodal function responses); `fileData` there is Vertex AI only.

@@ -1,6 +1,6 @@
 //! OpenAI Chat Completions: the tool calls of a response, `choices[0].message.tool_calls`.
 
-use crate::turn::call::{Reader, ResponseError, ToolCall};
+use crate::provider::tool_call::{Reader, ResponseError, ToolCall};
 
 /// Each `function` entry of `choices[0].message.tool_calls`; an entry without `type` counts
 /// as one (some compatible servers leave it out), one of another type is not ours.

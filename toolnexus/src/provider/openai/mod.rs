@@ -10,12 +10,12 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use crate::part::{ContentPart, ContentPartError, Media, Source};
 use crate::provider::{
     Style, definition_list, encode_or_placeholder, essence, inline_image, name_and_description,
     text_block, unsupported,
 };
 use crate::result::ToolResult;
+use crate::result::part::{ContentPart, ContentPartError, Media, Source};
 use crate::tool::Tool;
 
 /// The `tools` list: `[{"type":"function","function":{name, description, parameters}}]`.

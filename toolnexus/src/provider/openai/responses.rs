@@ -5,9 +5,9 @@ use serde_json::{Map, Value, json};
 
 use super::super::{essence, inline_image, unsupported_placeholder};
 use super::data_url;
-use crate::part::{ContentPart, Media, Source};
+use crate::provider::tool_call::{Reader, ResponseError, ToolCall};
 use crate::result::ToolResult;
-use crate::turn::call::{Reader, ResponseError, ToolCall};
+use crate::result::part::{ContentPart, Media, Source};
 
 /// `[{"type":"function","name","description","parameters","strict"}]`: each entry of the
 /// Chat strict definitions with its `function` lifted to the top, so the two APIs get the

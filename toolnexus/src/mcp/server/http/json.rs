@@ -1,0 +1,234 @@
+//! One connection per session: rmcp answers every request of a session with an event stream,
+//! which ends a few milliseconds after its last event, and some clients (the Python SDK 2.x)
+//! keep a connection only after an `application/json` answer. So a request whose first
+//! message is its own answer — nothing streamed, nothing asked of the client mid-call — is
+//! answered as JSON, and a stream that does carry more ends in the same write as the answer.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Body, Bytes, Frame};
+use hyper::header::{CONTENT_TYPE, HeaderValue};
+use hyper::{Response, StatusCode};
+use serde::de::IgnoredAny;
+use serde_json::Value;
+
+use super::ResponseBody;
+
+/// `response` (rmcp's, to the request with JSON-RPC `id`) as JSON when its stream opens with
+/// the answer; otherwise the stream, ending with the answer.
+pub(super) async fn json_when_plain(
+    response: Response<ResponseBody>,
+    id: &Value,
+) -> Response<ResponseBody> {
+    let is_stream = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
+    if response.status() != StatusCode::OK || !is_stream {
+        return response;
+    }
+    let (mut parts, mut body) = response.into_parts();
+    let mut events = Events::default();
+    let mut read = Vec::new();
+    loop {
+        let Some(Ok(frame)) = body.frame().await else {
+            // rmcp ended the stream without an answer: pass on what it sent.
+            let body = Full::new(Bytes::from(read)).boxed_unsync();
+            return Response::from_parts(parts, body);
+        };
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        read.extend_from_slice(&data);
+        match events.feed(&data, id) {
+            First::Answer(answer) => {
+                parts
+                    .headers
+                    .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                let body = Full::new(Bytes::from(answer)).boxed_unsync();
+                return Response::from_parts(parts, body);
+            }
+            First::Other => {
+                let body = Ending {
+                    read: Some(Bytes::from(read)),
+                    body,
+                    events,
+                    id: id.clone(),
+                    ended: false,
+                };
+                return Response::from_parts(parts, body.boxed_unsync());
+            }
+            First::None => {}
+        }
+    }
+}
+
+/// What a stream has shown so far.
+enum First {
+    /// Nothing but priming events and keep-alives.
+    None,
+    /// The answer, before anything else: its JSON text.
+    Answer(Vec<u8>),
+    /// Another message first (progress, a request to the client).
+    Other,
+}
+
+/// A server-sent-event reader that sees each event's `data`.
+#[derive(Default)]
+struct Events {
+    /// The unfinished event at the end of what has been read.
+    pending: Vec<u8>,
+    /// Whether a message has been seen.
+    seen: bool,
+    /// Whether the answer has been seen.
+    answered: bool,
+}
+
+impl Events {
+    /// Reads `chunk`: what the stream has shown so far, as far as the first message.
+    fn feed(&mut self, chunk: &[u8], id: &Value) -> First {
+        self.pending.extend_from_slice(chunk);
+        let mut first = First::None;
+        while let Some(end) = find(&self.pending, b"\n\n") {
+            let event: Vec<u8> = self.pending.drain(..end + 2).collect();
+            let data = data_of(&event);
+            if data.is_empty() {
+                continue;
+            }
+            let answers = is_answer(&data, id);
+            self.answered |= answers;
+            if !self.seen {
+                self.seen = true;
+                first = if answers {
+                    First::Answer(data)
+                } else {
+                    First::Other
+                };
+            }
+        }
+        first
+    }
+}
+
+/// The `data` lines of one event, joined as the event-stream format joins them.
+fn data_of(event: &[u8]) -> Vec<u8> {
+    let mut data = Vec::new();
+    for line in event.split(|&byte| byte == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let Some(value) = line.strip_prefix(b"data:") else {
+            continue;
+        };
+        if !data.is_empty() {
+            data.push(b'\n');
+        }
+        data.extend_from_slice(value.strip_prefix(b" ").unwrap_or(value));
+    }
+    data
+}
+
+/// The keys that tell an answer from other messages; the rest (the result itself) is skipped
+/// unbuilt.
+#[derive(serde::Deserialize)]
+struct Probe {
+    id: Option<Value>,
+    method: Option<IgnoredAny>,
+    result: Option<IgnoredAny>,
+    error: Option<IgnoredAny>,
+}
+
+/// Whether `data` is the JSON-RPC answer (result or error) to request `id`.
+fn is_answer(data: &[u8], id: &Value) -> bool {
+    let Ok(message) = serde_json::from_slice::<Probe>(data) else {
+        return false;
+    };
+    message.id.as_ref() == Some(id)
+        && message.method.is_none()
+        && (message.result.is_some() || message.error.is_some())
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
+}
+
+/// An event stream that ends with the frame carrying the answer, so the answer and the end of
+/// the stream leave in one write.
+struct Ending {
+    /// What was read before the stream was handed on.
+    read: Option<Bytes>,
+    body: ResponseBody,
+    events: Events,
+    id: Value,
+    ended: bool,
+}
+
+impl Body for Ending {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if self.ended {
+            return Poll::Ready(None);
+        }
+        if let Some(read) = self.read.take() {
+            self.ended = self.events.answered;
+            return Poll::Ready(Some(Ok(Frame::data(read))));
+        }
+        let polled = Pin::new(&mut self.body).poll_frame(cx);
+        if let Poll::Ready(Some(Ok(frame))) = &polled {
+            if let Some(data) = frame.data_ref() {
+                let id = self.id.clone();
+                self.events.feed(data, &id);
+                self.ended = self.events.answered;
+            }
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.ended || (self.read.is_none() && self.body.is_end_stream())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::mcp::server::http::json::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_first_message_decides_and_priming_events_do_not_count() {
+        let id = json!(3);
+        let mut events = Events::default();
+        assert!(matches!(
+            events.feed(b"id: 0\nretry: 3000\ndata:\n\n", &id),
+            First::None
+        ));
+        let answer = br#"data: {"jsonrpc":"2.0","id":3,"result":{}}"#;
+        match events.feed(&[&answer[..], b"\n\n"].concat(), &id) {
+            First::Answer(data) => assert_eq!(data, &answer[6..]),
+            _ => panic!("the answer comes first"),
+        }
+
+        let mut events = Events::default();
+        let progress =
+            b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n";
+        assert!(matches!(events.feed(&progress[..20], &id), First::None));
+        assert!(matches!(events.feed(&progress[20..], &id), First::Other));
+        assert!(!events.answered);
+        // An answer to another request is not this one's.
+        let other = b"data: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\n\n";
+        events.feed(other, &id);
+        assert!(!events.answered);
+        let error =
+            b"data: {\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":1,\"message\":\"x\"}}\n\n";
+        events.feed(error, &id);
+        assert!(events.answered);
+    }
+}

@@ -1,0 +1,417 @@
+//! What every MCP transport does with a message before rmcp reads it: refuse what is not
+//! JSON-RPC with the JSON-RPC error that says so, and read a `tools/call`'s `arguments` as the
+//! text that was sent.
+//!
+//! rmcp parses a message into its own types, where a key given twice keeps its last value and
+//! `arguments` that are not an object make the whole request unreadable (answered as an
+//! unknown method). Here the message is read first: a malformed one is answered with `-32700`
+//! or `-32600`, a `tools/call` without a `name` with `-32602`, and `arguments` that
+//! [`execute_json`](crate::Toolkit::execute_json) would not read as they are (not an object,
+//! a key given twice, too deep) are handed to the server as their text, so the call's result
+//! is the `isError` result `execute_json` gives for that text — the same message.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use crate::decode::parse_args_strictly;
+
+/// The `_meta` key under which a `tools/call`'s argument text travels to [`McpServer`]
+/// when it cannot travel as an object.
+///
+/// [`McpServer`]: super::McpServer
+const ARGUMENT_TEXT: &str = "io.toolnexus/arguments";
+
+/// The longest part of a parser's message quoted back to the client.
+const QUOTED: usize = 200;
+
+/// JSON-RPC's error codes.
+pub(crate) const PARSE_ERROR: i64 = -32700;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
+pub(crate) const INVALID_PARAMS: i64 = -32602;
+
+/// A message read before rmcp reads it.
+#[derive(Debug)]
+pub(crate) enum Screened {
+    /// Hand the text on unchanged.
+    Pass(Head),
+    /// Hand this text on instead: the `arguments` moved into `_meta` as their text.
+    Rewritten(Head, Vec<u8>),
+    /// Answer with this JSON-RPC error message and hand nothing on.
+    Refused(Value),
+}
+
+/// What a transport needs to know about a message it hands on.
+#[derive(Debug, Default)]
+pub(crate) struct Head {
+    /// The request's `id` (a string or an integer); `None` for a notification or a reply.
+    pub(crate) id: Option<Value>,
+    /// The request's or notification's `method`.
+    #[cfg_attr(
+        not(feature = "mcp-http"),
+        expect(dead_code, reason = "only the HTTP transport routes on it")
+    )]
+    pub(crate) method: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    #[serde(borrow)]
+    params: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct CallParams<'a> {
+    name: Option<Value>,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow, rename = "_meta")]
+    meta: Option<&'a RawValue>,
+    /// A 2026-07-28 retry's fields: of the wrong JSON type, rmcp cannot read the request at
+    /// all and answers `-32601`, which a client takes for "no such method" (over HTTP 404,
+    /// "session gone"); here they get `-32602` saying what they must be (SPEC §10B).
+    #[serde(borrow, rename = "requestState")]
+    request_state: Option<&'a RawValue>,
+    #[serde(borrow, rename = "inputResponses")]
+    input_responses: Option<&'a RawValue>,
+}
+
+/// Reads one JSON-RPC message (a request, a notification or a reply).
+pub(crate) fn screen(bytes: &[u8]) -> Screened {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Screened::Refused(error(None, PARSE_ERROR, "Parse error: not UTF-8"));
+    };
+    let envelope: Envelope<'_> = match serde_json::from_str(text) {
+        Ok(envelope) => envelope,
+        Err(parse) if parse.is_syntax() || parse.is_eof() => {
+            return Screened::Refused(error(
+                None,
+                PARSE_ERROR,
+                format_args!("Parse error: {}", quoted(&parse.to_string())),
+            ));
+        }
+        Err(invalid) => {
+            let detail = match text.trim_start().starts_with('{') {
+                // A key given twice at the top: which one is meant cannot be told.
+                true => quoted(&invalid.to_string()),
+                false => "a JSON-RPC message is a JSON object".to_owned(),
+            };
+            return Screened::Refused(error(
+                None,
+                INVALID_REQUEST,
+                format_args!("Invalid Request: {detail}"),
+            ));
+        }
+    };
+    let id = match envelope.id {
+        None => None,
+        Some(id @ Value::String(_)) => Some(id),
+        Some(id @ Value::Number(_)) if id.is_i64() => Some(id),
+        Some(_) => {
+            return Screened::Refused(error(
+                None,
+                INVALID_REQUEST,
+                "Invalid Request: `id` must be a string or an integer",
+            ));
+        }
+    };
+    if envelope.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+        return Screened::Refused(error(
+            id,
+            INVALID_REQUEST,
+            "Invalid Request: `jsonrpc` must be \"2.0\"",
+        ));
+    }
+    let method = match envelope.method {
+        None => None,
+        Some(Value::String(method)) => Some(method),
+        Some(_) => {
+            return Screened::Refused(error(
+                id,
+                INVALID_REQUEST,
+                "Invalid Request: `method` must be a string",
+            ));
+        }
+    };
+    let is_call = method.as_deref() == Some("tools/call") && id.is_some();
+    let head = Head { id, method };
+    if !is_call {
+        return Screened::Pass(head);
+    }
+    let invalid_params = |head: Head, detail: &str| {
+        Screened::Refused(error(
+            head.id,
+            INVALID_PARAMS,
+            format_args!("Invalid params: {detail}"),
+        ))
+    };
+    let Some(params_text) = envelope.params.map(RawValue::get) else {
+        return invalid_params(head, "tools/call needs params with the tool's `name`");
+    };
+    let params: CallParams<'_> = match serde_json::from_str(params_text) {
+        Ok(params) => params,
+        Err(invalid) => return invalid_params(head, &quoted(&invalid.to_string())),
+    };
+    // The key is the server's own: sent by a client, it would make the server read other
+    // arguments than the ones a proxy in front of it checked.
+    if params.meta.is_some_and(|meta| {
+        serde_json::from_str::<BTreeMap<String, &RawValue>>(meta.get())
+            .is_ok_and(|meta| meta.contains_key(ARGUMENT_TEXT))
+    }) {
+        return invalid_params(head, &format!("`_meta` key `{ARGUMENT_TEXT}` is reserved"));
+    }
+    let Some(Value::String(name)) = params.name else {
+        return invalid_params(
+            head,
+            "tools/call needs a `name`, the tool's name as a string",
+        );
+    };
+    // Read by their first character: the text is valid JSON, so `"` is a string, `{` an
+    // object; `null` is taken as absent, as rmcp takes it.
+    let is = |raw: Option<&RawValue>, open: char| {
+        raw.is_none_or(|raw| raw.get().starts_with(open) || raw.get() == "null")
+    };
+    if !is(params.request_state, '"') {
+        return invalid_params(
+            head,
+            "`requestState` must be a string, the one the server sent with its input request",
+        );
+    }
+    if !is(params.input_responses, '{') {
+        return invalid_params(
+            head,
+            "`inputResponses` must be an object of answers keyed by input request id",
+        );
+    }
+    let Some(arguments) = params.arguments else {
+        return Screened::Pass(head);
+    };
+    let arguments = arguments.get();
+    if arguments.starts_with('{') && parse_args_strictly(&name, arguments).is_ok() {
+        return Screened::Pass(head);
+    }
+    match with_argument_text(&head, params_text, arguments) {
+        Some(rewritten) => Screened::Rewritten(head, rewritten),
+        None => invalid_params(head, "`_meta` must be an object"),
+    }
+}
+
+/// The `tools/call` with `params.arguments` moved to `params._meta` as their text. Only the
+/// envelope is parsed again: arguments too deep for a `Value` travel as they are.
+fn with_argument_text(head: &Head, params: &str, arguments: &str) -> Option<Vec<u8>> {
+    #[derive(serde::Serialize)]
+    struct Call<'a> {
+        jsonrpc: &'a str,
+        id: &'a Value,
+        method: &'a str,
+        params: BTreeMap<String, Box<RawValue>>,
+    }
+    let mut params: BTreeMap<String, Box<RawValue>> = serde_json::from_str(params).ok()?;
+    params.remove("arguments");
+    let mut meta: Map<String, Value> = match params.get("_meta") {
+        Some(meta) => serde_json::from_str(meta.get()).ok()?,
+        None => Map::new(),
+    };
+    meta.insert(
+        ARGUMENT_TEXT.to_owned(),
+        Value::String(arguments.to_owned()),
+    );
+    params.insert(
+        "_meta".to_owned(),
+        serde_json::value::to_raw_value(&meta).ok()?,
+    );
+    let call = Call {
+        jsonrpc: "2.0",
+        id: head.id.as_ref()?,
+        method: "tools/call",
+        params,
+    };
+    serde_json::to_vec(&call).ok()
+}
+
+/// A `tools/call`'s arguments as [`screen`] handed them on.
+pub(crate) enum Arguments {
+    /// Read as an object, by rmcp.
+    Object(Value),
+    /// The text sent, which [`Toolkit::execute_json`] reads (and refuses).
+    Text(String),
+}
+
+impl Arguments {
+    /// Takes the arguments out of a `tools/call`: the text [`screen`] put in `_meta` (which
+    /// rmcp hands over as the request's context, `meta`), if it is there, otherwise the
+    /// object rmcp read.
+    pub(crate) fn take(
+        request: &mut rmcp::model::CallToolRequestParams,
+        meta: &mut rmcp::model::RequestMetaObject,
+    ) -> Self {
+        let text = request
+            .meta
+            .as_mut()
+            .and_then(|meta| meta.0.0.remove(ARGUMENT_TEXT))
+            .or_else(|| meta.0.0.remove(ARGUMENT_TEXT));
+        match text {
+            Some(Value::String(text)) => Self::Text(text),
+            _ => Self::Object(Value::Object(request.arguments.take().unwrap_or_default())),
+        }
+    }
+}
+
+/// A JSON-RPC error message; `id` is `null` when none could be read.
+pub(crate) fn error(id: Option<Value>, code: i64, message: impl std::fmt::Display) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id.unwrap_or(Value::Null),
+        "error": {"code": code, "message": message.to_string()},
+    })
+}
+
+/// `text`, cut to its first [`QUOTED`] characters (and its length said) when longer: a parser's
+/// message can quote the whole offending value.
+pub(crate) fn quoted(text: &str) -> String {
+    match text.char_indices().nth(QUOTED) {
+        None => text.to_owned(),
+        Some((end, _)) => format!(
+            "{}… ({} characters in all)",
+            &text[..end],
+            text.chars().count()
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::mcp::server::incoming::*;
+
+    fn refused(text: &str) -> Value {
+        match screen(text.as_bytes()) {
+            Screened::Refused(error) => error,
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn unreadable_messages_get_the_json_rpc_error_that_says_why() {
+        for (text, code, id) in [
+            ("{", PARSE_ERROR, Value::Null),
+            ("not json", PARSE_ERROR, Value::Null),
+            ("[1, 2]", INVALID_REQUEST, Value::Null),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
+                INVALID_REQUEST,
+                Value::Null,
+            ),
+            (
+                r#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#,
+                INVALID_REQUEST,
+                json!(7),
+            ),
+            (r#"{"id":"a","method":"ping"}"#, INVALID_REQUEST, json!("a")),
+            (
+                r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#,
+                INVALID_REQUEST,
+                Value::Null,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":5}"#,
+                INVALID_REQUEST,
+                json!(1),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+                INVALID_PARAMS,
+                json!(1),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#,
+                INVALID_PARAMS,
+                json!(1),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":3}}"#,
+                INVALID_PARAMS,
+                json!(1),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1},"_meta":{"io.toolnexus\/arguments":"{\"a\":100}"}}}"#,
+                INVALID_PARAMS,
+                json!(1),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","requestState":{}}}"#,
+                INVALID_PARAMS,
+                json!(1),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","inputResponses":[]}}"#,
+                INVALID_PARAMS,
+                json!(1),
+            ),
+        ] {
+            let error = refused(text);
+            assert_eq!(error["error"]["code"], code, "{text}: {error}");
+            assert_eq!(error["id"], id, "{text}: {error}");
+        }
+    }
+
+    #[test]
+    fn arguments_execute_json_would_refuse_travel_as_their_text() {
+        for arguments in [r#"[1,2]"#, r#""x""#, "5", r#"{"a":1,"a":100,"b":1}"#] {
+            let text = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{arguments}}}}}"#
+            );
+            let Screened::Rewritten(head, rewritten) = screen(text.as_bytes()) else {
+                panic!("{text}");
+            };
+            assert_eq!(head.id, Some(json!(1)));
+            let mut request: rmcp::model::CallToolRequestParams = serde_json::from_value(
+                serde_json::from_slice::<Value>(&rewritten).unwrap()["params"].clone(),
+            )
+            .unwrap();
+            match Arguments::take(&mut request, &mut Default::default()) {
+                Arguments::Text(sent) => assert_eq!(sent, arguments),
+                Arguments::Object(read) => panic!("{arguments} read as {read}"),
+            }
+        }
+        let fine = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1}}}"#;
+        assert!(matches!(screen(fine.as_bytes()), Screened::Pass(_)));
+    }
+
+    #[test]
+    fn arguments_nested_past_the_limit_are_refused_as_too_deep() {
+        let deep = format!("{}1{}", r#"{"a":"#.repeat(200), "}".repeat(200));
+        let text = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{deep}}}}}"#
+        );
+        let Screened::Rewritten(_, rewritten) = screen(text.as_bytes()) else {
+            panic!("{text}");
+        };
+        let rewritten = String::from_utf8(rewritten).unwrap();
+        assert!(
+            rewritten.contains(&serde_json::to_string(&deep).unwrap()),
+            "{rewritten}"
+        );
+        let too_deep = parse_args_strictly("t", &deep).unwrap_err();
+        assert!(
+            too_deep.output.contains("nested more than"),
+            "{}",
+            too_deep.output
+        );
+    }
+
+    #[test]
+    fn a_long_message_is_quoted_in_part() {
+        let long = "x".repeat(1000);
+        let cut = quoted(&long);
+        assert!(
+            cut.len() < 300 && cut.ends_with("(1000 characters in all)"),
+            "{cut}"
+        );
+        assert_eq!(quoted("short"), "short");
+    }
+}

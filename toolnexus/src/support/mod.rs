@@ -1,0 +1,29 @@
+//! What macro-generated code calls, re-exported as `toolnexus::__private`: one list, so the
+//! generated code's whole dependency on this crate can be read in one place.
+
+mod output_derive;
+mod tool_macro;
+
+pub use schemars;
+pub use serde;
+pub use serde_json;
+
+pub use crate::decode::schema::{
+    Built, OutputSchemaProbe, ProbeStructured, ProbeUnstructured, StructuredOutput, ToolSchema,
+    WRAPPED_RESULT, input_schema_for, output_schema_for, tool_schema_of,
+};
+pub use crate::decode::{
+    Slot, decode_args, decode_args_json, decode_params, decode_params_json, take,
+};
+pub use crate::tool::approval::{approval_arguments, approval_arguments_json, approve};
+pub use crate::tool::context::{inject, inject_extension, inject_optional_extension, inject_state};
+pub use output_derive::{Lowering, OutputPart, json_array, json_object, json_text, serialize};
+pub use tool_macro::{
+    CheckJsonOutput, CheckOtherOutput, Described, OutputCheck, OutputJsonSchema, ParamDeserialize,
+    ParamJsonSchema, ReturnsJson, assert_deserialize, assert_unique_tool_names,
+};
+// The public items generated code names, reached the same way as everything else here.
+pub use crate::{
+    BoxFuture, IntoToolResult, Request, StateType, Tool, ToolAnnotations, ToolContext, ToolFuture,
+    ToolResult, pending,
+};

@@ -1,0 +1,196 @@
+//! Runtime support for `#[tool]` expansions that is not argument decoding (see
+//! `decode/`): the parameter- and return-type checks and the `tools![]` name check.
+
+use std::borrow::Cow;
+use std::marker::PhantomData;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::DeserializeOwned;
+
+use crate::result::lower::Json;
+
+/// A type a `#[tool]` parameter can be decoded into. `#[tool]` asserts it at each parameter's
+/// type, so a missing `Deserialize` is reported there, first, with the fix. (rustc shows a
+/// trait's `on_unimplemented` text when the type itself lacks the blanket impl's bound; one
+/// trait per capability keeps each message about one missing derive.)
+#[diagnostic::on_unimplemented(
+    message = "`#[tool]` parameter type `{Self}` cannot be decoded from JSON: add `#[derive(serde::Deserialize, toolnexus::JsonSchema)]` to `{Self}`",
+    label = "this parameter's type needs `serde::Deserialize`"
+)]
+pub trait ParamDeserialize {}
+
+impl<T: DeserializeOwned> ParamDeserialize for T {}
+
+/// A type a `#[tool]` parameter can be described by in the input schema. `Name` is a type
+/// `#[tool]` names after the parameter, so the message says which one; the impl is not
+/// recommended, so rustc reports this trait (with the fix) rather than schemars' own.
+#[diagnostic::on_unimplemented(
+    message = "`#[tool]` parameter `{Name}` has the type `{Self}`, which has no JSON Schema: add `#[derive(serde::Deserialize, toolnexus::JsonSchema)]` to `{Self}`",
+    label = "this parameter's type needs `JsonSchema`",
+    note = "for a type from another crate, describe it with `#[schemars(with = \"…\")]` on the parameter"
+)]
+pub trait ParamJsonSchema<Name>: JsonSchema {}
+
+#[diagnostic::do_not_recommend]
+impl<T: JsonSchema, Name> ParamJsonSchema<Name> for T {}
+
+/// What `#[tool]`'s input schema describes a parameter as (`#[schemars(with = …)]`): `T`,
+/// method for method, so the schema is `T`'s own; `Name` is as in [`ParamJsonSchema`]. The
+/// derive's bound on it is the one place a missing `JsonSchema` is reported.
+pub struct Described<T, Name>(PhantomData<fn() -> (T, Name)>);
+
+impl<T: ParamJsonSchema<Name>, Name> JsonSchema for Described<T, Name> {
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        T::schema_id()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        T::json_schema(generator)
+    }
+
+    // schemars' hidden methods, forwarded too so an `Option` stays optional (the schemars
+    // version is bounded in Cargo.toml for this reason, as for `toolnexus::JsonSchema`).
+    fn _schemars_private_non_optional_json_schema(generator: &mut SchemaGenerator) -> Schema {
+        T::_schemars_private_non_optional_json_schema(generator)
+    }
+
+    fn _schemars_private_is_option() -> bool {
+        T::_schemars_private_is_option()
+    }
+}
+
+/// Compiles only when `T` is [`ParamDeserialize`].
+pub const fn assert_deserialize<T: ParamDeserialize>() {}
+
+/// A return type that is `Json<T>`, or an `Option`/`Result` of one, whatever `T`: the types
+/// [`StructuredOutput`](crate::__private::StructuredOutput) would be, were `T: JsonSchema`.
+pub trait ReturnsJson {
+    /// The `T` of the `Json<T>`.
+    type Payload;
+}
+
+impl<T> ReturnsJson for Json<T> {
+    type Payload = T;
+}
+
+impl<S: ReturnsJson> ReturnsJson for Option<S> {
+    type Payload = S::Payload;
+}
+
+impl<S: ReturnsJson, E> ReturnsJson for Result<S, E> {
+    type Payload = S::Payload;
+}
+
+/// What the `T` of a `#[tool]` fn's `Json<T>` must be: `Json<T>` says the tool returns
+/// structured JSON, so it gets an output schema, which a `T` without a JSON Schema cannot
+/// give. A compile error rather than a tool silently without one (or a `check` issue found
+/// only at run time); a `Json<T>` elsewhere (`IntoToolResult`, `#[output(json)]`) asks only
+/// `Serialize`.
+#[diagnostic::on_unimplemented(
+    message = "this `#[tool]` returns `Json<{Self}>`, which gives it an output schema, and `{Self}` has no JSON Schema: add `#[derive(toolnexus::JsonSchema)]` to `{Self}`",
+    label = "`{Self}` needs `JsonSchema` for the tool's output schema",
+    note = "to return JSON without an output schema, return a `toolnexus::serde_json::Value` (`serde_json::to_value(…)`) instead of `Json<{Self}>`"
+)]
+pub trait OutputJsonSchema: JsonSchema {}
+
+#[diagnostic::do_not_recommend]
+impl<T: JsonSchema> OutputJsonSchema for T {}
+
+/// Asks, at compile time, whether a return type is [`ReturnsJson`], and if so requires its
+/// payload to be [`OutputJsonSchema`]: `#[tool]` calls
+/// `(&OutputCheck::<R>::new()).check_output()` with both traits below in scope. Method lookup
+/// tries [`CheckJsonOutput`] first (it applies only when `R: ReturnsJson`, and its method's
+/// bound is the check), then auto-refs to [`CheckOtherOutput`], which always applies.
+pub struct OutputCheck<R>(PhantomData<fn() -> R>);
+
+impl<R> OutputCheck<R> {
+    /// A check of `R`.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Self {
+        Self(PhantomData)
+    }
+}
+
+/// The check for a return type that is [`ReturnsJson`].
+pub trait CheckJsonOutput<R: ReturnsJson> {
+    /// Compiles only when the payload has a JSON Schema.
+    fn check_output(&self)
+    where
+        R::Payload: OutputJsonSchema,
+    {
+    }
+}
+
+impl<R: ReturnsJson> CheckJsonOutput<R> for OutputCheck<R> {}
+
+/// The check for any other return type: nothing to check.
+pub trait CheckOtherOutput {
+    /// Always compiles.
+    fn check_output(&self) {}
+}
+
+impl<R> CheckOtherOutput for &OutputCheck<R> {}
+
+/// Fails compilation (it runs in a `const`) when two tools of one `tools![]` share a name.
+pub const fn assert_unique_tool_names(names: &[&str]) {
+    let mut i = 0;
+    while i < names.len() {
+        let mut j = 0;
+        while j < i {
+            if str_eq(names[i], names[j]) {
+                duplicate_name(names[i]);
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Panics (at compile time) with a message that names the tool; const code cannot `format!`,
+/// so the message is assembled in a fixed buffer.
+const fn duplicate_name(name: &str) -> ! {
+    const PREFIX: &[u8] = b"two tools in `tools![]` are named `";
+    const SUFFIX: &[u8] = b"`: give one of them `#[tool(name = \"...\")]`";
+    let mut buf = [0u8; 256];
+    let mut len = 0;
+    len = push(&mut buf, len, PREFIX);
+    len = push(&mut buf, len, name.as_bytes());
+    len = push(&mut buf, len, SUFFIX);
+    match core::str::from_utf8(buf.split_at(len).0) {
+        Ok(message) => panic!("{}", message),
+        Err(_) => panic!("two tools in `tools![]` share a name"),
+    }
+}
+
+const fn push(buf: &mut [u8; 256], mut len: usize, bytes: &[u8]) -> usize {
+    let mut i = 0;
+    while i < bytes.len() && len < buf.len() {
+        buf[len] = bytes[i];
+        len += 1;
+        i += 1;
+    }
+    len
+}
