@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use toolnexus::serde_json::{self, Value, json};
 use toolnexus::{
-    Answer, Api, ContentPart, ContentPartError, Request, ToolContext, ToolResult, Toolkit,
-    auth_required, tool, tool_calls, tool_results, tools,
+    Answer, Api, ContentPart, Request, ToolContext, ToolResult, Toolkit, auth_required,
+    parts::ContentPartError, tool, tool_calls, tool_results, tools,
 };
 
 /// Current temperature in a city, in °C.
@@ -36,7 +36,7 @@ async fn get_weather(
 #[tool]
 fn screenshot() -> Result<ContentPart, ContentPartError> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/media/fixture.png");
-    toolnexus::attach(path)
+    toolnexus::parts::attach(path)
 }
 
 /// Deploys a service to production. The user must log in first.

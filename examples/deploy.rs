@@ -87,7 +87,7 @@ impl Deployments {
             return Chart::NoData(service);
         }
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/media/fixture.png");
-        match toolnexus::attach(path) {
+        match toolnexus::parts::attach(path) {
             Ok(png) => Chart::Rendered {
                 service,
                 hours,

@@ -26,8 +26,8 @@ use serde::Serialize;
 use toolnexus::mcp::ClientInfo;
 use toolnexus::serde_json::json;
 use toolnexus::{
-    ContentPart, ContentPartError, Extension, Json, JsonSchema, Request, ToolContext, ToolResult,
-    Toolkit, pending, tool, tools,
+    ContentPart, Extension, Json, JsonSchema, Request, ToolContext, ToolResult, Toolkit,
+    parts::ContentPartError, pending, tool, tools,
 };
 
 /// Adds two numbers.
@@ -57,7 +57,7 @@ async fn get_weather(
 /// Takes a screenshot of the dashboard.
 #[tool]
 fn screenshot() -> Result<ContentPart, ContentPartError> {
-    toolnexus::attach(concat!(
+    toolnexus::parts::attach(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/examples/media/fixture.png"
     ))

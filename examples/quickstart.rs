@@ -8,8 +8,8 @@
 
 use serde::Deserialize;
 use toolnexus::{
-    ContentPart, ContentPartError, JsonSchema, Profile, ToolContext, Toolkit, serde_json, tool,
-    tools,
+    ContentPart, JsonSchema, Profile, ToolContext, Toolkit, parts::ContentPartError, serde_json,
+    tool, tools,
 };
 
 /// Adds two numbers.
@@ -71,7 +71,7 @@ async fn get_weather(
 #[tool]
 fn screenshot() -> Result<ContentPart, ContentPartError> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/media/fixture.png");
-    toolnexus::attach(path)
+    toolnexus::parts::attach(path)
 }
 
 #[tokio::main(flavor = "current_thread")]

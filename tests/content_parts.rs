@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use toolnexus::{
-    AttachOptions, ContentPart, ContentPartError, Media, Source, attach, attach_with,
-    describe_part, from_bytes, from_path, part_bytes,
+    AttachOptions, ContentPart, Media, Source,
+    parts::{
+        ContentPartError, attach, attach_with, describe_part, from_bytes, from_path, part_bytes,
+    },
 };
 
 use common::{fixture_png, fixture_png_base64};

@@ -6,8 +6,9 @@ mod common;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 use toolnexus::{
-    Answer, ContentPart, Reason, Request, Tool, ToolContext, ToolResult, Toolkit, attach,
-    attach_with, from_bytes, part_bytes, tool, tools,
+    Answer, ContentPart, Reason, Request, Tool, ToolContext, ToolResult, Toolkit,
+    parts::{attach, attach_with, from_bytes, part_bytes},
+    tool, tools,
 };
 
 use common::block_on;

@@ -7,8 +7,8 @@ use std::collections::HashSet;
 
 use serde_json::{Map, json};
 use toolnexus::{
-    Answer, AttachOptions, ContentPart, Media, Reason, Request, Source, ToolResult, attach,
-    attach_with, describe_part, from_bytes, part_bytes,
+    Answer, AttachOptions, ContentPart, Media, Reason, Request, Source, ToolResult,
+    parts::{attach, attach_with, describe_part, from_bytes, part_bytes},
 };
 
 use common::fixture_png;

@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::json;
 use toolnexus::{
-    ContentPart, IntoToolResult, Json, Request, ToolResult, attach, from_bytes, pending_of,
+    ContentPart, IntoToolResult, Json, Request, ToolResult,
+    parts::{attach, from_bytes},
+    pending_of,
 };
 
 use common::fixture_png;

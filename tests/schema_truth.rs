@@ -23,7 +23,7 @@ use std::time::Instant;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use serde_json::{Map, Value, json};
-use toolnexus::{IssueKind, Profile, Tool, ToolContext, ToolResult, Toolkit, check};
+use toolnexus::{IssueKind, Profile, SchemaIssue, Tool, ToolContext, ToolResult, Toolkit};
 
 use generate::Dialect;
 
@@ -77,7 +77,7 @@ fn sent_schema(tool: &Arc<dyn Tool>, profile: Profile) -> (Value, Dialect) {
             let function = toolkit.to_openai_strict()[0]["function"].clone();
             // A tool strict mode cannot say is sent non-strict, with the schema that can; a
             // limit said in its description alone keeps it strict.
-            let exact = says_all(tool.as_ref(), profile);
+            let exact = says_all(tool, profile);
             assert_eq!(function["strict"], exact, "{}", tool.name());
             if !exact {
                 assert_eq!(function["parameters"], plain, "{}", tool.name());
@@ -104,7 +104,7 @@ fn sent_schema(tool: &Arc<dyn Tool>, profile: Profile) -> (Value, Dialect) {
         Profile::AnthropicStrict => {
             let entry = toolkit.to_anthropic_strict()[0].clone();
             // As under OpenAI strict mode: what it cannot say sends the plain schema.
-            let exact = says_all(tool.as_ref(), profile);
+            let exact = says_all(tool, profile);
             assert_eq!(entry["strict"], exact, "{}", tool.name());
             if !exact {
                 assert_eq!(entry["input_schema"], plain, "{}", tool.name());
@@ -115,9 +115,14 @@ fn sent_schema(tool: &Arc<dyn Tool>, profile: Profile) -> (Value, Dialect) {
     }
 }
 
+/// What [`Toolkit::check`] reports for `tool` alone.
+fn check(tool: &Arc<dyn Tool>, profile: Profile) -> Vec<SchemaIssue> {
+    Toolkit::new().with_all([Arc::clone(tool)]).check(profile)
+}
+
 /// Whether the schema `profile` sends says all the tool takes, in its keywords or, for limits
 /// the tool enforces, in a description.
-fn says_all(tool: &dyn Tool, profile: Profile) -> bool {
+fn says_all(tool: &Arc<dyn Tool>, profile: Profile) -> bool {
     check(tool, profile)
         .iter()
         .all(|issue| issue.kind == IssueKind::EnforcedByTool)
@@ -338,13 +343,13 @@ fn what_a_provider_is_told_the_tool_accepts() {
     let mut pairs = Vec::new();
     for tool in zoo::all() {
         for profile in Profile::ALL {
-            if !says_all(tool.as_ref(), profile) {
+            if !says_all(&tool, profile) {
                 // Still sent as `check` describes: strict mode falls back to the plain schema.
                 sent_schema(&tool, profile);
                 continue;
             }
             pairs.push(format!("{}/{profile:?}", tool.name()));
-            let described = !check(tool.as_ref(), profile).is_empty();
+            let described = !check(&tool, profile).is_empty();
             let (sent, dialect) = sent_schema(&tool, profile);
             generated += generate_and_run(
                 &harness,

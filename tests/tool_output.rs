@@ -6,7 +6,8 @@ use std::fmt::{Debug, Display};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use toolnexus::{
-    ContentPart, IntoToolResult, Request, ToolOutput, ToolResult, from_bytes, pending, pending_of,
+    ContentPart, IntoToolResult, Request, ToolOutput, ToolResult, parts::from_bytes, pending,
+    pending_of,
 };
 
 fn png() -> ContentPart {

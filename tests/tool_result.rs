@@ -9,8 +9,10 @@ use std::path::Path;
 use anyhow::Context as _;
 use serde_json::{Map, Value, json};
 use toolnexus::{
-    Answer, BoxFuture, ContentPart, Request, Source, Tool, ToolContext, ToolResult, attach,
-    auth_required, define_tool, part_bytes, pending, pending_of,
+    Answer, BoxFuture, ContentPart, Request, Source, Tool, ToolContext, ToolResult, auth_required,
+    define_tool,
+    parts::{attach, part_bytes},
+    pending, pending_of,
 };
 
 use common::{fixture_png_base64, root};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolnexus::{
-    ContentPart, Json, Request, Tool, ToolContext, ToolResult, from_bytes, tool, toolbox,
+    ContentPart, Json, Request, Tool, ToolContext, ToolResult, parts::from_bytes, tool, toolbox,
 };
 
 async fn run(tool: &dyn Tool, args: Value) -> ToolResult {

@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolnexus::{AttachOptions, attach_with};
+use toolnexus::{AttachOptions, parts::attach_with};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -12,8 +12,8 @@ fuzz_target!(|data: &[u8]| {
     for source in [format!("data:{text}"), format!("https://{text}")] {
         let opts = AttachOptions { max_part_bytes: Some(1 << 16), ..AttachOptions::default() };
         if let Ok(part) = attach_with(&source, opts) {
-            let _ = toolnexus::describe_part(&part);
-            let _ = toolnexus::part_bytes(&part);
+            let _ = toolnexus::parts::describe_part(&part);
+            let _ = toolnexus::parts::part_bytes(&part);
         }
     }
 });

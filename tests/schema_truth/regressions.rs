@@ -259,7 +259,7 @@ fn what_strict_mode_cannot_say_is_reported_and_sent_non_strict() {
         character["parameters"]["properties"]["letter"],
         json!({"type": "string", "description": "exactly 1 character"})
     );
-    let issues = toolnexus::check(tool("character").as_ref(), Profile::OpenAiStrict);
+    let issues = super::check(&tool("character"), Profile::OpenAiStrict);
     assert_eq!(issues.len(), 2);
     assert!(
         issues
@@ -305,7 +305,7 @@ fn what_gemini_cannot_say_is_reported() {
     assert!(issue_paths(Profile::Plain).is_empty());
     let (maps, _) = sent_schema(&tool("maps"), Profile::Gemini);
     assert_eq!(maps["properties"]["prices"], json!({"type": "object"}));
-    let issue = &toolnexus::check(tool("recursive").as_ref(), Profile::Gemini)[0];
+    let issue = &super::check(&tool("recursive"), Profile::Gemini)[0];
     assert_eq!(
         issue.to_string(),
         "tool `recursive`, argument `tree.children[].children[].children[].children[]`: \
@@ -320,7 +320,8 @@ fn gemini_recursion_cut_offs_decode() {
     let recursive = tool("recursive");
     let (sent, dialect) = sent_schema(&recursive, Profile::Gemini);
     let mut cut = &sent["properties"]["tree"];
-    for _ in 0..toolnexus::GEMINI_RECURSION_DEPTH {
+    // Gemini's recursion cut-off: three levels below the argument (`Profile::Gemini`).
+    for _ in 0..3 {
         cut = &cut["properties"]["children"]["items"];
     }
     // The decoder requires `children` at every level, so the cut keeps it, empty.

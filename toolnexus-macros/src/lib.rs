@@ -258,7 +258,7 @@ pub fn tools(input: TokenStream) -> TokenStream {
 ///
 /// ```
 /// use serde::Serialize;
-/// use toolnexus::{ContentPart, IntoToolResult, ToolOutput, ToolResult, from_bytes};
+/// use toolnexus::{ContentPart, IntoToolResult, ToolOutput, ToolResult, parts::from_bytes};
 ///
 /// #[derive(Serialize)]
 /// struct Summary { deployed: u32 }

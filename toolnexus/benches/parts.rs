@@ -10,7 +10,7 @@ use std::hint::black_box;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use criterion::Throughput;
-use toolnexus::{attach, from_bytes, part_bytes};
+use toolnexus::parts::{attach, from_bytes, part_bytes};
 
 const MIB: usize = 1024 * 1024;
 

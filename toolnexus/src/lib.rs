@@ -35,7 +35,7 @@
 //!   for tools that share state, [`define_tool`] for tools described by data at run time, or
 //!   implement [`Tool`] by hand. Collect them with [`tools!`] and a [`Toolkit`].
 //! - Return anything that implements [`IntoToolResult`]: text, numbers, [`Json`], content
-//!   parts ([`attach`], [`from_bytes`], [`from_path`]), a [`Request`] to suspend until a human
+//!   parts ([`parts::attach`], [`parts::from_bytes`], [`parts::from_path`]), a [`Request`] to suspend until a human
 //!   answers ([`pending`], [`auth_required`]), or your own type with
 //!   [`#[derive(ToolOutput)]`](derive@ToolOutput).
 //! - Talk to providers: [`Toolkit::to_openai`], [`Toolkit::to_openai_strict`],
@@ -50,7 +50,7 @@
 //! - Serve an app (SPEC §12): [`State`], [`Extension`] and [`FromToolContext`] parameters
 //!   reach a tool without reaching its schema; [`Toolkit::around`] runs layers around every
 //!   call; [`Toolkit::visible_if`] shows each caller its own tools.
-//! - Keep the schemas honest: [`Toolkit::check`] (or [`check`] for one tool) lists every place
+//! - Keep the schemas honest: [`Toolkit::check`] lists every place
 //!   a provider's schema dialect ([`Profile`]) cannot say what a tool accepts; assert it is
 //!   empty in your tests. The other way round is done for you: a `#[tool]`'s decoded
 //!   arguments are checked against its schema, so the forms serde reads beyond it (a struct
@@ -152,7 +152,7 @@
 //!
 //! # Choices where the contract is silent
 //!
-//! - Raw argument text over [`MAX_ARGUMENT_BYTES`] and arguments nested more than 127 levels
+//! - Raw argument text over [`Toolkit::MAX_ARGUMENT_BYTES`] and arguments nested more than 127 levels
 //!   are refused as `invalid arguments`; `attach` refuses files that are not regular files.
 //! - `serde_json` is built with `preserve_order` (schemas keep parameter order) and
 //!   `float_roundtrip` (floats survive a round trip exactly); both are additive features.
@@ -162,7 +162,7 @@
 //! - [`Tool::execute_json`] takes the raw argument text; `#[tool]` decodes it straight into
 //!   its arguments when that succeeds, and otherwise decodes it exactly as [`Tool::execute`]
 //!   decodes the same `Value`, so both give the same result, errors included (text over
-//!   [`MAX_ARGUMENT_BYTES`], which a `Value` has no limit for, aside). A key given twice for a
+//!   [`Toolkit::MAX_ARGUMENT_BYTES`], which a `Value` has no limit for, aside). A key given twice for a
 //!   parameter or a struct field is refused (`duplicate field`).
 //! - Decode errors name the path of the offending value (``field `order.items[0].quantity`:
 //!   …``), through `serde_path_to_error`.
@@ -186,43 +186,20 @@ mod toolkit;
 
 #[cfg(feature = "mcp")]
 pub mod mcp;
-#[cfg(feature = "mcp")]
-pub use mcp::{McpServer, serve_stdio};
 
-pub use decode::MAX_ARGUMENT_BYTES;
-// One way to do each job (issue 25): these duplicate `Profile::rewrite` and `tool_results`, or
-// tune a profile's internals; hidden, not removed, so code that names them keeps building.
-#[doc(hidden)]
-pub use provider::anthropic::anthropic_tool_results;
-#[doc(hidden)]
-pub use provider::anthropic::strict::anthropic_strict_schema;
-#[doc(hidden)]
-pub use provider::gemini::json_schema::gemini_json_schema;
-#[doc(hidden)]
-pub use provider::gemini::{GEMINI_MAX_INLINED, GEMINI_RECURSION_DEPTH, gemini_schema};
-#[doc(hidden)]
-pub use provider::openai::openai_tool_messages;
-#[doc(hidden)]
-pub use provider::openai::strict::openai_strict_schema;
-pub use provider::profile::{IssueKind, Profile, SchemaIssue, check};
+pub use provider::profile::{IssueKind, Profile, SchemaIssue};
 pub use provider::turn::{Api, ResponseError, ToolCall, tool_calls, tool_results};
-#[doc(hidden)]
-pub use provider::unsupported_placeholder;
-pub use provider::{Style, encode_part};
 pub use result::ToolResult;
-pub use result::attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
+pub use result::attach::AttachOptions;
 pub use result::lower::{IntoToolError, IntoToolResult, Json};
-pub use result::part::{
-    ContentPart, ContentPartError, Media, Source, base64_bytes, describe_part, part_bytes,
-};
+pub use result::part::{ContentPart, Media, Source};
 pub use result::suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
 };
-pub use tool::cancel::{CancelSignal, Cancelled};
-pub use tool::context::{Extension, Extensions, FromToolContext, State, StateType, ToolContext};
+pub use tool::cancel::CancelSignal;
+pub use tool::context::{Extension, FromToolContext, State, ToolContext};
 pub use tool::define::{DefineToolError, FnTool, ToolDef, define_tool};
 pub use tool::future::{BoxFuture, ToolFuture};
-pub use tool::progress::Progress;
 pub use tool::{Tool, ToolAnnotations, ToolSource, sanitize};
 pub use toolkit::{Next, Toolkit};
 pub use toolnexus_macros::*;
@@ -242,6 +219,37 @@ pub use serde_json;
 
 /// `schemars`, re-exported so users never need it in their own `Cargo.toml`.
 pub use schemars;
+
+/// Content parts (SPEC §1B, §8A): making them from a path, a URL, a `data:` URL or bytes,
+/// measuring them, and encoding one for a provider.
+///
+/// The part types themselves ([`ContentPart`], [`Media`], [`Source`], [`AttachOptions`]) are at
+/// the crate root, beside [`ToolResult`] that carries them.
+///
+/// ```
+/// use toolnexus::parts::{Style, describe_part, encode_part, from_bytes, part_bytes};
+///
+/// let png = from_bytes(b"\x89PNG", "image/png");
+/// assert_eq!((part_bytes(&png), describe_part(&png).as_str()), (4, "image (image/png, 4 bytes)"));
+/// assert_eq!(encode_part(&png, Style::Anthropic).unwrap()["type"], "image");
+/// ```
+pub mod parts {
+    pub use crate::provider::{Style, encode_part};
+    pub use crate::result::attach::{attach, attach_with, from_bytes, from_path};
+    pub use crate::result::part::{ContentPartError, base64_bytes, describe_part, part_bytes};
+}
+
+/// The types behind [`ToolContext`]'s fields and the extractors' bounds: what a call carries
+/// ([`Extensions`](context::Extensions)), where its progress goes
+/// ([`Progress`](context::Progress)), the future that waits for its cancellation
+/// ([`Cancelled`](context::Cancelled)) and the state types a tool needs
+/// ([`StateType`](context::StateType)). A tool names them only when it is written by hand;
+/// `#[tool]` fns take [`State`], [`Extension`] and [`ToolContext`] from the crate root.
+pub mod context {
+    pub use crate::tool::cancel::Cancelled;
+    pub use crate::tool::context::{Extensions, StateType};
+    pub use crate::tool::progress::Progress;
+}
 
 /// Support for macro-generated code. Not public API: it may change in any release.
 #[doc(hidden)]

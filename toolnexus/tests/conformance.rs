@@ -7,8 +7,9 @@ use std::sync::LazyLock;
 
 use serde_json::{Value, json};
 use toolnexus::{
-    Request, attach, auth_required, auth_required_with, base64_bytes, describe_part, pending,
-    pending_of, sanitize,
+    Request, auth_required, auth_required_with,
+    parts::{attach, base64_bytes, describe_part},
+    pending, pending_of, sanitize,
 };
 
 use common::{block_on, fixture_png};

@@ -10,7 +10,9 @@ mod mcp_client;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Map, Value, json};
-use toolnexus::{Request, ToolContext, ToolResult, Toolkit, define_tool, from_bytes, pending};
+use toolnexus::{
+    Request, ToolContext, ToolResult, Toolkit, define_tool, parts::from_bytes, pending,
+};
 
 use common::add_tool;
 use mcp_client::connect;

@@ -392,7 +392,7 @@ async fn a_toolkit_that_cannot_serve_a_tool_is_refused_at_the_start() {
     };
     assert_eq!(refused.kind(), std::io::ErrorKind::InvalidInput);
     assert_eq!(refused.to_string(), expected);
-    let stdio = toolnexus::serve_stdio(lacking)
+    let stdio = toolnexus::mcp::serve_stdio(lacking)
         .await
         .expect_err("stdio refuses");
     assert_eq!(stdio.to_string(), expected);

@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 use toolnexus::mcp::{HttpOptions, HttpServer, McpServer, McpTools};
 use toolnexus::{
     Answer, BoxFuture, Json, JsonSchema, Profile, Reason, Request, Tool, ToolContext, ToolResult,
-    ToolSource, Toolkit, auth_required_with, from_bytes, pending, tool, tools,
+    ToolSource, Toolkit, auth_required_with, parts::from_bytes, pending, tool, tools,
 };
 
 /// Adds two numbers.

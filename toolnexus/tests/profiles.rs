@@ -76,7 +76,9 @@ fn a_toolkit_builds_each_profile_of_a_tool_once() {
     // What is kept is what a fresh build gives.
     assert_eq!(
         first.2[0],
-        toolnexus::check(toolkit.tools()[0].as_ref(), Profile::OpenAiStrict)
+        Toolkit::new()
+            .with_all(toolkit.tools().to_vec())
+            .check(Profile::OpenAiStrict)
     );
     assert_eq!(first.2[0].len(), 1, "the map is reported: {:?}", first.2[0]);
     assert_eq!(first.0[0]["function"]["strict"], false);
@@ -323,7 +325,6 @@ fn profile_rewrite_is_what_the_toolkit_sends_and_checks() {
         },
         "required": ["code"],
     });
-    let tool = schema_tool("priced", schema.clone());
     let toolkit = Toolkit::new().with(schema_tool("priced", schema.clone()));
     let sent = [
         (
@@ -347,7 +348,7 @@ fn profile_rewrite_is_what_the_toolkit_sends_and_checks() {
     ];
     for (profile, sent) in sent {
         let (rewritten, issues) = profile.rewrite(schema.as_object().unwrap());
-        let checked = toolnexus::check(&tool, profile);
+        let checked = toolkit.check(profile);
         assert!(
             !checked.is_empty(),
             "{profile}: the broken pattern at least"

@@ -5,14 +5,23 @@ mod common;
 
 use serde_json::{Value, json};
 use toolnexus::{
-    ContentPart, Style, ToolResult, anthropic_tool_results, encode_part, from_bytes,
-    openai_tool_messages, unsupported_placeholder,
+    Api, ContentPart, ToolCall, ToolResult,
+    parts::{Style, encode_part, from_bytes, part_bytes},
+    tool_results,
 };
 
 use common::golden;
 
 fn part(value: &Value) -> ContentPart {
     serde_json::from_value(value.clone()).expect("a golden part deserializes")
+}
+
+fn call(id: &str, name: &str) -> ToolCall {
+    ToolCall {
+        id: id.to_owned(),
+        name: name.to_owned(),
+        arguments: "{}".to_owned(),
+    }
 }
 
 fn fixture_png() -> ContentPart {
@@ -129,14 +138,6 @@ fn files_without_a_name_and_plain_text_documents() {
 }
 
 #[test]
-fn the_placeholder_matches_golden() {
-    assert_eq!(
-        unsupported_placeholder(&fixture_png()),
-        golden()["placeholder_png"]
-    );
-}
-
-#[test]
 fn a_plain_openai_tool_message_matches_golden() {
     let messages = ToolResult::ok("done").to_openai_messages("call_2", "deploy");
     assert_eq!(messages, [golden()["tool_message_openai_plain"].clone()]);
@@ -183,7 +184,7 @@ fn refused_parts_degrade_to_the_placeholder_in_messages() {
         block["content"],
         json!([
             {"type": "text", "text": "two clips"},
-            {"type": "text", "text": unsupported_placeholder(&audio)},
+            {"type": "text", "text": format!("[unsupported audio part (audio/mpeg, {} bytes)]", part_bytes(&audio))},
             {"type": "text", "text": "[unsupported audio part (audio/ogg, 10 bytes)]"},
         ])
     );
@@ -210,11 +211,12 @@ fn a_batch_sends_one_user_message_after_all_tool_messages_in_call_order() {
     let first = ToolResult::ok("shot").with_part(png.clone());
     let second = ToolResult::error("boom");
     let third = ToolResult::ok("report").with_parts([ContentPart::text("page 1"), pdf.clone()]);
-    let messages = openai_tool_messages([
-        ("call_a", "screenshot", &first),
-        ("call_b", "fail", &second),
-        ("call_c", "report", &third),
-    ]);
+    let calls = [
+        call("call_a", "screenshot"),
+        call("call_b", "fail"),
+        call("call_c", "report"),
+    ];
+    let messages = tool_results(Api::OpenAiChat, &calls, &[first, second.clone(), third]);
     assert_eq!(
         messages,
         [
@@ -233,7 +235,11 @@ fn a_batch_sends_one_user_message_after_all_tool_messages_in_call_order() {
             ]}),
         ]
     );
-    let plain = openai_tool_messages([("call_x", "a", &second), ("call_y", "b", &second)]);
+    let plain = tool_results(
+        Api::OpenAiChat,
+        &[call("call_x", "a"), call("call_y", "b")],
+        &[second.clone(), second],
+    );
     assert_eq!(plain.len(), 2, "no user message without media");
 }
 
@@ -272,7 +278,11 @@ fn an_anthropic_block_with_an_image_carries_it_natively() {
         silent.to_anthropic_block("toolu_4")["content"],
         json!([{"type": "text", "text": ""}, golden["encode"]["image_data"]["anthropic"]])
     );
-    let message = anthropic_tool_results([("toolu_1", &result), ("toolu_4", &silent)]);
+    let calls = [call("toolu_1", "show"), call("toolu_4", "show")];
+    let [message] = &tool_results(Api::Anthropic, &calls, &[result.clone(), silent.clone()])[..]
+    else {
+        panic!("one user message answers every tool_use block");
+    };
     assert_eq!(message["role"], "user");
     assert_eq!(message["content"][0], result.to_anthropic_block("toolu_1"));
     assert_eq!(message["content"][1], silent.to_anthropic_block("toolu_4"));

@@ -10,8 +10,10 @@
 mod common;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+
 use serde_json::{Value, json};
 use toolnexus::{IssueKind, Json, JsonSchema, Profile, Toolkit, tool, tools};
 
@@ -189,7 +191,9 @@ fn every_schema_follows_the_documented_rules() {
     let anthropic = toolkit.to_anthropic_strict();
     let gemini = toolkit.to_gemini_json_schema();
     for (at, tool) in toolkit.tools().iter().enumerate() {
-        let issues = toolnexus::check(tool.as_ref(), Profile::AnthropicStrict);
+        let issues = Toolkit::new()
+            .with_all([Arc::clone(tool)])
+            .check(Profile::AnthropicStrict);
         let exact = issues
             .iter()
             .all(|issue| issue.kind == IssueKind::EnforcedByTool);
@@ -216,12 +220,17 @@ fn gemini_json_schema_says_maps_tuples_and_recursion() {
     for name in ["prices", "tree", "loose"] {
         let tool = toolkit.get(name).unwrap();
         assert_eq!(
-            toolnexus::check(tool.as_ref(), Profile::GeminiJsonSchema),
+            Toolkit::new()
+                .with_all([Arc::clone(tool)])
+                .check(Profile::GeminiJsonSchema),
             [],
             "{name}"
         );
         assert!(
-            !toolnexus::check(tool.as_ref(), Profile::Gemini).is_empty(),
+            !Toolkit::new()
+                .with_all([Arc::clone(tool)])
+                .check(Profile::Gemini)
+                .is_empty(),
             "{name}"
         );
     }

@@ -101,8 +101,8 @@ fn macro_schemas_pass_every_profile_check() {
     }
     // The argument itself, three unrolled levels, then the cut: a list that must stay empty.
     let tree = &gemini[0]["functionDeclarations"][1]["parameters"]["properties"]["tree"];
-    assert_eq!(depth(tree), toolnexus::GEMINI_RECURSION_DEPTH + 2);
-    let cut = "/properties/children/items".repeat(toolnexus::GEMINI_RECURSION_DEPTH);
+    assert_eq!(depth(tree), GEMINI_RECURSION_DEPTH + 2);
+    let cut = "/properties/children/items".repeat(GEMINI_RECURSION_DEPTH);
     assert_eq!(
         tree.pointer(&format!("{cut}/properties/children")),
         Some(&json!({"type": "array", "maxItems": 0, "items": {}}))
@@ -144,3 +144,7 @@ fn macro_tools_run_through_the_toolkit() {
         assert!(result.is_error);
     });
 }
+
+/// Gemini's recursion cut-off, as `Profile::Gemini` documents it: a recursive type is unrolled
+/// three levels below the argument.
+const GEMINI_RECURSION_DEPTH: usize = 3;

@@ -4,9 +4,8 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use toolnexus::{
-    Api, ContentPart, Media, Source, ToolCall, ToolResult, from_bytes, tool_calls, tool_results,
-};
+use toolnexus::parts::from_bytes;
+use toolnexus::{Api, ContentPart, Media, Source, ToolCall, ToolResult, tool_calls, tool_results};
 
 fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
     ToolCall {
@@ -284,16 +283,21 @@ fn audio() -> ContentPart {
 fn chat_and_anthropic_answer_as_their_existing_encoders_do() {
     let calls = [call("c1", "plot", "{}"), call("c2", "add", "{}")];
     let results = [image_result(), ToolResult::error("no")];
+    let (plot, add) = (
+        results[0].to_openai_messages("c1", "plot"),
+        results[1].to_openai_messages("c2", "add"),
+    );
+    // Every tool message first, then the one user message carrying the parts.
     assert_eq!(
         tool_results(Api::OpenAiChat, &calls, &results),
-        toolnexus::openai_tool_messages([("c1", "plot", &results[0]), ("c2", "add", &results[1])])
+        [plot[0].clone(), add[0].clone(), plot[1].clone()]
     );
     assert_eq!(
         tool_results(Api::Anthropic, &calls, &results),
-        [toolnexus::anthropic_tool_results([
-            ("c1", &results[0]),
-            ("c2", &results[1])
-        ])]
+        [json!({"role": "user", "content": [
+            results[0].to_anthropic_block("c1"),
+            results[1].to_anthropic_block("c2"),
+        ]})]
     );
     for api in Api::ALL {
         assert_eq!(tool_results(api, &[], &[]), Vec::<Value>::new(), "{api}");

@@ -1,4 +1,4 @@
-//! Serve a [`Toolkit`] as an MCP server with the official Rust MCP SDK, [`rmcp`]: over stdio
+//! Serve a [`Toolkit`](crate::Toolkit) as an MCP server with the official Rust MCP SDK, [`rmcp`]: over stdio
 //! with the `mcp` feature, and over streamable HTTP with `mcp-http`.
 //!
 //! The `mcp` feature needs Rust 1.88 or newer, as rmcp does (the rest of toolnexus builds on
@@ -6,11 +6,11 @@
 //! crate's own [`LineTransport`] (which answers every line it cannot read) rather than on
 //! rmcp's stdio transport.
 //!
-//! - `tools/list` answers [`Toolkit::to_mcp`]'s entries, converted once when the server is
+//! - `tools/list` answers [`Toolkit::to_mcp`](crate::Toolkit::to_mcp)'s entries, converted once when the server is
 //!   built: each tool's cached input schema, and where the tool has them its `title`, its
 //!   `outputSchema` and its `annotations` (the MCP hints that are set; a read-only tool is
 //!   never sent as destructive).
-//! - `tools/call` runs [`Toolkit::execute`], so an unknown tool, bad arguments and a tool that
+//! - `tools/call` runs [`Toolkit::execute`](crate::Toolkit::execute), so an unknown tool, bad arguments and a tool that
 //!   panics all come back as `isError` results, never as protocol errors. The result is
 //!   [`ToolResult::to_mcp_for`](crate::ToolResult::to_mcp_for): the output as text, images and audio as MCP content, files as
 //!   embedded resources, URL parts as resource links, and for a tool with an output schema the
@@ -25,7 +25,7 @@
 //!   on), never a form; a `data.schema` of flat primitives is a form with that schema; anything
 //!   else, approvals included, a form with the prompt and no fields. The answer becomes the
 //!   [`Answer`](crate::Answer) and SPEC §10's loop rule applies, as in
-//!   [`Toolkit::call_with`]. A client that cannot be asked (no `elicitation` capability, or
+//!   [`Toolkit::call_with`](crate::Toolkit::call_with). A client that cannot be asked (no `elicitation` capability, or
 //!   not the mode needed) gets an `isError` result whose text carries the prompt and, when
 //!   there is one, the url on the next line.
 //! - [`ToolContext::report_progress`](crate::ToolContext::report_progress) sends

@@ -1,5 +1,5 @@
 //! What a profile's rewrite could not say, at one place of the arguments, before
-//! [`check`](crate::check) attributes it to a tool; and the paths that name those places.
+//! [`Toolkit::check`](crate::Toolkit::check) attributes it to a tool; and the paths that name those places.
 
 /// What a profile lost at one place.
 #[derive(Debug, Clone)]

@@ -30,7 +30,9 @@ use crate::decode::unread_type;
 use crate::result::part::{ContentPart, ContentPartError, Media, part_bytes};
 use crate::tool::Tool;
 
-/// Which provider's content-block vocabulary [`encode_part`] speaks.
+/// Which provider's content-block vocabulary [`encode_part`] speaks (SPEC §8A): a part's
+/// encoding, not a whole turn's shape ([`Api`](crate::Api)) nor a schema dialect
+/// ([`Profile`](crate::Profile)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Style {
     /// OpenAI Chat Completions: `text`, `image_url`, `file`, `input_audio`.
@@ -73,12 +75,7 @@ pub fn encode_part(part: &ContentPart, style: Style) -> Result<Value, ContentPar
 
 /// The text that stands in for a part a provider refused:
 /// `[unsupported TYPE part (MIME, N bytes)]`.
-///
-/// ```
-/// let wav = toolnexus::from_bytes(&[0; 10], "audio/wav");
-/// assert_eq!(toolnexus::unsupported_placeholder(&wav), "[unsupported audio part (audio/wav, 10 bytes)]");
-/// ```
-pub fn unsupported_placeholder(part: &ContentPart) -> String {
+pub(crate) fn unsupported_placeholder(part: &ContentPart) -> String {
     let mime = part.media().map_or("text/plain", |media| &media.mime_type);
     format!(
         "[unsupported {} part ({mime}, {} bytes)]",
@@ -219,5 +216,18 @@ fn distribute_over_branches(map: &mut Map<String, Value>) {
                 .entry("additionalProperties")
                 .or_insert_with(|| closed.clone());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::provider::*;
+
+    #[test]
+    fn the_placeholder_matches_golden() {
+        let golden: Value =
+            serde_json::from_str(include_str!("../../tests/conformance/golden.json")).unwrap();
+        let png: ContentPart = serde_json::from_value(golden["attach_png"].clone()).unwrap();
+        assert_eq!(unsupported_placeholder(&png), golden["placeholder_png"]);
     }
 }

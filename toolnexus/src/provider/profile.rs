@@ -13,7 +13,10 @@ use crate::provider::openai::{self, strict};
 use crate::provider::{anthropic, gemini};
 use crate::tool::{Tool, ToolSource};
 
-/// Which schema a provider is sent for a tool.
+/// Which schema a provider is sent for a tool: a schema dialect, not a provider — Gemini has
+/// two ([`Gemini`](Self::Gemini), [`GeminiJsonSchema`](Self::GeminiJsonSchema)), Anthropic two
+/// ([`Plain`](Self::Plain), [`AnthropicStrict`](Self::AnthropicStrict)) — and so not the
+/// shape of a turn ([`Api`](crate::Api)) nor a part's encoding ([`Style`](crate::parts::Style)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Profile {
@@ -26,7 +29,10 @@ pub enum Profile {
     /// optional ones nullable, no `default`.
     OpenAiStrict,
     /// What [`to_gemini`](crate::Toolkit::to_gemini) sends: Gemini's OpenAPI 3.0 subset, as
-    /// `parameters` (no `$ref`, `nullable` instead of type arrays, `anyOf` for `oneOf`).
+    /// `parameters` (no `$ref`, `nullable` instead of type arrays, `anyOf` for `oneOf`). A
+    /// recursive type is unrolled three levels below the argument and cut there, and one schema
+    /// inlines at most 1,000 definitions; [`Toolkit::check`](crate::Toolkit::check) reports
+    /// each cut.
     Gemini,
     /// What [`to_gemini_json_schema`](crate::Toolkit::to_gemini_json_schema) sends as
     /// `parametersJsonSchema`: JSON Schema, maps, tuples and recursion included.
@@ -48,7 +54,7 @@ impl Profile {
     ];
 
     /// The schema this profile sends for an input `schema`, and what it cannot say (each issue
-    /// as [`check`] reports it, with an empty [`SchemaIssue::tool`]): the one way to rewrite
+    /// as [`Toolkit::check`](crate::Toolkit::check) reports it, with an empty [`SchemaIssue::tool`]): the one way to rewrite
     /// a schema you hold yourself, where [`Toolkit`](crate::Toolkit) rewrites its tools'.
     /// [`Profile::Plain`] returns the schema as it is.
     ///
@@ -195,7 +201,7 @@ impl fmt::Display for SchemaIssue {
 ///
 /// ```
 /// use std::collections::HashMap;
-/// use toolnexus::{Profile, tool};
+/// use toolnexus::{Profile, Toolkit, tool};
 ///
 /// /// Sums prices.
 /// #[tool]
@@ -210,9 +216,9 @@ impl fmt::Display for SchemaIssue {
 /// }
 ///
 /// for profile in Profile::ALL {
-///     assert_eq!(toolnexus::check(&TotalTool, profile), []);
+///     assert_eq!(Toolkit::new().with(TotalTool).check(profile), []);
 /// }
-/// let issues = toolnexus::check(&TotalByNameTool, Profile::OpenAiStrict);
+/// let issues = Toolkit::new().with(TotalByNameTool).check(Profile::OpenAiStrict);
 /// assert_eq!(issues[0].path, "prices");
 /// assert_eq!(
 ///     issues[0].to_string(),
@@ -222,7 +228,7 @@ impl fmt::Display for SchemaIssue {
 ///      \"strict\": false and its plain schema",
 /// );
 /// ```
-pub fn check(tool: &dyn Tool, profile: Profile) -> Vec<SchemaIssue> {
+pub(crate) fn check(tool: &dyn Tool, profile: Profile) -> Vec<SchemaIssue> {
     if profile == Profile::Plain {
         return issues(tool.name(), profile, patterns_of(tool), Vec::new());
     }

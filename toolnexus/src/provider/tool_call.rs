@@ -7,6 +7,14 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 /// A provider API whose tool calls and results this crate reads and writes.
+///
+/// One of three provider enums, each answering a different question: `Api` is the shape of a
+/// whole turn (a response body in, the messages that answer it out: [`tool_calls`](crate::tool_calls),
+/// [`tool_results`](crate::tool_results)); [`Profile`](crate::Profile) is the schema dialect a
+/// tool's definition is written in, which a provider can be sent in more than one of (Gemini's
+/// OpenAPI subset or its JSON Schema, Anthropic's plain or strict); and
+/// [`Style`](crate::parts::Style) is the content-block vocabulary one part is encoded in,
+/// which two APIs can share.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Api {
     /// OpenAI Chat Completions (`POST /v1/chat/completions`).

@@ -108,13 +108,13 @@ pub fn tool_results(api: Api, calls: &[ToolCall], results: &[ToolResult]) -> Vec
     }
     let pairs = calls.iter().zip(results);
     match api {
-        Api::OpenAiChat => crate::openai_tool_messages(
+        Api::OpenAiChat => openai::openai_tool_messages(
             pairs.map(|(call, result)| (call.id.as_str(), call.name.as_str(), result)),
         ),
         Api::OpenAiResponses => pairs
             .map(|(call, result)| openai::responses::function_call_output(&call.id, result))
             .collect(),
-        Api::Anthropic => vec![crate::anthropic_tool_results(
+        Api::Anthropic => vec![anthropic::anthropic_tool_results(
             pairs.map(|(call, result)| (call.id.as_str(), result)),
         )],
         Api::Gemini => vec![gemini::results::function_responses(pairs)],

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// Wire form: `{"type":"text","text":…}` or `{"type":"image","mimeType":"image/png","data":"…"}`
 /// (`"url"` instead of `"data"` for a remote part), keys in that order, `"name"` last and only
 /// when set. A part is bytes-or-URL, never a path: paths are read at the edge by
-/// [`attach`](crate::result::attach) and [`from_path`](crate::from_path).
+/// [`attach`](crate::parts::attach) and [`from_path`](crate::parts::from_path).
 ///
 /// ```
 /// use toolnexus::{from_bytes, ContentPart};

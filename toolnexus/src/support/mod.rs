@@ -16,7 +16,9 @@ pub use crate::decode::{
     Slot, decode_args, decode_args_json, decode_params, decode_params_json, take,
 };
 pub use crate::tool::approval::{approval_arguments, approval_arguments_json, approve};
-pub use crate::tool::context::{inject, inject_extension, inject_optional_extension, inject_state};
+pub use crate::tool::context::{
+    StateType, inject, inject_extension, inject_optional_extension, inject_state,
+};
 pub use output_derive::{Lowering, OutputPart, json_array, json_object, json_text, serialize};
 pub use tool_macro::{
     CheckJsonOutput, CheckOtherOutput, Described, OutputCheck, OutputJsonSchema, ParamDeserialize,
@@ -24,6 +26,6 @@ pub use tool_macro::{
 };
 // The public items generated code names, reached the same way as everything else here.
 pub use crate::{
-    BoxFuture, IntoToolResult, Request, StateType, Tool, ToolAnnotations, ToolContext, ToolFuture,
-    ToolResult, pending,
+    BoxFuture, IntoToolResult, Request, Tool, ToolAnnotations, ToolContext, ToolFuture, ToolResult,
+    pending,
 };

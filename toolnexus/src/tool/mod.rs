@@ -136,7 +136,7 @@ pub trait Tool: Send + Sync {
     /// Runs the tool with the raw argument text a model produced.
     ///
     /// Empty or all-whitespace text means `{}`; text over
-    /// [`MAX_ARGUMENT_BYTES`](crate::MAX_ARGUMENT_BYTES) or that is not JSON gives an
+    /// [`Toolkit::MAX_ARGUMENT_BYTES`](crate::Toolkit::MAX_ARGUMENT_BYTES) or that is not JSON gives an
     /// `invalid arguments for `NAME`` error. The default parses the text into a `Value` and
     /// calls [`execute`](Self::execute); `#[tool]` overrides it to decode the text straight
     /// into its arguments, skipping the intermediate `Value`.

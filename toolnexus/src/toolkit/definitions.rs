@@ -11,7 +11,7 @@ use crate::{result::ToolResult, tool::Tool};
 
 impl Toolkit {
     /// Every place where the schema `profile` sends cannot say what a tool of this toolkit
-    /// accepts, tool by tool in registration order ([`check`](crate::check) for one tool).
+    /// accepts, tool by tool in registration order.
     ///
     /// Assert in your own tests that nothing is reported but limits said in a description
     /// instead ([`IssueKind::EnforcedByTool`](crate::IssueKind::EnforcedByTool): enforced by

@@ -82,6 +82,11 @@ impl fmt::Debug for Toolkit {
 }
 
 impl Toolkit {
+    /// The largest raw argument text [`execute_json`](Self::execute_json) (and a `#[tool]`'s
+    /// own [`Tool::execute_json`]) accepts: 16 MiB, far above any real tool call, far below what
+    /// hurts a server. Longer text is refused before it is parsed.
+    pub const MAX_ARGUMENT_BYTES: usize = crate::decode::MAX_ARGUMENT_BYTES;
+
     /// An empty toolkit.
     pub fn new() -> Self {
         Self::default()
@@ -286,7 +291,7 @@ impl Toolkit {
     /// A `#[tool]` decodes the text straight into its arguments ([`Tool::execute_json`]).
     /// Panics, deadlines and cancellation are handled as in [`execute`](Self::execute).
     ///
-    /// [`MAX_ARGUMENT_BYTES`]: crate::MAX_ARGUMENT_BYTES
+    /// [`MAX_ARGUMENT_BYTES`]: Self::MAX_ARGUMENT_BYTES
     // Inlined, so the call's future is built in the caller's slot rather than moved out.
     #[inline]
     pub fn execute_json<'a>(

@@ -176,18 +176,18 @@ pub fn shaped_tools() -> Toolkit {
     let chart = define_tool("chart", "Draw a chart", no_params())
         .unwrap()
         .sync(|_: Value, _: &ToolContext| {
-            ToolResult::ok("chart").with_part(toolnexus::from_bytes(b"\x89PNG", "image/png"))
+            ToolResult::ok("chart").with_part(toolnexus::parts::from_bytes(b"\x89PNG", "image/png"))
         });
     let report = define_tool("report", "Write a report", no_params())
         .unwrap()
         .sync(|_: Value, _: &ToolContext| {
-            let mut pdf = toolnexus::from_bytes(b"%PDF-1.7", "application/pdf");
+            let mut pdf = toolnexus::parts::from_bytes(b"%PDF-1.7", "application/pdf");
             if let toolnexus::ContentPart::File(media) = &mut pdf {
                 media.name = Some("q3 report.pdf".to_owned());
             }
             ToolResult::ok("report")
                 .with_part(pdf)
-                .with_part(toolnexus::from_bytes(b"RIFF", "audio/wav"))
+                .with_part(toolnexus::parts::from_bytes(b"RIFF", "audio/wav"))
         });
     let deploy = define_tool("deploy", "Deploy to production", no_params())
         .unwrap()

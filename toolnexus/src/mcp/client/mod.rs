@@ -103,7 +103,7 @@ type Elicit = Arc<dyn Fn(Request) -> BoxFuture<'static, Answer> + Send + Sync>;
 ///   (an embedded text resource too); images and audio become parts; an embedded blob a file
 ///   part named by its uri; a resource link a line `resource link: <uri>` and a file part with
 ///   that url; `structuredContent` without text becomes the output as JSON; only non-text
-///   content gives one line per part ([`describe_part`](crate::describe_part)); `isError` is
+///   content gives one line per part ([`describe_part`](crate::parts::describe_part)); `isError` is
 ///   kept; `metadata.server` names the server.
 /// - **A server's question is a suspension:** a 2026-07-28 `InputRequiredResult` becomes
 ///   [`pending`](crate::pending) (URL mode ⇒ kind `"authorization"` with the url; a form ⇒

@@ -315,11 +315,11 @@ mod tests {
 
     #[test]
     fn every_block_type_converts() {
-        let file = crate::from_bytes(b"%PDF", "application/pdf");
+        let file = crate::parts::from_bytes(b"%PDF", "application/pdf");
         let result = ToolResult::ok("out")
             .with_part(ContentPart::text("more"))
-            .with_part(crate::from_bytes(b"\x89PNG", "image/png"))
-            .with_part(crate::from_bytes(b"RIFF", "audio/wav"))
+            .with_part(crate::parts::from_bytes(b"\x89PNG", "image/png"))
+            .with_part(crate::parts::from_bytes(b"RIFF", "audio/wav"))
             .with_part(file);
         let converted = call_tool_result(result.to_mcp(), &result);
         assert_eq!(

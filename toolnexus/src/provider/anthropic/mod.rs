@@ -46,7 +46,7 @@ pub(crate) fn strict_entry(tool: &dyn Tool, strict: Map<String, Value>, exact: b
     Value::Object(entry)
 }
 
-/// [`encode_part`](crate::encode_part) for [`Style::Anthropic`].
+/// [`encode_part`](crate::parts::encode_part) for [`Style::Anthropic`].
 pub(super) fn encode_part(part: &ContentPart) -> Result<Value, ContentPartError> {
     match part {
         ContentPart::Text { text } => Ok(text_block(text)),
@@ -100,7 +100,7 @@ fn document_block(media: &Media) -> Result<Value, ContentPartError> {
 /// The Anthropic `user` message that answers several `tool_use` blocks of one assistant turn:
 /// `{"role":"user","content":[tool_result, …]}`, one [`ToolResult::to_anthropic_block`] per
 /// `(tool_use_id, result)`, in call order.
-pub fn anthropic_tool_results<'a>(
+pub(crate) fn anthropic_tool_results<'a>(
     results: impl IntoIterator<Item = (&'a str, &'a ToolResult)>,
 ) -> Value {
     let blocks: Vec<Value> = results

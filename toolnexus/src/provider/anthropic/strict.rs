@@ -49,7 +49,7 @@ const KEPT: [&str; 13] = [
 
 /// Rewrites an input schema to the subset Anthropic's strict tool use accepts (what
 /// [`Toolkit::to_anthropic_strict`](crate::Toolkit::to_anthropic_strict) sends for a tool
-/// [`check`](crate::check) finds nothing unsaid in).
+/// [`Toolkit::check`](crate::Toolkit::check) finds nothing unsaid in).
 ///
 /// The result is what Anthropic's own SDK makes of a schema for strict mode
 /// (`transform_schema`), left unchanged by it: every object gets `"additionalProperties":
@@ -81,7 +81,7 @@ const KEPT: [&str; 13] = [
 ///     },
 ///     "required": ["code"],
 /// });
-/// let strict = toolnexus::anthropic_strict_schema(schema.as_object().unwrap());
+/// let strict = toolnexus::Profile::AnthropicStrict.rewrite(schema.as_object().unwrap()).0;
 /// assert_eq!(serde_json::Value::Object(strict), json!({
 ///     "type": "object",
 ///     "properties": {
@@ -92,11 +92,8 @@ const KEPT: [&str; 13] = [
 ///     "additionalProperties": false,
 /// }));
 /// ```
-pub fn anthropic_strict_schema(schema: &Map<String, Value>) -> Map<String, Value> {
-    rewrite(schema).0
-}
-
-/// The strict rewrite of `schema`, and what it could not say.
+///
+/// Returns the rewritten schema and what it could not say ([`Profile::rewrite`](crate::Profile::rewrite) reports each as a [`SchemaIssue`](crate::SchemaIssue)).
 pub(crate) fn rewrite(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Loss>) {
     let (rewritten, mut losses) = Walk::<AnthropicStrict>::run(schema);
     if let Some(Value::Object(defs)) = schema.get("$defs") {

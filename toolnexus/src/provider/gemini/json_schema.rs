@@ -55,7 +55,7 @@ const DESCRIBED: [&str; 3] = ["exclusiveMinimum", "exclusiveMaximum", "multipleO
 /// (maps), `prefixItems` (tuples), `enum`, the string, number, array and object bounds — so a
 /// map, a tuple and a recursive type lose nothing. A `const` becomes a one-value `enum`.
 /// `exclusiveMinimum`, `exclusiveMaximum` and `multipleOf`, which it has no keyword for but
-/// the tool enforces, are written into the description ([`check`](crate::check) reports them
+/// the tool enforces, are written into the description ([`Toolkit::check`](crate::Toolkit::check) reports them
 /// as [`IssueKind::EnforcedByTool`](crate::IssueKind::EnforcedByTool)); annotations
 /// (`default`, `examples`, …) are dropped; any other keyword (`not`, `allOf`,
 /// `unevaluatedProperties`, …) is dropped and reported as
@@ -72,7 +72,7 @@ const DESCRIBED: [&str; 3] = ["exclusiveMinimum", "exclusiveMaximum", "multipleO
 ///     },
 ///     "required": ["prices"],
 /// });
-/// let sent = toolnexus::gemini_json_schema(schema.as_object().unwrap());
+/// let sent = toolnexus::Profile::GeminiJsonSchema.rewrite(schema.as_object().unwrap()).0;
 /// assert_eq!(serde_json::Value::Object(sent), json!({
 ///     "type": "object",
 ///     "properties": {
@@ -82,11 +82,8 @@ const DESCRIBED: [&str; 3] = ["exclusiveMinimum", "exclusiveMaximum", "multipleO
 ///     "required": ["prices"],
 /// }));
 /// ```
-pub fn gemini_json_schema(schema: &Map<String, Value>) -> Map<String, Value> {
-    rewrite(schema).0
-}
-
-/// The `parametersJsonSchema` rewrite of `schema`, and what it could not say.
+///
+/// Returns the rewritten schema and what it could not say ([`Profile::rewrite`](crate::Profile::rewrite) reports each as a [`SchemaIssue`](crate::SchemaIssue)).
 pub(crate) fn rewrite(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Loss>) {
     Walk::<GeminiJsonSchema>::run(schema)
 }

@@ -35,18 +35,18 @@ use keywords::{
 /// of it becomes an empty list (`"maxItems": 0`), an optional property or an `anyOf` branch
 /// of it is left out, and a required property of it cuts its own object the same way, one
 /// level up. A `Node { children: Vec<Node> }` argument therefore accepts trees three levels
-/// deep below the argument itself, and [`check`](crate::check) reports the cut.
+/// deep below the argument itself, and [`Toolkit::check`](crate::Toolkit::check) reports the cut.
 ///
 /// Mutually recursive definitions share the allowance: a path may come back to definitions
 /// it already went through `GEMINI_RECURSION_DEPTH - 1` times in all, not that many times
 /// each, and one schema inlines at most [`GEMINI_MAX_INLINED`] definitions. Without both,
 /// a few definitions that refer to one another grow the rewritten schema exponentially.
-pub const GEMINI_RECURSION_DEPTH: usize = 3;
+pub(crate) const GEMINI_RECURSION_DEPTH: usize = 3;
 
-/// How many `$ref`s [`gemini_schema`] inlines in one schema at most; past it, every further
+/// How many `$ref`s [`rewrite`] inlines in one schema at most; past it, every further
 /// reference is cut as a recursion cut-off is, and reported. Real tools stay far below it (a
 /// binary tree unrolled [`GEMINI_RECURSION_DEPTH`] levels inlines 14).
-pub const GEMINI_MAX_INLINED: usize = 1_000;
+pub(crate) const GEMINI_MAX_INLINED: usize = 1_000;
 
 /// Rewrites an input schema to the OpenAPI 3.0 subset Gemini's function declarations accept
 /// (what [`Toolkit::to_gemini`](crate::Toolkit::to_gemini) sends).
@@ -68,7 +68,7 @@ pub const GEMINI_MAX_INLINED: usize = 1_000;
 /// - A string `const` becomes a one-value `enum`.
 /// - A tuple whose elements share one schema becomes a list of that schema with its length.
 ///
-/// What Gemini cannot say is approximated, and [`check`](crate::check) lists each place:
+/// What Gemini cannot say is approximated, and [`Toolkit::check`](crate::Toolkit::check) lists each place:
 ///
 /// - a map (`additionalProperties` as a schema) becomes `{"type": "object"}` plus its declared
 ///   properties, its entries unsaid;
@@ -93,17 +93,14 @@ pub const GEMINI_MAX_INLINED: usize = 1_000;
 ///     "properties": {"unit": {"type": ["string", "null"], "enum": ["c", "f", null], "default": "c"}},
 ///     "additionalProperties": false,
 /// });
-/// let gemini = toolnexus::gemini_schema(schema.as_object().unwrap());
+/// let gemini = toolnexus::Profile::Gemini.rewrite(schema.as_object().unwrap()).0;
 /// assert_eq!(serde_json::Value::Object(gemini), json!({
 ///     "type": "object",
 ///     "properties": {"unit": {"type": "string", "nullable": true, "enum": ["c", "f"]}},
 /// }));
 /// ```
-pub fn gemini_schema(schema: &Map<String, Value>) -> Map<String, Value> {
-    rewrite(schema).0
-}
-
-/// The Gemini rewrite of `schema`, and what it could not say.
+///
+/// Returns the rewritten schema and what it could not say ([`Profile::rewrite`](crate::Profile::rewrite) reports each as a [`SchemaIssue`](crate::SchemaIssue)).
 pub(crate) fn rewrite(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Loss>) {
     let root = Value::Object(schema.clone());
     let walk = Rewrite {

@@ -26,7 +26,7 @@ pub(crate) fn definitions(tools: &[Arc<dyn Tool>]) -> Value {
 }
 
 /// One entry of [`to_openai_strict`](crate::Toolkit::to_openai_strict): `"strict": true` and
-/// the strict rewrite of the schema when it is `exact` (what [`check`](crate::check) reports
+/// the strict rewrite of the schema when it is `exact` (what [`Toolkit::check`](crate::Toolkit::check) reports
 /// nothing the model cannot be told for); else `"strict": false` and the plain schema, which
 /// tells the model exactly what the tool takes where the strict rewrite would tell it
 /// something else.
@@ -56,7 +56,7 @@ fn openai_entry(function: Map<String, Value>) -> Value {
     Value::Object(entry)
 }
 
-/// [`encode_part`](crate::encode_part) for [`Style::OpenAi`].
+/// [`encode_part`](crate::parts::encode_part) for [`Style::OpenAi`].
 pub(super) fn encode_part(part: &ContentPart) -> Result<Value, ContentPartError> {
     match part {
         ContentPart::Text { text } => Ok(text_block(text)),
@@ -126,18 +126,20 @@ fn audio_block(media: &Media) -> Result<Value, ContentPartError> {
 /// messages to come straight after the assistant message, and tool messages cannot carry
 /// images, files or audio), each result's parts under its own label
 /// `Output of tool NAME (CALL_ID):`. See [`ToolResult::to_openai_messages`].
+/// What [`tool_results`](crate::tool_results) sends for [`Api::OpenAiChat`](crate::Api::OpenAiChat):
 ///
 /// ```
-/// use toolnexus::{from_bytes, openai_tool_messages, ToolResult};
+/// use toolnexus::{Api, ToolCall, ToolResult, parts::from_bytes, tool_results};
 ///
+/// let call = |id: &str, name: &str| ToolCall { id: id.into(), name: name.into(), arguments: "{}".into() };
 /// let chart = ToolResult::ok("chart").with_part(from_bytes(b"\x89PNG", "image/png"));
 /// let sum = ToolResult::ok("3");
-/// let messages = openai_tool_messages([("call_1", "plot", &chart), ("call_2", "add", &sum)]);
+/// let messages = tool_results(Api::OpenAiChat, &[call("call_1", "plot"), call("call_2", "add")], &[chart, sum]);
 /// let roles: Vec<_> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
 /// assert_eq!(roles, ["tool", "tool", "user"]);
 /// assert_eq!(messages[2]["content"][0]["text"], "Output of tool plot (call_1):");
 /// ```
-pub fn openai_tool_messages<'a>(
+pub(crate) fn openai_tool_messages<'a>(
     results: impl IntoIterator<Item = (&'a str, &'a str, &'a ToolResult)>,
 ) -> Vec<Value> {
     let mut messages = Vec::new();

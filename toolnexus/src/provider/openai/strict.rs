@@ -13,7 +13,7 @@ use crate::provider::{distribute_over_branches, is_null_schema};
 
 /// Rewrites an input schema to OpenAI's strict structured-outputs rules (what
 /// [`Toolkit::to_openai_strict`](crate::Toolkit::to_openai_strict) sends for every tool that
-/// [`check`](crate::check) finds nothing to report on).
+/// [`Toolkit::check`](crate::Toolkit::check) finds nothing to report on).
 ///
 /// Every object schema — the root, nested objects, array items, `anyOf` branches and `$defs`
 /// — gets `"additionalProperties": false`, a `properties` object and a `required` list naming
@@ -40,11 +40,11 @@ use crate::provider::{distribute_over_branches, is_null_schema};
 /// A limit strict mode has no keyword for, but the tool enforces — `minLength`/`maxLength`
 /// (a `char` is a string of exactly one character), `uniqueItems`, `minProperties`,
 /// `maxProperties`, another `format` — is taken out and written into the description in
-/// words (`"exactly 1 character"`, `"City name (at most 5 characters)"`); [`check`](crate::check)
+/// words (`"exactly 1 character"`, `"City name (at most 5 characters)"`); [`Toolkit::check`](crate::Toolkit::check)
 /// reports it as [`IssueKind::EnforcedByTool`](crate::IssueKind::EnforcedByTool), and the tool
 /// stays strict.
 ///
-/// What strict mode cannot say at all is approximated, and [`check`](crate::check) lists each
+/// What strict mode cannot say at all is approximated, and [`Toolkit::check`](crate::Toolkit::check) lists each
 /// place as [`IssueKind::Unsaid`](crate::IssueKind::Unsaid):
 ///
 /// - a map (`additionalProperties` as a schema, from a `HashMap` or `BTreeMap`) is closed like
@@ -64,7 +64,7 @@ use crate::provider::{distribute_over_branches, is_null_schema};
 ///     "properties": {"city": {"type": "string"}, "days": {"type": "integer", "default": 3}},
 ///     "required": ["city"],
 /// });
-/// let strict = toolnexus::openai_strict_schema(schema.as_object().unwrap());
+/// let strict = toolnexus::Profile::OpenAiStrict.rewrite(schema.as_object().unwrap()).0;
 /// assert_eq!(serde_json::Value::Object(strict), json!({
 ///     "type": "object",
 ///     "properties": {"city": {"type": "string"}, "days": {"type": ["integer", "null"]}},
@@ -72,11 +72,8 @@ use crate::provider::{distribute_over_branches, is_null_schema};
 ///     "additionalProperties": false,
 /// }));
 /// ```
-pub fn openai_strict_schema(schema: &Map<String, Value>) -> Map<String, Value> {
-    rewrite(schema).0
-}
-
-/// The strict rewrite of `schema`, and what it could not say.
+///
+/// Returns the rewritten schema and what it could not say ([`Profile::rewrite`](crate::Profile::rewrite) reports each as a [`SchemaIssue`](crate::SchemaIssue)).
 pub(crate) fn rewrite(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Loss>) {
     Walk::<OpenAiStrict>::run(schema)
 }

@@ -262,7 +262,7 @@ impl HttpOptions {
         self
     }
 
-    /// The largest request body read (default [`MAX_ARGUMENT_BYTES`] plus 64 KiB, room for
+    /// The largest request body read (default [`Toolkit::MAX_ARGUMENT_BYTES`](crate::Toolkit::MAX_ARGUMENT_BYTES) plus 64 KiB, room for
     /// the message around arguments at their cap); a larger one gets `413 Payload Too Large`.
     #[must_use]
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
