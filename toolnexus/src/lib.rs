@@ -90,7 +90,7 @@
 //! assert_eq!(request.data.unwrap()["path"], "a.txt");
 //!
 //! // `call` asks your code, then runs the tool once approved.
-//! let approve = |request: Request| async move { Answer { id: request.id, ok: true, data: None, reason: None } };
+//! let approve = |request: Request| async move { Answer::approve(&request) };
 //! let done = toolkit.call("delete", json!({"path": "a.txt"}), approve).await;
 //! assert_eq!(done.output, "deleted a.txt");
 //! # });
@@ -106,7 +106,8 @@
 //!
 //! ```
 //! use toolnexus::serde_json::json;
-//! use toolnexus::{ToolResult, from_bytes};
+//! use toolnexus::ToolResult;
+//! use toolnexus::parts::from_bytes;
 //!
 //! let chart = ToolResult::ok("chart of the last week").with_part(from_bytes(b"\x89PNG", "image/png"));
 //! let messages = chart.to_openai_messages("call_7", "plot");

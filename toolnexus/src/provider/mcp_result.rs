@@ -73,7 +73,8 @@ impl ToolResult {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolnexus::{from_bytes, ToolResult};
+    /// use toolnexus::ToolResult;
+    /// use toolnexus::parts::from_bytes;
     ///
     /// let result = ToolResult::ok("chart").with_part(from_bytes(b"\x89PNG", "image/png"));
     /// assert_eq!(result.to_mcp(), json!({

@@ -56,7 +56,7 @@ pub enum Style {
 ///
 /// ```
 /// use serde_json::json;
-/// use toolnexus::{encode_part, from_bytes, Style};
+/// use toolnexus::parts::{Style, encode_part, from_bytes};
 ///
 /// let png = from_bytes(b"\x89PNG", "image/png");
 /// assert_eq!(

@@ -420,3 +420,26 @@ impl Profiles {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::provider::profile::*;
+
+    #[test]
+    fn every_rewritten_profile_leaves_out_a_remote_schemas_draft() {
+        let remote = serde_json::json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        });
+        for profile in Profile::ALL {
+            let (sent, _) = profile.rewrite(remote.as_object().unwrap());
+            assert_eq!(
+                sent.contains_key("$schema"),
+                profile == Profile::Plain,
+                "{profile:?}"
+            );
+        }
+    }
+}

@@ -131,6 +131,9 @@ impl<D: Dialect> Walk<D> {
     /// The rewrite of `schema`, and what it could not say.
     pub(super) fn run(schema: &Map<String, Value>) -> (Map<String, Value>, Vec<Loss>) {
         let mut root = schema.clone();
+        // The draft a remote server wrote: an annotation every dialect names by itself, and
+        // that a local tool's schema never carries (SPEC §5), so both are sent alike.
+        root.shift_remove("$schema");
         references_into_defs(&mut root);
         let originals = match root.get("$defs") {
             Some(Value::Object(defs)) => defs.clone(),

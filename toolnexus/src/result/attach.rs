@@ -26,7 +26,7 @@ pub struct AttachOptions {
 /// Makes a part from a `data:` URL, an `http(s)://` URL or a filesystem path (read now).
 ///
 /// ```
-/// use toolnexus::{attach, describe_part};
+/// use toolnexus::parts::{attach, describe_part};
 ///
 /// let part = attach("data:text/plain,hello%20world").unwrap();
 /// assert_eq!(describe_part(&part), "file (text/plain, 11 bytes)");

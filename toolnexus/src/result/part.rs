@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 /// [`attach`](crate::parts::attach) and [`from_path`](crate::parts::from_path).
 ///
 /// ```
-/// use toolnexus::{from_bytes, ContentPart};
+/// use toolnexus::ContentPart;
+/// use toolnexus::parts::from_bytes;
 ///
 /// let part = from_bytes(b"\x89PNG", "image/png");
 /// assert!(matches!(part, ContentPart::Image(_)));
@@ -305,7 +306,7 @@ pub fn part_bytes(part: &ContentPart) -> usize {
 /// The number of bytes a padded base64 string decodes to: `floor(len/4)*3 − padding`.
 ///
 /// ```
-/// assert_eq!(toolnexus::base64_bytes("AAECAw=="), 4);
+/// assert_eq!(toolnexus::parts::base64_bytes("AAECAw=="), 4);
 /// ```
 pub fn base64_bytes(b64: &str) -> usize {
     let padding = b64.bytes().rev().take(2).take_while(|&b| b == b'=').count();

@@ -97,6 +97,63 @@ pub struct Answer {
     pub reason: Option<Reason>,
 }
 
+impl Answer {
+    /// Grants `request`: `ok`, with nothing supplied.
+    ///
+    /// ```
+    /// use toolnexus::{Answer, Request};
+    ///
+    /// let request = Request::new("approval", "Delete a.txt?");
+    /// let answer = Answer::approve(&request);
+    /// assert_eq!((answer.id.as_str(), answer.ok), (request.id.as_str(), true));
+    /// ```
+    pub fn approve(request: &Request) -> Self {
+        Self {
+            id: request.id.clone(),
+            ok: true,
+            data: None,
+            reason: None,
+        }
+    }
+
+    /// Refuses `request`, saying why ([`Reason::Declined`] when the human said no).
+    ///
+    /// ```
+    /// use toolnexus::{Answer, Reason, Request};
+    ///
+    /// let request = Request::new("approval", "Delete a.txt?");
+    /// let answer = Answer::decline(&request, Reason::Declined);
+    /// assert_eq!((answer.ok, answer.reason), (false, Some(Reason::Declined)));
+    /// ```
+    pub fn decline(request: &Request, reason: Reason) -> Self {
+        Self {
+            id: request.id.clone(),
+            ok: false,
+            data: None,
+            reason: Some(reason),
+        }
+    }
+
+    /// What the human supplied with the answer — a form's fields — which the tool reads from
+    /// `ctx.answer` once it runs again. Checked against the request's `data.schema`, when it
+    /// has one, before the tool runs (SPEC §10B).
+    ///
+    /// ```
+    /// use toolnexus::serde_json::json;
+    /// use toolnexus::{Answer, Request};
+    ///
+    /// let request = Request::new("input", "Which environment?");
+    /// let fields = json!({"env": "staging"}).as_object().cloned().unwrap();
+    /// let answer = Answer::approve(&request).with_data(fields);
+    /// assert_eq!(answer.data.unwrap()["env"], "staging");
+    /// ```
+    #[must_use]
+    pub fn with_data(mut self, data: Map<String, Value>) -> Self {
+        self.data = Some(data);
+        self
+    }
+}
+
 /// Why a [`Request`] was not granted. Serialized lowercase: `"declined"`, `"cancelled"`, `"expired"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -13,7 +13,7 @@ use crate::result::part::ContentPart;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a `#[part]` field",
     label = "a `#[part]` field must be a `ContentPart`, `Vec<ContentPart>`, `Option<ContentPart>` or `Option<Vec<ContentPart>>`",
-    note = "make parts with `toolnexus::attach`, `toolnexus::from_bytes` or `toolnexus::from_path`"
+    note = "make parts with `toolnexus::parts::attach`, `toolnexus::parts::from_bytes` or `toolnexus::parts::from_path`"
 )]
 pub trait OutputPart {
     /// Appends the field's parts, in order.

@@ -246,7 +246,7 @@ pub trait FromToolContext: Sized {
 /// [`ToolContext::state`] lists its own.
 ///
 /// ```
-/// use toolnexus::StateType;
+/// use toolnexus::context::StateType;
 ///
 /// struct Db;
 /// const NEEDS: &[StateType] = &[StateType::new::<Db>("Db")];

@@ -356,7 +356,7 @@ impl Toolkit {
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let result = tk
     ///     .call("deploy", json!({}), |req: Request| async move {
-    ///         Answer { id: req.id, ok: true, data: None, reason: None }
+    ///         Answer::approve(&req)
     ///     })
     ///     .await;
     /// assert_eq!(result.output, "deployed");

@@ -24,7 +24,7 @@ use sha2::{Digest, Sha256};
 /// use toolnexus::mcp::CallerId;
 ///
 /// // What an authentication layer does once the token is verified.
-/// let mut request = toolnexus::Extensions::new();
+/// let mut request = toolnexus::context::Extensions::new();
 /// request.insert(CallerId("user-42".to_owned()));
 /// assert_eq!(request.get::<CallerId>(), Some(&CallerId("user-42".to_owned())));
 /// ```
