@@ -370,4 +370,12 @@ fn what_a_provider_is_told_the_tool_accepts() {
         pairs.len(),
         started.elapsed()
     );
+    // How often `execute_json` read text the judge could not vouch for, and so decoded it
+    // again from a `Value` (counted in debug builds, by every test of this process: run this
+    // one alone, `cargo test --test schema_truth what_a_provider -- --nocapture`).
+    #[cfg(debug_assertions)]
+    {
+        let [vouched, unsure, refused] = toolnexus::__private::judged_text_verdicts();
+        println!("judged text: {vouched} vouched for, {unsure} unsure, {refused} refused");
+    }
 }

@@ -5,7 +5,9 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::check::{Judge, ROOT, TextCheck, check_args, check_flat, check_keys, check_text};
+use super::check::{
+    Check, Judge, ROOT, TextCheck, Verdict, check_args, check_flat, check_keys, check_text,
+};
 use super::error::at_path;
 use super::parse_args_strictly;
 use super::{
@@ -60,11 +62,10 @@ fn decode<T: DeserializeOwned>(
     };
     let shape = schema.shape();
     check_keys(tool, shape, &args)?;
-    match nesting {
-        Nesting::Nested => check_args(tool, shape, &args)?,
-        Nesting::Flat if shape.checks_flat_arguments() => check_args(tool, shape, &args)?,
-        Nesting::Flat if shape.limited() => check_flat(tool, shape, &args)?,
-        Nesting::Flat => {}
+    match shape.check_for(matches!(nesting, Nesting::Nested), false) {
+        Check::Nothing => {}
+        Check::Judge => check_flat(tool, shape, &args)?,
+        Check::Tree => check_args(tool, shape, &args)?,
     }
     Ok(decoded)
 }
@@ -90,11 +91,13 @@ fn accepted_form<T: DeserializeOwned>(args: &Value, tried: Tried) -> Option<T> {
 /// [`decode_args`] for the raw argument text a model produced, with the same outcome for the
 /// same arguments, errors included.
 ///
-/// An object is first decoded straight into `T` (no intermediate `Value`: the fast path). When
-/// that fails, or when `via_value` says `T` holds what a `Value` cannot (`i128`/`u128` beyond
-/// 64 bits), the text is parsed into a `Value` and decoded by [`decode_args`], whose result is
-/// returned: one semantics, whichever way the arguments arrived. A key given twice in an
-/// object is refused on that path, so text cannot hide a second value behind the first.
+/// An object is first decoded straight into `T` (no intermediate `Value`: the fast path),
+/// judged against the schema as it is read where the schema needs a check; what the judge
+/// cannot vouch for takes the tree check over the text. When that decoding fails, or when
+/// `via_value` says `T` holds what a `Value` cannot (`i128`/`u128` beyond 64 bits), the text
+/// is parsed into a `Value` and decoded by [`decode_args`], whose result is returned: one
+/// semantics, whichever way the arguments arrived. A key given twice in an object is refused on that path, so text cannot
+/// hide a second value behind the first.
 pub fn decode_args_json<T: DeserializeOwned>(
     tool: &str,
     text: &str,
@@ -110,35 +113,27 @@ pub fn decode_args_json<T: DeserializeOwned>(
     {
         // The parser's own recursion limit bounds nesting here.
         // A bracket past the object's own brace may open a nested value (or sit in a string,
-        // which only costs the check).
+        // which only costs the judge).
         let maybe_nested = text.bytes().filter(|b| matches!(b, b'[' | b'{')).nth(1);
         let shape = schema.shape();
-        let checked = maybe_nested.is_some() || shape.limited();
-        let decoded = if checked {
-            // Checked as it is read; what the judge cannot vouch for is checked after.
-            let judge = Judge::new(shape);
-            match judge.decode(text, ROOT, true) {
-                Ok(args) if judge.vouches() => return Ok(args),
-                Ok(args) => Ok(args),
-                // A value the schema refuses, or one serde does: decided the plain way.
-                Err(_) => serde_json::from_str(text),
-            }
-        } else {
-            serde_json::from_str(text)
-        };
-        match decoded {
-            Ok(args) => {
-                let check = match checked {
-                    false => TextCheck::Fits,
-                    true => check_text(tool, shape, text),
-                };
-                match check {
-                    TextCheck::Fits => return Ok(args),
-                    TextCheck::Refused(refused) => return Err(refused),
-                    TextCheck::Reread => {}
+        match shape.check_for(maybe_nested.is_some(), true) {
+            Check::Nothing => match serde_json::from_str(text) {
+                Ok(args) => return Ok(args),
+                Err(_) => tried = Tried::Text,
+            },
+            Check::Judge => {
+                let judge = Judge::new(shape);
+                match judge.verdict(judge.decode(text, ROOT, true).ok()) {
+                    Verdict::Vouched(args) => return Ok(args),
+                    Verdict::Unsure(args) => match check_text(tool, shape, text) {
+                        TextCheck::Fits => return Ok(args),
+                        TextCheck::Refused(refused) => return Err(refused),
+                        TextCheck::Reread => {}
+                    },
+                    Verdict::Refused => {}
                 }
             }
-            Err(_) => tried = Tried::Text,
+            Check::Tree => {}
         }
     }
     decode(tool, parse_args_strictly(tool, text)?, schema, tried)

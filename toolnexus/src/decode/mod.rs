@@ -38,6 +38,8 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::result::ToolResult;
+#[cfg(debug_assertions)]
+pub use check::judged_text_verdicts;
 pub(crate) use check::limits::broken_patterns;
 pub(crate) use check::{Shape, check_args, named_keys, unread_type};
 pub use derived::{decode_args, decode_args_json};

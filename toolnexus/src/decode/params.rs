@@ -12,7 +12,7 @@
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
-use super::check::{Judge, Shape, TextCheck, check_args, check_flat, check_text};
+use super::check::{Check, Judge, Shape, TextCheck, Verdict, check_args, check_flat, check_text};
 use super::error::{at_path, invalid_args, without_position};
 use super::lex::Cursor;
 use super::{
@@ -28,6 +28,10 @@ use crate::result::ToolResult;
 ///
 /// Each way of decoding a value is a method, so a tool's parameters can sit side by side in
 /// one list (`&mut [&mut dyn Slot]`) that the non-generic walk fills.
+#[expect(
+    private_interfaces,
+    reason = "implemented here alone, for `Option<T>`; generated code only hands slots over"
+)]
 pub trait Slot {
     /// Decodes a value of the arguments object, borrowed.
     fn decode_value(&mut self, value: &Value) -> Result<(), serde_json::Error>;
@@ -55,6 +59,10 @@ pub trait Slot {
     fn clear(&mut self);
 }
 
+#[expect(
+    private_interfaces,
+    reason = "implemented here alone, for `Option<T>`; generated code only hands slots over"
+)]
 impl<T: DeserializeOwned> Slot for Option<T> {
     fn decode_value(&mut self, value: &Value) -> Result<(), serde_json::Error> {
         *self = Some(T::deserialize(value)?);
@@ -128,18 +136,18 @@ pub fn decode_params(
         reference_walk(tool, object, keys, slots)?;
     }
     let shape = schema.shape();
-    // No parameter is flattened here, so only limits need flat arguments checked.
-    match nesting {
-        Nesting::Nested => check_args(tool, shape, &args),
-        Nesting::Flat if shape.limited() => check_flat(tool, shape, &args),
-        Nesting::Flat => Ok(()),
+    match shape.check_for(matches!(nesting, Nesting::Nested), false) {
+        Check::Nothing => Ok(()),
+        Check::Judge => check_flat(tool, shape, &args),
+        Check::Tree => check_args(tool, shape, &args),
     }
 }
 
 /// [`decode_params`] for the raw argument text a model produced, with the same outcome for
 /// the same arguments, as [`decode_args_json`] is for [`decode_args`]: the text is walked
-/// straight into the slots when it fits, and otherwise parsed into a `Value` and decoded by
-/// [`decode_params`].
+/// straight into the slots when it fits (judged as it is read where the schema needs a
+/// check, and what the judge cannot vouch for checked after), and otherwise parsed into a
+/// `Value` and decoded by [`decode_params`].
 pub fn decode_params_json(
     tool: &str,
     text: &str,
@@ -150,13 +158,13 @@ pub fn decode_params_json(
     if !schema.text_via_value && text.len() <= MAX_ARGUMENT_BYTES {
         let shape = schema.shape();
         match text_walk(text, keys, slots, shape) {
-            Ok(Walked::Fits) => return Ok(()),
-            Ok(Walked::Unchecked | Walked::Judged) => match check_text(tool, shape, text) {
+            Ok(Verdict::Vouched(())) => return Ok(()),
+            Ok(Verdict::Unsure(())) => match check_text(tool, shape, text) {
                 TextCheck::Fits => return Ok(()),
                 TextCheck::Refused(refused) => return Err(refused),
                 TextCheck::Reread => {}
             },
-            Err(()) => {}
+            Ok(Verdict::Refused) | Err(()) => {}
         }
         slots.iter_mut().for_each(|slot| slot.clear());
     }
@@ -253,23 +261,24 @@ fn reference_walk(
 /// The fast path for text: the object's keys, colons and commas are read here, and each
 /// value straight from the text into its slot (so it is read once, by serde_json). Any
 /// failure — bad JSON, a bad value, an unknown, repeated or missing key, a value that might
-/// nest too deep — sends the caller to the reference path, which reports it. What this
-/// accepts is exactly a JSON object whose values the reference path decodes alike. A nested
-/// value is checked against its schema as it is decoded ([`Judge`]), where the schema allows,
-/// so the text need not be read again for the check.
+/// nest too deep, a value the judge refuses — sends the caller to the reference path, which
+/// reports it. What this accepts is exactly a JSON object whose values the reference path
+/// decodes alike. A value that needs a check is judged as it decodes ([`Judge`]), so the text
+/// is read again for the check only when the judge is unsure ([`Verdict::Unsure`]).
 fn text_walk(
     text: &str,
     keys: &'static [&'static str],
     slots: &mut [&mut dyn Slot],
     shape: &Shape,
-) -> Result<Walked, ()> {
-    let limited = shape.limited();
+) -> Result<Verdict<()>, ()> {
+    // What a scalar needs; a nested value needs the same or more.
+    let scalars = shape.check_for(false, true);
     let mut filled = 0;
     // The parameters given so far, a bit each up to the 64th (a later one's slot is asked):
     // a key given twice is refused without a virtual call per key.
     let mut given = 0_u64;
-    let mut walked = Walked::Fits;
-    let judge = Judge::of_parameters(shape);
+    let judge = Judge::new(shape);
+    let mut judged = false;
     let mut text = Cursor::new(text);
     text.expect(b'{')?;
     if text.peek() == Some(b'}') {
@@ -288,17 +297,11 @@ fn text_walk(
             let rest = text.rest();
             let nested = matches!(rest.as_bytes().first(), Some(b'[' | b'{'));
             // A scalar of a schema without limits fits whatever it is; anything else is
-            // judged as it decodes, where the schema allows, or checked after.
-            let read = if nested || limited {
-                let (read, judged) = match judge.as_ref() {
-                    Some(judge) => decode_judged(&mut **slot, rest, judge, keys[at])?,
-                    None => (slot.decode_prefix(rest).map_err(drop)?, false),
-                };
-                walked = match walked {
-                    Walked::Fits | Walked::Judged if judged => Walked::Judged,
-                    _ => Walked::Unchecked,
-                };
-                read
+            // judged as it decodes.
+            let read = if nested || scalars != Check::Nothing {
+                let check = shape.check_for(nested, true);
+                judged |= check == Check::Judge;
+                decode_judged(&mut **slot, rest, &judge, keys[at], check)?
             } else {
                 slot.decode_prefix(rest).map_err(drop)?
             };
@@ -323,37 +326,38 @@ fn text_walk(
     }
     // What was judged while decoding vouches for the arguments only with the whole object in
     // view: every key the schema requires given.
-    if let (Walked::Judged, Some(judge)) = (&walked, &judge) {
+    let verdict = if judged {
         let present =
             |name: &String| position(keys, name.as_bytes()).is_some_and(|at| slots[at].is_filled());
-        walked = match judge.vouches() && judge.required().iter().all(present) {
-            true => Walked::Fits,
-            false => Walked::Unchecked,
-        };
-    }
+        judge.verdict(judge.required().iter().all(present).then_some(()))
+    } else {
+        Verdict::Vouched(())
+    };
     fill_missing(filled, keys, slots).map_err(drop)?;
-    Ok(walked)
+    Ok(verdict)
 }
 
-/// Decodes the value at the start of `rest` for the parameter `key`, judged as it is read:
-/// its length, and whether it was judged. When the schema names no such property, or the
-/// judged decoding failed (a value the schema refuses, or one serde refuses), it is decoded
-/// the plain way, unjudged, and the check after decoding decides. Out of line: the flat
-/// arguments of a schema without limits never come here.
+/// Decodes the value at the start of `rest` for the parameter `key` as `check` says: judged
+/// as it is read, its length; `Err` when the schema names no such property, the judged
+/// decoding failed (a value the schema refuses, or one serde refuses), or only the tree check
+/// can tell. Out of line: the flat arguments of a schema without limits never come here.
 #[inline(never)]
 fn decode_judged(
     slot: &mut dyn Slot,
     rest: &str,
     judge: &Judge<'_>,
     key: &str,
-) -> Result<(usize, bool), ()> {
-    if let Some(node) = judge.property(key) {
-        match slot.decode_judged(rest, judge, node) {
-            Ok(read) => return Ok((read, true)),
-            Err(_) => slot.clear(),
-        }
+    check: Check,
+) -> Result<usize, ()> {
+    if check != Check::Judge {
+        return Err(());
     }
-    Ok((slot.decode_prefix(rest).map_err(drop)?, false))
+    let node = judge.property(key);
+    let read = node.and_then(|node| slot.decode_judged(rest, judge, node).ok());
+    if read.is_none() {
+        judge.verdict::<()>(None);
+    }
+    read.ok_or(())
 }
 
 /// Whether a long value opens [`TOO_DEEP`] brackets. Out of line: few values are long, and
@@ -362,17 +366,6 @@ fn decode_judged(
 #[inline(never)]
 fn opens_too_many_levels(value: &[u8]) -> bool {
     value.iter().filter(|b| matches!(b, b'[' | b'{')).count() >= TOO_DEEP
-}
-
-/// What the text walk left to the schema check.
-enum Walked {
-    /// Nothing: the schema has no limits and every value is a scalar, or, after the walk,
-    /// every value was judged as it decoded and the judge vouches for them.
-    Fits,
-    /// So far, every value was judged as it decoded; the walk's end decides.
-    Judged,
-    /// Some value was not judged: only the whole check can tell.
-    Unchecked,
 }
 
 /// The levels a value may not open inside the arguments object, which is the first of the

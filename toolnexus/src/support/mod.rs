@@ -12,6 +12,10 @@ pub use crate::decode::schema::{
     Built, OutputSchemaProbe, ProbeStructured, ProbeUnstructured, StructuredOutput, ToolSchema,
     WRAPPED_RESULT, input_schema_for, output_schema_for, tool_schema_of,
 };
+// Not for generated code: how often judged argument text was vouched for, in debug builds,
+// for `tests/schema_truth.rs` to report.
+#[cfg(debug_assertions)]
+pub use crate::decode::judged_text_verdicts;
 pub use crate::decode::{
     Slot, decode_args, decode_args_json, decode_params, decode_params_json, take,
 };

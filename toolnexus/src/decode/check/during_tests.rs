@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::tree::TextTree;
-use super::{Judge, ROOT, Shape, check};
+use super::{Check, Judge, ROOT, Shape, Verdict, check};
 
 /// Schemas that use every keyword the pass reads, and some it leaves to the tree check.
 fn schemas() -> Vec<Shape> {
@@ -212,7 +212,10 @@ struct Item {
 
 /// Whether the judge vouches for `text` decoded as a `T` from the top.
 fn vouches<'de, T: Deserialize<'de>>(judge: &Judge<'_>, text: &'de str) -> bool {
-    judge.decode::<T>(text, ROOT, true).is_ok() && judge.vouches()
+    matches!(
+        judge.verdict(judge.decode::<T>(text, ROOT, true).ok()),
+        Verdict::Vouched(_)
+    )
 }
 
 proptest! {
@@ -271,11 +274,12 @@ proptest! {
         if !args["pay"].is_object() {
             prop_assert!(vouches::<Value>(&Judge::new(&shapes[0]), &text), "{}", text);
         }
-        let judge = Judge::of_parameters(&shapes[0]).unwrap();
+        prop_assert_eq!(shapes[0].check_for(true, true), Check::Judge);
+        let judge = Judge::new(&shapes[0]);
         let order = order.to_string();
         let (_, read): (Order, usize) = judge.decode_prefix(&format!("{order}, \"a\": 1}}"), judge.property("order").unwrap()).unwrap();
         prop_assert_eq!(read, order.len());
-        prop_assert!(judge.vouches());
+        prop_assert!(matches!(judge.verdict(Some(())), Verdict::Vouched(())));
     }
 }
 
@@ -314,7 +318,10 @@ fn the_judge_leaves_each_hard_case_to_the_check_after() {
     }
     let both_null = r#"{"order":{"items":[],"note":null,"either":null}}"#;
     let judge = Judge::new(&shapes[0]);
-    assert!(judge.decode::<Value>(both_null, ROOT, true).is_err() || !judge.vouches());
+    assert!(
+        judge.decode::<Value>(both_null, ROOT, true).is_err()
+            || !matches!(judge.verdict(Some(())), Verdict::Vouched(()))
+    );
     // A `null` at the top stands for an absent key; below, it is a value.
     assert!(vouches::<Value>(
         &Judge::new(&shapes[0]),
@@ -329,7 +336,10 @@ fn the_judge_leaves_each_hard_case_to_the_check_after() {
     ] {
         let judge = Judge::new(&shapes[1]);
         assert!(judge.decode::<Value>(text, ROOT, true).is_ok(), "{text}");
-        assert!(!judge.vouches(), "{text}");
+        assert!(
+            !matches!(judge.verdict(Some(())), Verdict::Vouched(())),
+            "{text}"
+        );
         assert_eq!(tree_fits(&shapes[1], text), Some(true), "{text}");
     }
     assert!(vouches::<Value>(
@@ -388,6 +398,16 @@ fn flat_arguments_are_judged_a_value_at_a_time() {
         "required": ["a"],
     });
     let shape = Shape::of(schema.as_object().unwrap(), false);
+    // Decided once for every entry point: flat arguments under limits are judged, from text
+    // and from a `Value`; nested ones from a `Value` take the tree check.
+    assert_eq!(shape.check_for(false, true), Check::Judge);
+    assert_eq!(shape.check_for(false, false), Check::Judge);
+    assert_eq!(shape.check_for(true, true), Check::Judge);
+    assert_eq!(shape.check_for(true, false), Check::Tree);
+    let plain = json!({"type": "object", "properties": {"a": {"type": "integer"}}});
+    let plain = Shape::of(plain.as_object().unwrap(), false);
+    assert_eq!(plain.check_for(false, false), Check::Nothing);
+    assert_eq!(plain.check_for(false, true), Check::Nothing);
     let flat = |text: &str| match serde_json::from_str(text) {
         Ok(Value::Object(args)) => Judge::vouches_for_flat(&shape, &args),
         _ => unreachable!("{text}"),
@@ -424,7 +444,10 @@ fn an_f32_is_left_to_the_check_after() {
     for text in [r#"{"r":3.402823466385289e+38}"#, r#"{"r":1.5}"#] {
         let judge = Judge::new(&shape);
         assert!(judge.decode::<Ratio>(text, ROOT, true).is_ok(), "{text}");
-        assert!(!judge.vouches(), "{text}");
+        assert!(
+            !matches!(judge.verdict(Some(())), Verdict::Vouched(())),
+            "{text}"
+        );
     }
     assert_eq!(
         tree_fits(&shape, r#"{"r":3.402823466385289e+38}"#),

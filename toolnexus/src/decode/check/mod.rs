@@ -14,11 +14,12 @@
 //! `maxItems`, `uniqueItems`, `minProperties`, `maxProperties`, `enum` and `const`.
 //!
 //! Flat arguments (every value a scalar) can take none of serde's extra forms and are checked
-//! only when the schema limits values somewhere ([`Shape::limited`]; most tools' schemas do
-//! not, and pay nothing), or when the root applies schemas to the whole object (a flattened
-//! enum's `oneOf`, whose tag serde reads from buffered content). And beside a flattened enum
-//! serde cannot deny unknown fields at all, so for such a tool [`check_keys`] refuses the keys
-//! its schema's closed object (`unevaluatedProperties: false`) does not name.
+//! only when the schema limits values somewhere (most tools' schemas do not, and pay nothing),
+//! or when the root applies schemas to the whole object (a flattened enum's `oneOf`, whose tag
+//! serde reads from buffered content): [`Shape::check_for`] decides, for every entry point.
+//! And beside a flattened enum serde cannot deny unknown fields at all, so for such a tool
+//! [`check_keys`] refuses the keys its schema's closed object (`unevaluatedProperties: false`)
+//! does not name.
 //!
 //! Every check is one JSON Schema itself makes, read as JSON Schema 2020-12 reads it, and a
 //! keyword not read here (`format`, `patternProperties`, `dependentRequired`, …) can only let
@@ -26,10 +27,11 @@
 //! into a [`Shape`], limits and patterns compiled, so a check costs a walk of the arguments,
 //! not a keyword lookup per value.
 //!
-//! Argument text is checked in up to two steps: while serde reads it ([`Judge`], `during.rs`:
+//! Argument text is checked in up to two steps: while serde reads it ([`Judge`], `during/`:
 //! the text is read once), which only ever says "fits"; failing that, by the walk here over
-//! the text read into a [`Text`] (which costs less to build than a `Value`), which also words
-//! every refusal. So the first makes a verdict cheaper, never different.
+//! the text read into a [`TextTree`] (which costs less to build than a `Value`), which also
+//! words every refusal. So the first makes a verdict cheaper, never different. Text the judged
+//! decoding refuses is decoded the reference way, from a `Value`, without the second step.
 
 mod during;
 pub(crate) mod limits;
@@ -43,11 +45,13 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-pub use during::Judge;
+#[cfg(debug_assertions)]
+pub use during::judged_text_verdicts;
+pub(crate) use during::{Judge, Verdict};
 use limits::Keywords;
 pub(crate) use shape::ROOT;
+pub(crate) use shape::{Check, Shape, named_keys, unread_type};
 use shape::{Node, OtherKeys};
-pub(crate) use shape::{Shape, named_keys, unread_type};
 use tree::{KINDS, TextTree, Tree, Unread};
 
 use super::error::{at_field, invalid_args, unknown_field};
@@ -58,8 +62,9 @@ use crate::result::ToolResult;
 const MAX_HOPS: usize = 8;
 
 /// Argument text with more values than this (counting every value inside, and the arguments
-/// object) is not read into a [`Text`] for the check ([`TextCheck::Reread`]): it is decoded
-/// the reference way, from one `Value` that decoding and the check both read, at any size.
+/// object) is not read into a [`TextTree`] for the check ([`TextCheck::Reread`]): it is
+/// decoded the reference way, from one `Value` that decoding and the check both read, at any
+/// size.
 const MAX_CHECKED_VALUES: usize = 100_000;
 
 /// Work allowed for one call's arguments, in steps: a subschema visited, or a key of an object

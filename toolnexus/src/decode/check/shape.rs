@@ -18,13 +18,13 @@ pub(crate) struct Shape {
     /// flattened parameter, whose root [`tool_schema_of`](crate::decode::schema::tool_schema_of)
     /// closed): see [`named_keys`].
     pub(super) closed_keys: Option<Vec<String>>,
-    /// Whether some subschema states a limit or lists values (`enum`, `const`), which even
-    /// flat arguments must keep: `false` for most tools, which then skip the check of flat
-    /// arguments entirely.
-    pub(super) limited: bool,
+    /// Whether even flat arguments (every value a scalar) are checked: some subschema states
+    /// a limit or lists values (`enum`, `const`), or the root applies schemas to the whole
+    /// object. `false` for most tools, which then skip the check of flat arguments entirely.
+    flat_checked: bool,
     /// Whether the root states nothing beyond its properties and `required`, so that the
-    /// values of its keys can be judged one at a time as they decode (`during.rs`).
-    pub(super) parameters_judged: bool,
+    /// values of its keys can be judged one at a time as they decode (`during/`).
+    parameters_judged: bool,
 }
 
 /// The index of the root node in [`Shape::nodes`].
@@ -207,10 +207,14 @@ impl Shape {
             .nodes
             .iter()
             .any(|node| node.limits.is_some() || node.listed.is_some());
+        // A flattened enum's `oneOf`, whose tag serde reads from buffered content, where an
+        // integer is a variant's index.
+        let root = &reader.nodes[ROOT];
+        let whole = root.applies_others();
         let mut shape = Self {
             nodes: reader.nodes,
             closed_keys,
-            limited,
+            flat_checked: limited || whole,
             parameters_judged: false,
         };
         shape.plan_judging();
@@ -222,19 +226,37 @@ impl Shape {
         shape
     }
 
-    /// Whether some subschema limits values, which even flat arguments must keep.
-    pub(crate) fn limited(&self) -> bool {
-        self.limited
+    /// How arguments are checked against this schema: the one place decoding decides, for
+    /// both entry points and both decoding strategies. `nested` when some argument is (for
+    /// text, may be) an array or an object; `text` when the arguments are yet to be read from
+    /// text, so they can be judged as they are read (the judge takes a `Value` only when it is
+    /// flat, a value at a time).
+    ///
+    /// Flat arguments can take none of serde's extra forms, so they need a check only when
+    /// some subschema limits values or the root applies schemas to the whole object.
+    #[inline]
+    pub(crate) fn check_for(&self, nested: bool, text: bool) -> Check {
+        if !nested && !self.flat_checked {
+            Check::Nothing
+        } else if self.parameters_judged && (text || !nested) {
+            Check::Judge
+        } else {
+            Check::Tree
+        }
     }
+}
 
-    /// Whether the root applies schemas to the whole arguments object (`allOf`, `anyOf`,
-    /// `oneOf`, `$ref`: a flattened enum's), so that even flat arguments are checked: serde
-    /// reads a flattened enum's tag from buffered content, where an integer is a variant's
-    /// index.
-    pub(crate) fn checks_flat_arguments(&self) -> bool {
-        let root = &self.nodes[ROOT];
-        !root.alternatives.is_empty() || !root.all_of.is_empty() || root.reference.is_some()
-    }
+/// How one call's decoded arguments are held to their schema ([`Shape::check_for`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Check {
+    /// Nothing serde accepted can break the schema.
+    Nothing,
+    /// Judged (`Judge`) as serde reads the text, or, for a flat `Value`, a value at a time;
+    /// what the judge does not vouch for takes the tree check, and text the judged decoding
+    /// refuses is decoded the reference way.
+    Judge,
+    /// The tree check of the arguments as a `Value` (`check_args`).
+    Tree,
 }
 
 struct Reader<'s> {

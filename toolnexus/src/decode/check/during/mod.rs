@@ -26,15 +26,29 @@ use super::{BUDGET, scalar_problem};
 mod entries;
 mod keys;
 mod variants;
+#[cfg(debug_assertions)]
+mod verdicts;
 
 use entries::{Entries, Items};
+#[cfg(debug_assertions)]
+pub use verdicts::judged_text_verdicts;
 
 /// The check made during one decoding: whether everything read was judged, and fit.
-#[doc(hidden)]
-pub struct Judge<'s> {
+pub(crate) struct Judge<'s> {
     shape: &'s Shape,
     unsure: Cell<bool>,
     budget: Cell<usize>,
+}
+
+/// What the judge says of a judged decoding of text.
+pub(crate) enum Verdict<T> {
+    /// Everything read was judged, and fit: nothing is left to check.
+    Vouched(T),
+    /// It decoded, but not everything in it was judged: the tree check decides.
+    Unsure(T),
+    /// It did not decode (a value the schema refuses, or one serde refuses): the text is
+    /// decoded the reference way, which decides and words the refusal.
+    Refused,
 }
 
 /// What a misfit fails the decoding with; the caller never shows it.
@@ -47,13 +61,6 @@ impl<'s> Judge<'s> {
             unsure: Cell::new(false),
             budget: Cell::new(BUDGET),
         }
-    }
-
-    /// A judge of the values of an arguments object's keys one at a time (what the text walk
-    /// of `params.rs` reads), when its schema's root states nothing beyond its properties and
-    /// `required`; `None` otherwise.
-    pub(crate) fn of_parameters(shape: &'s Shape) -> Option<Self> {
-        shape.parameters_judged.then(|| Self::new(shape))
     }
 
     /// The node of the arguments object's property `key`.
@@ -70,11 +77,10 @@ impl<'s> Judge<'s> {
 
     /// Whether flat arguments (every value a scalar, as decoded) certainly fit: each value
     /// judged against its property's node, as it would be while decoding; `false` when only
-    /// the tree check can tell.
+    /// the tree check can tell. For a shape whose flat arguments are judged
+    /// ([`Check::Judge`](super::Check::Judge)).
     pub(crate) fn vouches_for_flat(shape: &'s Shape, args: &Map<String, Value>) -> bool {
-        let Some(judge) = Self::of_parameters(shape) else {
-            return false;
-        };
+        let judge = Self::new(shape);
         let root = &shape.nodes[ROOT];
         // A judge of parameters has them: at most 64 properties, a bit each.
         let Some(required) = root.required_properties else {
@@ -96,12 +102,24 @@ impl<'s> Judge<'s> {
                 return false;
             }
         }
-        given & required == required && judge.vouches()
+        given & required == required && !judge.unsure.get()
     }
 
-    /// Whether every value decoded so far was judged and fit its subschema.
-    pub(crate) fn vouches(&self) -> bool {
-        !self.unsure.get()
+    /// What the judge says of `decoded`, the judged decoding of some text (`None` when it
+    /// failed). Counted in debug builds ([`judged_text_verdicts`]).
+    pub(crate) fn verdict<T>(&self, decoded: Option<T>) -> Verdict<T> {
+        let verdict = match decoded {
+            Some(decoded) if self.unsure.get() => Verdict::Unsure(decoded),
+            Some(decoded) => Verdict::Vouched(decoded),
+            None => Verdict::Refused,
+        };
+        #[cfg(debug_assertions)]
+        verdicts::count(match verdict {
+            Verdict::Vouched(_) => 0,
+            Verdict::Unsure(_) => 1,
+            Verdict::Refused => 2,
+        });
+        verdict
     }
 
     /// Decodes the JSON value at the start of `text` as a `T`, judging it against the node at
