@@ -184,7 +184,7 @@ mod support;
 mod tool;
 mod toolkit;
 
-#[cfg(feature = "mcp")]
+#[cfg(any(feature = "mcp", feature = "mcp-client"))]
 pub mod mcp;
 #[cfg(feature = "mcp")]
 pub use mcp::{McpServer, serve_stdio};
