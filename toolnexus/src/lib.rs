@@ -185,7 +185,7 @@ mod support;
 mod tool;
 mod toolkit;
 
-#[cfg(feature = "mcp")]
+#[cfg(any(feature = "mcp", feature = "mcp-client"))]
 pub mod mcp;
 
 pub use provider::profile::{IssueKind, Profile, SchemaIssue};

@@ -109,6 +109,24 @@ async fn a_server_that_exits_or_writes_garbage_is_named_with_what_happened() {
         "MCP server `fake` wrote a line that is not JSON-RPC: `this is not JSON-RPC` (calling `garbage`)"
     );
     assert!(!run(&toolkit, "pid").await.is_error);
+
+    // A line past the limit ends the connection once it passes, not when (if ever) it ends.
+    let began = Instant::now();
+    let endless = toolkit
+        .execute("garbage", json!({"endless": true}), &ToolContext::default())
+        .await;
+    assert!(
+        began.elapsed() < Duration::from_secs(20),
+        "answered at once"
+    );
+    assert_eq!(
+        endless.output,
+        format!(
+            "MCP server `fake` could not be read: wrote a line longer than {} bytes (calling `garbage`)",
+            toolnexus::mcp::MAX_LINE_BYTES
+        )
+    );
+    assert!(!run(&toolkit, "pid").await.is_error);
 }
 
 #[tokio::test]

@@ -169,16 +169,43 @@ async fn a_body_over_the_cap_gets_413_and_a_large_value_under_it_an_answer() {
     let client = Client::new(&running);
     let too_big = format!(r#"{{"a":"{}"}}"#, "x".repeat(cap));
     let reply = client.call(1, "add", &too_big).await;
+    // Our answer, turnkey and mounted alike (the one limit there is: rmcp's is lifted).
     assert_eq!(
         reply.status,
         StatusCode::PAYLOAD_TOO_LARGE,
         "{}",
         reply.text
     );
+    assert_eq!(
+        reply.text,
+        "Payload Too Large: the body is over the server's limit"
+    );
+    assert_eq!(reply.headers["connection"], "close");
 
     let large = format!(r#"{{"a":"{}","b":1}}"#, "9".repeat(cap - 1000));
     let reply = client.call(2, "add", &large).await;
     assert_eq!(reply.message["result"]["isError"], true, "{}", reply.text);
+    running.shut_down().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_body_limit_counts_what_was_sent_not_what_screening_made_of_it() {
+    // Arguments that are not an object travel on as their text, escaped: 40 KB of `\"` become
+    // 80 KB, which a second limit behind screening (rmcp's) refused with its own 413.
+    let cap = 64 * 1024;
+    let running = start(
+        toolkit(),
+        HttpOptions::new().stateless(true).max_body_bytes(cap),
+    )
+    .await;
+    let client = Client::new(&running);
+    let arguments = format!(r#""{}""#, r#"\""#.repeat(20_000));
+    let reply = client.call(1, "add", &arguments).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    assert_eq!(
+        reply.message["result"]["content"][0]["text"],
+        execute_json_says(&arguments).await
+    );
     running.shut_down().await;
 }
 

@@ -1,5 +1,7 @@
 //! Serve a [`Toolkit`](crate::Toolkit) as an MCP server with the official Rust MCP SDK, [`rmcp`]: over stdio
-//! with the `mcp` feature, and over streamable HTTP with `mcp-http`.
+//! with the `mcp` feature, and over streamable HTTP with `mcp-http`. Use MCP servers' tools
+//! with `mcp-client` (`McpTools`, SPEC §13), which builds on rmcp's client alone; the two
+//! halves share the stdio line reader and its [`MAX_LINE_BYTES`].
 //!
 //! The `mcp` feature needs Rust 1.88 or newer, as rmcp does (the rest of toolnexus builds on
 //! 1.85). It serves stdio only and stays light: rmcp's server core, with stdio served on this
@@ -70,22 +72,32 @@
 //!   behind an ordinary load balancer.
 //!
 //! It needs a Tokio runtime; the stdio server's other guarantees hold unchanged.
+//!
+//! [`Toolkit`]: crate::Toolkit
+//! [`Toolkit::to_mcp`]: crate::Toolkit::to_mcp
+//! [`Toolkit::execute`]: crate::Toolkit::execute
+//! [`Toolkit::call_with`]: crate::Toolkit::call_with
 
 /// rmcp's trait that serves an [`McpServer`] on a transport: `server.serve(transport)`, with
 /// [`LineTransport`] or any of rmcp's. The one rmcp item a user of this module must name; a
 /// program that uses more of rmcp depends on it directly, so rmcp's major versions are not
 /// this crate's.
+#[cfg(feature = "mcp")]
 pub use rmcp::ServiceExt;
 
 #[cfg(feature = "mcp-client")]
 mod client;
+mod lines;
+#[cfg(feature = "mcp")]
 mod server;
 
 #[cfg(feature = "mcp-client")]
 pub use client::{DEFAULT_CALL_TIMEOUT, HttpBuilder, McpClientError, McpTools, StdioBuilder};
+pub use lines::MAX_LINE_BYTES;
+#[cfg(feature = "mcp")]
 pub use server::{
-    CallerId, ClientInfo, InMemoryStateStore, LineTransport, MAX_LINE_BYTES, McpServer,
-    MissingState, StateKeyError, StateStore, StateStoreError, serve_stdio,
+    CallerId, ClientInfo, InMemoryStateStore, LineTransport, McpServer, MissingState,
+    StateKeyError, StateStore, StateStoreError, serve_stdio,
 };
 #[cfg(feature = "mcp-http")]
 pub use server::{HttpOptions, HttpServer, HttpService, MCP_PATH, MetadataService, serve_http};

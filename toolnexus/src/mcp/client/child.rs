@@ -1,9 +1,9 @@
 //! A stdio server as a client transport: the child's stdin and stdout, one JSON-RPC message
-//! a line.
+//! a line (read by the line reader the server reads with, `mcp::lines`).
 //!
 //! Not rmcp's `TokioChildProcess`: its transport skips a line it cannot read, so a server
 //! that writes garbage would leave the calls in flight waiting for their deadline. Here a
-//! line that is not a JSON-RPC message ends the connection, and why is kept in [`Fault`] for
+//! line that is not a JSON-RPC message, or is past `MAX_LINE_BYTES`, ends the connection, and why is kept in [`Fault`] for
 //! the message every call in flight then answers.
 
 use std::collections::BTreeMap;
@@ -15,10 +15,10 @@ use std::time::Duration;
 use rmcp::RoleClient;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-use crate::mcp::MAX_LINE_BYTES;
+use crate::mcp::lines::{Line, LineReader, MAX_LINE_BYTES};
 
 /// Why a connection ended, when the transport saw it end (read by every call it fails).
 pub(crate) type Fault = Arc<Mutex<Option<String>>>;
@@ -26,9 +26,8 @@ pub(crate) type Fault = Arc<Mutex<Option<String>>>;
 /// The transport of one spawned server process. Dropping it kills the process.
 pub(crate) struct ChildTransport {
     child: Child,
-    stdout: BufReader<ChildStdout>,
+    stdout: LineReader<ChildStdout>,
     stdin: Arc<tokio::sync::Mutex<ChildStdin>>,
-    line: Vec<u8>,
     fault: Fault,
 }
 
@@ -54,9 +53,8 @@ impl ChildTransport {
         };
         Ok(Self {
             child,
-            stdout: BufReader::new(stdout),
+            stdout: LineReader::new(stdout),
             stdin: Arc::new(tokio::sync::Mutex::new(stdin)),
-            line: Vec::new(),
             fault,
         })
     }
@@ -67,32 +65,6 @@ impl ChildTransport {
             .lock()
             .unwrap_or_else(|poison| poison.into_inner());
         fault.get_or_insert(why);
-    }
-
-    /// Reads one line into `self.line` (without its newline); `false` at the end of output.
-    /// Kept in `self` between polls, so a read dropped inside rmcp's `select!` resumes.
-    async fn read_line(&mut self) -> io::Result<bool> {
-        loop {
-            let buffer = self.stdout.fill_buf().await?;
-            if buffer.is_empty() {
-                return Ok(!self.line.is_empty());
-            }
-            let (chunk, done) = match buffer.iter().position(|&byte| byte == b'\n') {
-                Some(end) => (&buffer[..end], Some(end + 1)),
-                None => (buffer, None),
-            };
-            if self.line.len() + chunk.len() > MAX_LINE_BYTES {
-                return Err(io::Error::other(format!(
-                    "wrote a line longer than {MAX_LINE_BYTES} bytes"
-                )));
-            }
-            self.line.extend_from_slice(chunk);
-            let used = done.unwrap_or(chunk.len());
-            self.stdout.consume(used);
-            if done.is_some() {
-                return Ok(true);
-            }
-        }
     }
 }
 
@@ -115,18 +87,20 @@ impl Transport<RoleClient> for ChildTransport {
 
     async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
         loop {
-            let read = self.read_line().await;
-            let line = std::mem::take(&mut self.line);
-            match read {
-                Ok(true) if line.trim_ascii().is_empty() => continue,
-                Ok(true) => match serde_json::from_slice(&line) {
+            // Cancel-safe (rmcp selects over `receive`): the reader keeps a line read in part.
+            match self.stdout.next().await {
+                Ok(Line::Read(line)) if line.trim_ascii().is_empty() => continue,
+                Ok(Line::Read(line)) => match serde_json::from_slice(&line) {
                     Ok(message) => return Some(message),
                     Err(_) => {
                         let shown = String::from_utf8_lossy(&line[..line.len().min(80)]);
                         self.fail(format!("wrote a line that is not JSON-RPC: `{shown}`"));
                     }
                 },
-                Ok(false) => {
+                Ok(Line::TooLong) => self.fail(format!(
+                    "could not be read: wrote a line longer than {MAX_LINE_BYTES} bytes"
+                )),
+                Ok(Line::End) => {
                     // Output ends a moment before the process does: wait for its status
                     // briefly, so the message can say how it ended.
                     let exited =

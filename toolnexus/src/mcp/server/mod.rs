@@ -28,7 +28,7 @@ pub(crate) mod suspend;
 pub use caller::{ClientInfo, MissingState};
 #[cfg(feature = "mcp-http")]
 pub use http::{HttpOptions, HttpServer, HttpService, MCP_PATH, MetadataService, serve_http};
-pub use stdio::{LineTransport, MAX_LINE_BYTES};
+pub use stdio::LineTransport;
 pub use suspend::{CallerId, InMemoryStateStore, StateKeyError, StateStore, StateStoreError};
 
 use suspend::StateSeal;

@@ -9,16 +9,12 @@ use rmcp::RoleServer;
 use rmcp::model::{ClientJsonRpcMessage, GetExtensions, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::Mutex;
 
 use super::incoming::{self, INVALID_REQUEST, Screened};
 use super::suspend::Connection;
-use crate::decode::MAX_ARGUMENT_BYTES;
-
-/// The longest line read: the argument cap plus room for the message around the arguments.
-/// A longer line is skipped (never held whole) and answered with an error.
-pub const MAX_LINE_BYTES: usize = MAX_ARGUMENT_BYTES + 64 * 1024;
+use crate::mcp::lines::{Line, LineReader, MAX_LINE_BYTES};
 
 /// An MCP transport over a byte stream with one JSON-RPC message a line — stdio's framing —
 /// for any reader and writer: stdin and stdout, a socket, an in-process pipe.
@@ -26,7 +22,7 @@ pub const MAX_LINE_BYTES: usize = MAX_ARGUMENT_BYTES + 64 * 1024;
 /// Unlike rmcp's own, it answers every line it cannot read instead of dropping it, so a
 /// client never waits on an answer that will not come: text that is not JSON gets `-32700`,
 /// JSON that is not a JSON-RPC message `-32600` (with the message's `id` when one can be
-/// read, `null` otherwise), and so does a line over [`MAX_LINE_BYTES`]. A `tools/call`'s
+/// read, `null` otherwise), and so does a line over [`MAX_LINE_BYTES`](crate::mcp::MAX_LINE_BYTES). A `tools/call`'s
 /// `arguments` are read as the text sent, so a key given twice or arguments that are not an
 /// object come back as the `isError` result
 /// [`Toolkit::execute_json`](crate::Toolkit::execute_json) gives for them. A `tools/call`
@@ -51,15 +47,8 @@ pub const MAX_LINE_BYTES: usize = MAX_ARGUMENT_BYTES + 64 * 1024;
 /// # });
 /// ```
 pub struct LineTransport<R, W> {
-    reader: BufReader<R>,
+    lines: LineReader<R>,
     writer: Arc<Mutex<W>>,
-    /// The line being read, kept here so a `receive` dropped mid-line (rmcp selects over it)
-    /// loses nothing.
-    line: Vec<u8>,
-    /// The line being read is past [`MAX_LINE_BYTES`]: skipped to its end.
-    too_long: bool,
-    /// The line in `line` was handed out; the next read starts a new one.
-    complete: bool,
     /// The error reply for the last unreadable line, not yet handed to a writer.
     pending: Option<Vec<u8>>,
     /// The writer of the last error reply: one at a time, so a client that sends garbage
@@ -80,11 +69,8 @@ impl<R: tokio::io::AsyncRead + Unpin, W> LineTransport<R, W> {
     /// Reads messages from `reader`, writes them to `writer`.
     pub fn new(reader: R, writer: W) -> Self {
         Self {
-            reader: BufReader::new(reader),
+            lines: LineReader::new(reader),
             writer: Arc::new(Mutex::new(writer)),
-            line: Vec::new(),
-            too_long: false,
-            complete: false,
             pending: None,
             replying: None,
             connection: Connection::new(),
@@ -110,8 +96,8 @@ where
         }
     }
 
-    // Cancel-safe, as rmcp needs: every await (the previous reply's writer, the reader's
-    // buffer) can be dropped and polled again with nothing lost.
+    // Cancel-safe, as rmcp needs: every await (the previous reply's writer, the line reader)
+    // can be dropped and polled again with nothing lost.
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
             if self.pending.is_some() {
@@ -128,15 +114,15 @@ where
                     }));
                 }
             }
-            let error = match self.read_line().await {
+            let error = match self.lines.next().await {
                 Err(_) | Ok(Line::End) => return None,
                 Ok(Line::TooLong) => incoming::error(
                     None,
                     INVALID_REQUEST,
                     format_args!("Invalid Request: the line is longer than {MAX_LINE_BYTES} bytes"),
                 ),
-                Ok(Line::Read) if self.line.trim_ascii().is_empty() => continue,
-                Ok(Line::Read) => match read_message(&self.line) {
+                Ok(Line::Read(line)) if line.trim_ascii().is_empty() => continue,
+                Ok(Line::Read(line)) => match read_message(&line) {
                     Ok(mut message) => {
                         if let ClientJsonRpcMessage::Request(request) = &mut message {
                             request
@@ -182,53 +168,4 @@ async fn write_line<W: AsyncWrite + Unpin>(writer: &Mutex<W>, mut line: Vec<u8>)
     let mut writer = writer.lock().await;
     writer.write_all(&line).await?;
     writer.flush().await
-}
-
-enum Line {
-    Read,
-    TooLong,
-    End,
-}
-
-impl<R: tokio::io::AsyncRead + Unpin, W> LineTransport<R, W> {
-    /// Reads up to the next `\n` into `line` (without it); a line over [`MAX_LINE_BYTES`] is
-    /// skipped to its end without being kept. The last line may lack its `\n`.
-    async fn read_line(&mut self) -> io::Result<Line> {
-        if self.complete {
-            self.line.clear();
-            self.too_long = false;
-            self.complete = false;
-        }
-        loop {
-            let buffer = self.reader.fill_buf().await?;
-            if buffer.is_empty() {
-                self.complete = true;
-                return Ok(match (self.too_long, self.line.is_empty()) {
-                    (true, _) => Line::TooLong,
-                    (false, true) => Line::End,
-                    (false, false) => Line::Read,
-                });
-            }
-            let (chunk, done) = match buffer.iter().position(|&byte| byte == b'\n') {
-                Some(end) => (&buffer[..end], Some(end + 1)),
-                None => (buffer, None),
-            };
-            if !self.too_long && self.line.len() + chunk.len() <= MAX_LINE_BYTES {
-                self.line.extend_from_slice(chunk);
-            } else {
-                self.too_long = true;
-                self.line.clear();
-            }
-            let used = done.unwrap_or(buffer.len());
-            self.reader.consume(used);
-            if done.is_some() {
-                self.complete = true;
-                return Ok(if self.too_long {
-                    Line::TooLong
-                } else {
-                    Line::Read
-                });
-            }
-        }
-    }
 }

@@ -28,6 +28,10 @@ pub(super) type RequestBody = UnsyncBoxBody<Bytes, BoxError>;
 /// Reads `body` whole, if it is at most `max` bytes and arrives within `timeout`; otherwise
 /// the answer that says which (the connection is closed after it: the rest of the body is
 /// not read).
+///
+/// Not tower-http's `RequestBodyLimitLayer` and `RequestBodyTimeoutLayer`: the first answers
+/// 413 from `Content-Length` before the token is checked (a 401 is due first) with a text of
+/// its own, and the second times each frame, so a body dribbled a byte at a time never ends.
 pub(super) async fn read(
     body: RequestBody,
     max: usize,

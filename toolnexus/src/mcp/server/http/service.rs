@@ -157,7 +157,10 @@ impl HttpService {
             (None, true) => config,
             (None, false) => config.disable_allowed_hosts(),
         };
-        let config = config.with_max_request_body_bytes(options.max_body_bytes);
+        // The body limit is enforced once, by `body::read` (its 413 and 408, the connection
+        // closed), before rmcp sees the body; rmcp's own (4 MiB by default) would also count a
+        // `tools/call` that screening grew by escaping its arguments into `_meta`.
+        let config = config.with_max_request_body_bytes(usize::MAX);
         let cancel_sessions = config.cancellation_token.clone();
         let factory = move || Ok(server.clone());
         let (endpoint, sessions) = if options.stateless {
