@@ -11,7 +11,7 @@
 //! ```
 //!
 //! `TOOLNEXUS_ADDR` picks another address (`127.0.0.1:0` for any free port; the address is
-//! printed on stderr). `tests/examples.rs` runs it and speaks to it over HTTP.
+//! printed on stderr). `tests/readme_and_examples/examples.rs` runs it and speaks to it over HTTP.
 
 use axum::extract::Request;
 use axum::http::{StatusCode, header::AUTHORIZATION};

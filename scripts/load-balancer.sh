@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Three stateless replicas with one state key behind nginx (Debian's package), round robin:
 # 2,000 calls and 50 suspensions whose retry lands on another replica; 0 lost, every
-# suspension completed (toolnexus/tests/mcp_load_balancer.rs). Loopback only. Not in CI: it
+# suspension completed (toolnexus/tests/mcp/mcp_load_balancer.rs). Loopback only. Not in CI: it
 # installs nginx when missing (apt-get, as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,4 +43,4 @@ CONF
 nginx -p "$dir" -c "$dir/nginx.conf"
 trap 'nginx -p "$dir" -c "$dir/nginx.conf" -s stop; rm -rf "$dir"' EXIT
 TOOLNEXUS_LB_URL="http://127.0.0.1:$lb/mcp" TOOLNEXUS_LB_REPLICAS="$r1,$r2,$r3" \
-    cargo test -p toolnexus --all-features --test mcp_load_balancer -- --ignored --nocapture
+    cargo test -p toolnexus --all-features --test mcp -- --ignored --nocapture mcp_load_balancer::

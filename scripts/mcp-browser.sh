@@ -11,7 +11,7 @@
 #   scripts/mcp-browser.sh          # exits 0 and prints "browser proof: ok" on success
 #
 # Not run in CI (it needs a browser); the CORS headers themselves are tested in Rust
-# (toolnexus/src/mcp/server/http/service.rs, toolnexus/tests/mcp_hostile.rs).
+# (toolnexus/src/mcp/server/http/service.rs, toolnexus/tests/mcp/http/mcp_hostile.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

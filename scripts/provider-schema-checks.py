@@ -2,7 +2,7 @@
 """Runs what toolnexus sends through the providers' own SDKs (issue 17, SPEC §11).
 
 Reads toolnexus/tests/vectors/provider_schemas.json (written by
-`UPDATE_PROVIDER_VECTORS=1 cargo test -p toolnexus --test provider_vectors`) and checks, per tool:
+`UPDATE_PROVIDER_VECTORS=1 cargo test -p toolnexus --test provider provider_vectors`) and checks, per tool:
 
 - Anthropic: every `"strict": true` entry's `input_schema` comes out of the SDK's own
   strict-mode `transform_schema` (anthropic/lib/_parse/_transform.py) unchanged: nothing we

@@ -15,7 +15,7 @@ For each API a file holds:
 - for the Responses API, `definitions`: tools and the `to_openai_responses()` entries, each
   validated as a `FunctionToolParam`.
 
-The Rust tests (toolnexus/tests/turn_vectors.rs) compare against these files; no Python there.
+The Rust tests (toolnexus/tests/provider/turn_vectors.rs) compare against these files; no Python there.
 
 Gemini's `functionResponse` has no other port to be checked against: the Python port
 (toolnexus 0.21.0 on PyPI) and the upstream Rust crate (toolnexus 0.23.0 on crates.io) send

@@ -1,4 +1,4 @@
-//! Fixtures shared by the root package's tests: where the package lives, the PNG fixture the
+//! Fixtures shared by the tests package's binaries: where the repository lives, the PNG fixture the
 //! examples use, a runtime to block on, the two entry points of a tool, and a unit enum
 //! parameter type.
 #![allow(
@@ -12,9 +12,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use toolnexus::{JsonSchema, Tool, ToolContext, ToolResult};
 
-/// The root package's directory, which holds `examples/` and `tests/`.
+/// The repository's root, which holds `examples/` and this package, `tests/`.
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }
 
 /// `examples/media/fixture.png`: 82 bytes, the PNG whose `attach_png` golden vector the runtime

@@ -1,8 +1,8 @@
 //! A served Toolkit on 127.0.0.1 (port 0), for every HTTP test, and a plain HTTP client that speaks MCP's
 //! streamable HTTP by hand, for the tests that send what rmcp's own client never would.
 //!
-//! A test binary whose name ends in `_mounted` (`tests/mcp_hostile_mounted.rs`, …) runs the
-//! same suite against `HttpService` mounted in an axum `Router` instead of `HttpServer`.
+//! The HTTP suites (`tests/mcp/http/`, `tests/mcp_flood/`) run once for each [`Mount`]: served
+//! by `HttpServer`, and by `HttpService` mounted in an axum `Router`.
 #![allow(dead_code, reason = "each test file uses its own part")]
 
 use std::net::SocketAddr;
@@ -15,32 +15,55 @@ use tokio::sync::oneshot;
 use toolnexus::Toolkit;
 use toolnexus::mcp::{HttpOptions, HttpServer, HttpService, MCP_PATH, McpServer};
 
-/// Whether this test binary serves through `HttpService` in an axum `Router` (its crate name
-/// ends in `_mounted`) rather than through `HttpServer`.
-pub fn mounted() -> bool {
-    module_path!()
-        .split("::")
-        .next()
-        .is_some_and(|binary| binary.ends_with("_mounted"))
+/// How a suite's server is served: each HTTP suite is compiled once per value (as the modules
+/// `turnkey` and `mounted` of its test binary), and the suite's tests pass theirs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mount {
+    /// `HttpServer`, the turnkey server.
+    Turnkey,
+    /// `HttpService` at `/mcp` in an axum `Router`, with `metadata_service()` routed at the two
+    /// well-known paths.
+    Router,
 }
 
-/// `options` with what a loopback-bound `HttpServer` allows by default said out loud, as a
-/// mounted service needs it said (it never learns its address); `options` as they are for the
-/// turnkey server.
-pub fn loopback(options: HttpOptions) -> HttpOptions {
-    if !mounted() {
-        return options;
+impl Mount {
+    /// Whether the server is `HttpService` in an axum `Router`.
+    pub fn mounted(self) -> bool {
+        self == Mount::Router
     }
-    options
-        .allow_origins([
-            "http://localhost:*",
-            "https://localhost:*",
-            "http://127.0.0.1:*",
-            "https://127.0.0.1:*",
-            "http://[::1]:*",
-            "https://[::1]:*",
-        ])
-        .allow_hosts(["localhost", "127.0.0.1", "::1"])
+
+    /// `options` with what a loopback-bound `HttpServer` allows by default said out loud, as a
+    /// mounted service needs it said (it never learns its address); `options` as they are for
+    /// the turnkey server.
+    pub fn loopback(self, options: HttpOptions) -> HttpOptions {
+        if !self.mounted() {
+            return options;
+        }
+        options
+            .allow_origins([
+                "http://localhost:*",
+                "https://localhost:*",
+                "http://127.0.0.1:*",
+                "https://127.0.0.1:*",
+                "http://[::1]:*",
+                "https://[::1]:*",
+            ])
+            .allow_hosts(["localhost", "127.0.0.1", "::1"])
+    }
+
+    /// `toolkit` served on a loopback port.
+    pub async fn start(self, toolkit: Toolkit, options: HttpOptions) -> Running {
+        self.serve(McpServer::new(toolkit), options).await
+    }
+
+    /// `server` served on a loopback port: by `HttpServer`, or by `HttpService` at `/mcp` in an
+    /// axum `Router`.
+    pub async fn serve(self, server: McpServer, options: HttpOptions) -> Running {
+        match self {
+            Mount::Turnkey => serve_turnkey(server, options).await,
+            Mount::Router => serve_mounted(server, options).await,
+        }
+    }
 }
 
 /// A running server and the switch that shuts it down.
@@ -80,17 +103,17 @@ impl Running {
     }
 }
 
-/// `toolkit` served on a loopback port.
+/// `toolkit` served on a loopback port by `HttpServer`, for the tests that run once.
 pub async fn start(toolkit: Toolkit, options: HttpOptions) -> Running {
-    serve(McpServer::new(toolkit), options).await
+    Mount::Turnkey.start(toolkit, options).await
 }
 
-/// `server` served on a loopback port: by `HttpServer`, or (in a `_mounted` binary) by
-/// `HttpService` at `/mcp` in an axum `Router`.
+/// `server` served on a loopback port by `HttpServer`, for the tests that run once.
 pub async fn serve(server: McpServer, options: HttpOptions) -> Running {
-    if mounted() {
-        return serve_mounted(server, options).await;
-    }
+    Mount::Turnkey.serve(server, options).await
+}
+
+async fn serve_turnkey(server: McpServer, options: HttpOptions) -> Running {
     let http = HttpServer::bind("127.0.0.1:0", server, options)
         .await
         .expect("binds a loopback port");

@@ -1,11 +1,19 @@
 //! Fixtures shared by the runtime crate's tests: the cross-port golden vectors and the PNG they
 //! describe (both in `tests/conformance/`), the `add` tool they describe, a runtime to block on,
-//! and (in `profile_checks`) the providers' schema rules.
+//! and (in `profile_checks`) the providers' schema rules. Each test binary (`tests/<area>/main.rs`)
+//! declares this module once; its other modules reach it as `crate::common`.
 #![allow(
     dead_code,
     reason = "each test binary compiles this module on its own and uses only part of it"
 )]
 
+pub mod asking;
+#[cfg(feature = "mcp")]
+pub mod mcp_client;
+#[cfg(feature = "mcp-http")]
+pub mod mcp_raw;
+#[cfg(feature = "mcp")]
+pub mod mcp_tools;
 pub mod profile_checks;
 
 use std::path::PathBuf;

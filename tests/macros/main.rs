@@ -1,0 +1,19 @@
+//! What a user writes and gets back: `#[tool]`, `#[toolbox]` and the derives (signatures,
+//! return types, outputs, context, approval, `toolnexus::JsonSchema` against schemars' own
+//! derive, the schema snapshots in `snapshots/`), and the core types — content parts, results
+//! and the lowering table.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod approval;
+mod content_parts;
+mod context;
+mod json_schema_derive;
+mod lowering;
+mod schema_snapshots;
+mod tool_macro;
+mod tool_output;
+mod tool_result;
+mod tool_return_types;
+mod tool_signatures;

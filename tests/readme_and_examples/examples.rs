@@ -1,0 +1,695 @@
+//! The examples the README names, run as a user runs them, with their output checked:
+//! `quickstart`, `deploy` and `agent_loop` to completion; `mcp_server` as the README deploys
+//! it (stateless replicas sharing `MCP_STATE_KEY`, stopped by Ctrl-C or SIGTERM).
+//!
+//! `cargo test --workspace` builds the examples (the root package's) before it runs any test; a
+//! run of this package alone (`-p toolnexus-tests`) does not, so build them first
+//! (`cargo build --examples --all-features` at the repository's root).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The built example `name`, beside this test's binary (`target/<profile>/examples/`).
+pub fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let profile = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("tests run from target/<profile>/deps");
+    let path = profile
+        .join("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.exists(),
+        "{} is not built: `cargo test --workspace` builds the examples, `-p toolnexus-tests` \
+         alone does not (run `cargo build --examples --all-features` first)",
+        path.display()
+    );
+    path
+}
+
+/// Runs example `name` to completion; what it printed on stdout.
+fn run(name: &str) -> String {
+    let output = Command::new(example(name))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .output()
+        .unwrap_or_else(|error| panic!("{name} starts: {error}"));
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
+    assert!(
+        output.status.success(),
+        "{name} failed ({}):\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+/// Whether `text` holds `wanted`; the whole text in the failure message.
+#[track_caller]
+fn has(text: &str, wanted: &str) {
+    assert!(text.contains(wanted), "missing {wanted:?} in:\n{text}");
+}
+
+#[test]
+fn quickstart_prints_its_tools_and_the_result_of_each_scripted_call() {
+    let out = run("quickstart");
+    for tool in ["add", "get_weather", "screenshot"] {
+        has(&out, &format!("\"name\": \"{tool}\""));
+    }
+    has(&out, "OpenAI strict mode: no issues");
+    for (call, result) in [
+        (
+            r#"add({"a": 2, "b": 40})"#,
+            r#"{"output":"42","isError":false}"#,
+        ),
+        (
+            r#"get_weather({"city": "Paris", "unit": "fahrenheit"})"#,
+            r#"{"output":"Paris: 64°F, dry, for the next 1 day(s)","isError":false}"#,
+        ),
+        (
+            r#"get_weather({"city": "Atlantis"})"#,
+            r#"{"output":"no weather station in Atlantis; try a capital city","isError":true}"#,
+        ),
+        (
+            r#"get_weather({"city": "Oslo", "days": "three"})"#,
+            r#"{"output":"invalid arguments for `get_weather`: field `days`: invalid type: string \"three\", expected u8","isError":true}"#,
+        ),
+        (
+            r#"send_email({"to": "ana@example.com"})"#,
+            r#"{"output":"Unknown tool: send_email","isError":true}"#,
+        ),
+    ] {
+        has(&out, &format!("{call}\n  => {result}\n"));
+    }
+    has(
+        &out,
+        r#"screenshot()
+  => {"output":"image (image/png, 82 bytes)","isError":false,"parts":[{"type":"image","mimeType":"image/png""#,
+    );
+}
+
+#[test]
+fn deploy_prints_each_outcome_and_completes_the_approved_production_deploy() {
+    let out = run("deploy");
+    has(
+        &out,
+        r#"{"output":"deployed api 1.4.2 to staging","isError":false,"metadata":{"deployment_id":1}}"#,
+    );
+    has(
+        &out,
+        r#"{"output":"no such service: billing; known services are api and web","isError":true}"#,
+    );
+    has(
+        &out,
+        r#"{"output":"error rate of web over the last 6 hours","isError":false,"parts":[{"type":"image""#,
+    );
+    has(&out, r#""metadata":{"points":24}}"#);
+    has(
+        &out,
+        r#"{"output":"Approve deploying web 2.0.0 to production?","isError":true,"metadata":{"pending":{"id":"pnd-"#,
+    );
+    has(&out, r#""kind":"approval""#);
+    has(
+        &out,
+        "deploy_production again, with the answer\n  => {\"output\":\"deployed web 2.0.0 to production\",\"isError\":false,\"metadata\":{\"deployment_id\":2}}",
+    );
+}
+
+#[test]
+fn agent_loop_runs_the_same_loop_to_the_end_against_all_four_apis() {
+    let out = run("agent_loop");
+    let sections: Vec<&str> = out.split("\n# ").collect();
+    assert_eq!(sections.len(), 4, "{out}");
+    for (section, api) in sections.iter().zip([
+        "OpenAI Chat Completions",
+        "OpenAI Responses",
+        "Anthropic Messages",
+        "Gemini",
+    ]) {
+        has(section, api);
+        has(section, "ran 3 call(s) at once");
+        has(
+            section,
+            "> get_weather {\"city\":\"Paris\"} => Paris: 18°C, dry",
+        );
+        has(
+            section,
+            "> get_weather {\"city\":\"Atlantis\"} => no weather station in Atlantis; try a capital city",
+        );
+        has(section, "> screenshot {} => image (image/png, 82 bytes)");
+        has(
+            section,
+            "~ suspended (authorization): Authorization required to continue -> https://login.example.com/device?code=WXYZ-1234",
+        );
+        has(
+            section,
+            "> deploy {\"service\":\"api\"} => deployed api as ana@example.com",
+        );
+        // The transcript ends with the model's last answer.
+        has(
+            section.trim_end().lines().last().unwrap_or_default(),
+            "Paris is 18°C, Atlantis has no station, the dashboard is fine, api is deployed.",
+        );
+    }
+}
+
+#[cfg(all(feature = "mcp-http", unix))]
+mod http1 {
+    //! HTTP/1.1 by hand, for the examples that serve it.
+
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::Duration;
+
+    /// An HTTP/1.1 request as written, on a fresh connection: the response's head and body.
+    pub fn exchange(addr: &str, request: &str) -> (String, String) {
+        let mut stream = TcpStream::connect(addr).expect("the server listens");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
+        let chunked = head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked");
+        let body = if chunked {
+            unchunk(body)
+        } else {
+            body.to_owned()
+        };
+        (head.to_owned(), body)
+    }
+
+    /// A chunked body's content.
+    fn unchunk(mut body: &str) -> String {
+        let mut content = String::new();
+        while let Some((size, rest)) = body.split_once("\r\n") {
+            let size = usize::from_str_radix(size.trim(), 16).expect("a chunk size");
+            if size == 0 {
+                break;
+            }
+            content.push_str(&rest[..size]);
+            body = &rest[size + 2..];
+        }
+        content
+    }
+}
+
+#[cfg(all(feature = "mcp-http", unix))]
+mod mcp_server {
+    //! `examples/mcp_server --http` in child processes, spoken to over loopback HTTP by hand.
+
+    use std::io::{BufRead, BufReader, Read};
+    use std::net::TcpStream;
+    use std::process::{Child, ChildStderr, Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    use serde_json::{Value, json};
+
+    use super::http1::exchange;
+
+    /// A running `mcp_server --http 127.0.0.1:0 [--stateless]`; killed if the test ends early.
+    struct Server {
+        child: Child,
+        addr: String,
+        stderr: BufReader<ChildStderr>,
+    }
+
+    impl Server {
+        fn start(state_key: Option<&str>, stateless: bool) -> Self {
+            let env: Vec<_> = state_key
+                .map(|key| ("MCP_STATE_KEY", key))
+                .into_iter()
+                .collect();
+            Self::start_with(&env, stateless)
+        }
+
+        /// With `env` set in the server's environment (and nothing else of this crate's).
+        fn start_with(env: &[(&str, &str)], stateless: bool) -> Self {
+            let mut command = Command::new(super::example("mcp_server"));
+            command
+                .args(["--http", "127.0.0.1:0"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .env_remove("MCP_STATE_KEY")
+                .env_remove("MCP_BEARER_TOKEN")
+                .env_remove("MCP_RESOURCE")
+                .env_remove("MCP_AUTHORIZATION_SERVER")
+                .envs(env.iter().copied());
+            if stateless {
+                command.arg("--stateless");
+            }
+            let mut child = command.spawn().expect("mcp_server starts");
+            let mut stderr = BufReader::new(child.stderr.take().unwrap());
+            let mut line = String::new();
+            stderr.read_line(&mut line).unwrap();
+            let addr = line
+                .split("http://")
+                .nth(1)
+                .and_then(|rest| rest.split('/').next())
+                .unwrap_or_else(|| panic!("no address in {line:?}"))
+                .to_owned();
+            Self {
+                child,
+                addr,
+                stderr,
+            }
+        }
+
+        /// POSTs a 2026-07-28 request (no session) and reads the answer: status, JSON body.
+        fn post(&self, method: &str, params: Value) -> (u16, Value) {
+            post(&self.addr, method, params)
+        }
+
+        /// Sends `signal` (`TERM`, `INT`) and waits (boundedly) for the process to exit; its
+        /// exit status and the rest of what it wrote on stderr.
+        fn stop_with(mut self, signal: &str) -> (std::process::ExitStatus, String) {
+            let pid = self.child.id().to_string();
+            let sent = Command::new("kill")
+                .args([&format!("-{signal}"), &pid])
+                .status()
+                .unwrap();
+            assert!(sent.success());
+            let deadline = Instant::now() + Duration::from_secs(30);
+            let status = loop {
+                if let Some(status) = self.child.try_wait().unwrap() {
+                    break status;
+                }
+                assert!(Instant::now() < deadline, "SIG{signal} did not stop it");
+                std::thread::sleep(Duration::from_millis(20));
+            };
+            let mut rest = String::new();
+            self.stderr.read_to_string(&mut rest).unwrap();
+            (status, rest)
+        }
+    }
+
+    impl Drop for Server {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+
+    /// A 2026-07-28 request as an HTTP/1.1 POST on a fresh connection; the status and the
+    /// JSON-RPC answer.
+    fn post(addr: &str, method: &str, mut params: Value) -> (u16, Value) {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        });
+        let body =
+            json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+        let name = params["name"].as_str().unwrap_or_default();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+             Mcp-Method: {method}\r\nMcp-Name: {name}\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let (head, body) = exchange(addr, &request);
+        let status = head[9..12].parse().unwrap();
+        let message = serde_json::from_str(&body)
+            .unwrap_or_else(|error| panic!("not JSON ({error}): {head}\r\n\r\n{body}"));
+        (status, message)
+    }
+
+    /// The first round of `delete_note` on `server`: the answer's request id and its
+    /// sealed `requestState`.
+    fn suspend(server: &Server) -> (String, String) {
+        let (status, answer) = server.post(
+            "tools/call",
+            json!({"name": "delete_note", "arguments": {"id": 3}}),
+        );
+        assert_eq!(status, 200, "{answer}");
+        let result = &answer["result"];
+        assert_eq!(result["resultType"], "input_required", "{answer}");
+        let requests = result["inputRequests"].as_object().unwrap();
+        let (id, question) = requests.iter().next().unwrap();
+        assert_eq!(question["params"]["message"], "Delete note 3?");
+        (
+            id.clone(),
+            result["requestState"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    /// The retry of that call on `server` with the user's approval; the result's text and
+    /// `isError`.
+    fn approve(server: &Server, id: &str, state: &str) -> (String, bool) {
+        let (status, answer) = server.post(
+            "tools/call",
+            json!({
+                "name": "delete_note",
+                "arguments": {"id": 3},
+                "inputResponses": {id: {"action": "accept", "content": {}}},
+                "requestState": state,
+            }),
+        );
+        assert_eq!(status, 200, "{answer}");
+        let result = &answer["result"];
+        (
+            result["content"][0]["text"].as_str().unwrap().to_owned(),
+            result["isError"] == true,
+        )
+    }
+
+    const KEY: &str = "a secret every replica is given, 32+ bytes";
+
+    /// README "Replicas behind a load balancer": with the same `MCP_STATE_KEY`, an approval
+    /// suspended on one stateless replica completes on another; with another key, or none
+    /// (each process then seals with its own random key), it is refused and nothing runs.
+    #[test]
+    fn stateless_replicas_with_the_same_state_key_complete_each_others_approvals() {
+        let one = Server::start(Some(KEY), true);
+        let two = Server::start(Some(KEY), true);
+        let (id, state) = suspend(&one);
+        assert_eq!(
+            approve(&two, &id, &state),
+            ("deleted note 3".to_owned(), false)
+        );
+
+        let tampered = (
+            "tool `delete_note` did not run: its requestState does not verify under this \
+             server's key: it was tampered with, or issued by another server instance (or by \
+             this one before a restart); replicas must share the key \
+             (`McpServer::with_state_key`)"
+                .to_owned(),
+            true,
+        );
+        let other_key = Server::start(Some("another secret, also 32 bytes or more"), true);
+        assert_eq!(approve(&other_key, &id, &state), tampered);
+
+        let unkeyed = Server::start(None, true);
+        let also_unkeyed = Server::start(None, true);
+        let (id, state) = suspend(&unkeyed);
+        assert_eq!(approve(&also_unkeyed, &id, &state), tampered);
+        assert_eq!(
+            approve(&unkeyed, &id, &state),
+            ("deleted note 3".to_owned(), false)
+        );
+    }
+
+    /// README: with `MCP_RESOURCE` and `MCP_AUTHORIZATION_SERVER` a client refused for want of
+    /// a token is pointed to the Protected Resource Metadata, which names both.
+    #[test]
+    fn a_refused_client_is_pointed_to_the_metadata_naming_resource_and_issuer() {
+        let server = Server::start_with(
+            &[
+                ("MCP_BEARER_TOKEN", "s3cret"),
+                ("MCP_RESOURCE", "https://mcp.example.com/mcp"),
+                ("MCP_AUTHORIZATION_SERVER", "https://auth.example.com"),
+            ],
+            true,
+        );
+        let addr = &server.addr;
+        let (head, _) = exchange(
+            addr,
+            &format!(
+                "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nContent-Length: 2\r\n\
+                 Connection: close\r\n\r\n{{}}"
+            ),
+        );
+        assert!(head.starts_with("HTTP/1.1 401"), "{head}");
+        assert!(
+            head.contains(
+                r#"resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp""#
+            ),
+            "{head}"
+        );
+        let (head, body) = exchange(
+            addr,
+            &format!(
+                "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: {addr}\r\n\
+                 Connection: close\r\n\r\n"
+            ),
+        );
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        let metadata: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(metadata["resource"], "https://mcp.example.com/mcp");
+        assert_eq!(
+            metadata["authorization_servers"],
+            json!(["https://auth.example.com"])
+        );
+    }
+
+    /// What `mcp_server --http` wrote on stderr when it refused to start with `env`
+    /// (and none of this crate's other variables).
+    fn refusal_at_start(env: &[(&str, &str)]) -> String {
+        let output = Command::new(super::example("mcp_server"))
+            .args(["--http", "127.0.0.1:0", "--stateless"])
+            .env_remove("MCP_STATE_KEY")
+            .env_remove("MCP_RESOURCE")
+            .env_remove("MCP_AUTHORIZATION_SERVER")
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(!output.status.success());
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    }
+
+    /// Without its issuer, `MCP_RESOURCE` stops the example before it serves anything.
+    #[test]
+    fn a_resource_without_its_issuer_is_refused_at_start() {
+        let stderr = refusal_at_start(&[("MCP_RESOURCE", "https://mcp.example.com/mcp")]);
+        assert!(
+            stderr.contains("MCP_RESOURCE needs MCP_AUTHORIZATION_SERVER"),
+            "{stderr}"
+        );
+    }
+
+    /// A key too short to be a secret stops the example before it serves anything.
+    #[test]
+    fn a_short_state_key_is_refused_at_start() {
+        let stderr = refusal_at_start(&[("MCP_STATE_KEY", "short")]);
+        assert!(
+            stderr.contains(
+                "MCP_STATE_KEY: the requestState key must be at least 32 bytes of secret, got 5"
+            ),
+            "{stderr}"
+        );
+    }
+
+    /// README: `run()` serves "until Ctrl-C or SIGTERM, then a graceful shutdown": a call in
+    /// flight when the signal comes still gets its answer, the process then exits cleanly,
+    /// and nothing more is accepted.
+    #[test]
+    fn ctrl_c_and_sigterm_let_the_call_in_flight_finish_then_stop() {
+        for signal in ["TERM", "INT"] {
+            let server = Server::start(None, true);
+            let addr = server.addr.clone();
+            let in_flight = {
+                let addr = addr.clone();
+                std::thread::spawn(move || {
+                    post(
+                        &addr,
+                        "tools/call",
+                        json!({"name": "count_to", "arguments": {"n": 15}}),
+                    )
+                })
+            };
+            // count_to takes ~1.6 s; the signal comes while it runs.
+            std::thread::sleep(Duration::from_millis(500));
+            let (status, stderr) = server.stop_with(signal);
+            assert!(status.success(), "SIG{signal}: {status}, {stderr}");
+            assert!(
+                stderr.contains("toolnexus MCP server: stopped"),
+                "SIG{signal}: {stderr}"
+            );
+            let (code, answer) = in_flight.join().unwrap();
+            assert_eq!(code, 200, "SIG{signal}: {answer}");
+            assert_eq!(
+                answer["result"]["content"][0]["text"], "counted to 15",
+                "SIG{signal}: {answer}"
+            );
+            assert!(TcpStream::connect(&addr).is_err(), "still listening");
+        }
+    }
+}
+
+/// `examples/mcp_agent.rs`: a local tool and `mcp_server`'s from an `mcp.json` in one loop,
+/// the remote approval answered in it.
+#[cfg(feature = "mcp-client")]
+#[test]
+fn mcp_agent_answers_a_remote_approval_in_its_loop() {
+    let out = run("mcp_agent");
+    for line in [
+        "  ~ asked (input): Delete note 3?",
+        "  > notes_delete_note {\"id\":3} => deleted note 3",
+    ] {
+        assert!(
+            out.lines().any(|seen| seen == line),
+            "missing {line:?} in\n{out}"
+        );
+    }
+}
+
+/// `examples/mcp_probe.rs` against `mcp_server`: the tools, and what each profile cannot say.
+#[cfg(feature = "mcp-client")]
+#[test]
+fn mcp_probe_reports_a_servers_tools_and_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("mcp.json");
+    let server = example("mcp_server").display().to_string();
+    let mcp_json = serde_json::json!({"mcpServers": {"notes": {"command": server}}});
+    std::fs::write(&config, mcp_json.to_string()).unwrap();
+    let output = Command::new(example("mcp_probe"))
+        .arg(&config)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.lines().any(|line| line.starts_with("notes: ") && line.contains(" tools, revision 2026-07-28")), "{stdout}");
+    assert!(stdout.contains("  check(OpenAiStrict): "), "{stdout}");
+}
+
+#[cfg(all(feature = "axum-app", unix))]
+mod axum_app {
+    //! `examples/axum_app` in a child process: `/health` open, `/mcp` behind its auth
+    //! middleware, the tool reading the `User` that middleware put in the request.
+
+    use std::io::{BufRead, BufReader};
+    use std::process::{Child, Command, Stdio};
+
+    use serde_json::{Value, json};
+
+    use super::http1::exchange;
+
+    /// The app on a free loopback port; killed when the test ends.
+    struct App(Child);
+
+    impl Drop for App {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    /// An HTTP/1.1 request on a fresh connection: the status, the head and the body.
+    fn request(addr: &str, head: &str, body: &str) -> (u16, String, String) {
+        let request = format!(
+            "{head}\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let (head, body) = exchange(addr, &request);
+        (head[9..12].parse().unwrap(), head, body)
+    }
+
+    /// A JSON-RPC message POSTed to `/mcp`, signed in with `token` if any, with `more` headers.
+    fn post(addr: &str, token: Option<&str>, more: &str, message: &Value) -> (u16, String, String) {
+        let authorization = token.map_or(String::new(), |token| {
+            format!("\r\nAuthorization: Bearer {token}")
+        });
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream{more}{authorization}"
+        );
+        request(addr, &head, &message.to_string())
+    }
+
+    /// The JSON-RPC answer in a body: its one JSON line, in an event or a chunk of a chunked body.
+    fn answer(body: &str) -> Value {
+        let line = body
+            .lines()
+            .map(|line| line.strip_prefix("data: ").unwrap_or(line))
+            .find(|line| line.starts_with('{'))
+            .unwrap_or(body);
+        serde_json::from_str(line).unwrap_or_else(|error| panic!("not JSON ({error}): {body}"))
+    }
+
+    /// `whoami` called with 2026-07-28 (no session), signed in with `token` if any.
+    fn whoami(addr: &str, token: Option<&str>) -> (u16, String) {
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "whoami", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }}});
+        let more =
+            "\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: whoami";
+        let (status, _, body) = post(addr, token, more, &call);
+        (status, body)
+    }
+
+    /// `whoami` in a 2025-11-25 session: initialize, initialized, the call.
+    fn whoami_in_a_session(addr: &str, token: &str) -> Value {
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}}});
+        let (status, head, body) = post(addr, Some(token), "", &initialize);
+        assert_eq!(status, 200, "{body}");
+        let session = head
+            .lines()
+            .find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.eq_ignore_ascii_case("mcp-session-id")
+                    .then(|| value.trim().to_owned())
+            })
+            .unwrap_or_else(|| panic!("no session in {head}"));
+        let more = format!("\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25");
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let (status, _, _) = post(addr, Some(token), &more, &initialized);
+        assert!((200..300).contains(&status));
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "whoami", "arguments": {}}});
+        let (status, _, body) = post(addr, Some(token), &more, &call);
+        assert_eq!(status, 200, "{body}");
+        answer(&body)
+    }
+
+    #[test]
+    fn axum_app_serves_mcp_beside_its_routes_behind_its_own_auth() {
+        let mut child = Command::new(super::example("axum_app"))
+            .env("TOOLNEXUS_ADDR", "127.0.0.1:0")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("axum_app starts");
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let app = App(child);
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+
+        let (status, _, body) = request(addr, "GET /health HTTP/1.1", "");
+        assert_eq!((status, body.as_str()), (200, "ok"));
+        let (status, _, body) = request(
+            addr,
+            "GET /me HTTP/1.1\r\nAuthorization: Bearer bob-token",
+            "",
+        );
+        assert_eq!((status, body.as_str()), (200, "bob"));
+        assert_eq!(request(addr, "GET /me HTTP/1.1", "").0, 401);
+        assert_eq!(whoami(addr, None).0, 401);
+        assert_eq!(whoami(addr, Some("mallory-token")).0, 401);
+        for (token, said) in [
+            ("alice-token", "you are alice"),
+            ("bob-token", "you are bob"),
+        ] {
+            let (status, body) = whoami(addr, Some(token));
+            assert_eq!(status, 200, "{body}");
+            assert_eq!(
+                answer(&body)["result"]["content"][0]["text"],
+                said,
+                "{body}"
+            );
+            let in_session = whoami_in_a_session(addr, token);
+            assert_eq!(
+                in_session["result"]["content"][0]["text"], said,
+                "{in_session}"
+            );
+        }
+        drop(app);
+    }
+}

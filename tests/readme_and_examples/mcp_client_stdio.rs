@@ -1,0 +1,138 @@
+//! `McpTools` in front of this repository's `examples/mcp_server` over stdio, on 2026-07-28
+//! and on the 2025-* revisions: approve, decline and form input cross the boundary, and
+//! `examples/mcp_agent` runs its loop with a remote approval. Runs both examples as `cargo test`
+//! built them (`examples.rs` says how to build them for a run of this binary alone).
+#![cfg(feature = "mcp-client")]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::json;
+use toolnexus::mcp::McpTools;
+use toolnexus::{Answer, Reason, Request, ToolContext, Toolkit};
+
+/// The built example `name` (`mcp_server`, `mcp_agent`), as `cargo test` built it for
+/// `examples.rs` (with every feature: `cargo test --workspace --all-features`).
+fn example(name: &str) -> PathBuf {
+    crate::examples::example(name)
+}
+
+fn answer(ok: bool, data: Option<serde_json::Value>) -> Answer {
+    Answer {
+        id: String::new(),
+        ok,
+        data: data.and_then(|data| data.as_object().cloned()),
+        reason: (!ok).then_some(Reason::Declined),
+    }
+}
+
+#[tokio::test]
+async fn the_loop_rule_runs_through_our_stdio_server_on_every_revision() {
+    let server = example("mcp_server").display().to_string();
+    for revision in [None, Some("2025-11-25"), Some("2025-06-18")] {
+        let mut builder = McpTools::command(&server, Vec::<String>::new());
+        if let Some(revision) = revision {
+            builder = builder.protocol_version(revision);
+        }
+        // A 2025-* server asks during the call, through the handler; a 2026-07-28 one
+        // suspends the call, and `Toolkit::call`'s `wait_for` answers.
+        let scripted = std::sync::Mutex::new(vec![
+            answer(true, Some(json!({"env": "production"}))),
+            answer(false, None),
+            answer(true, None),
+        ]);
+        let remote = builder
+            .connect()
+            .await
+            .expect("the example server starts")
+            .on_elicitation(move |request: Request| {
+                let next = scripted.lock().unwrap().pop().expect("a scripted answer");
+                std::future::ready(Answer {
+                    id: request.id,
+                    ..next
+                })
+            });
+        let expected_revision = revision.unwrap_or("2026-07-28");
+        assert_eq!(
+            remote.protocol_version().await.as_deref(),
+            Some(expected_revision)
+        );
+        let toolkit = Toolkit::new().with_all(remote.tools());
+        let reply = |ok, data| {
+            move |request: Request| {
+                std::future::ready(Answer {
+                    id: request.id,
+                    ..answer(ok, data)
+                })
+            }
+        };
+
+        let approved = toolkit
+            .call("delete_note", json!({"id": 4}), reply(true, None))
+            .await;
+        assert_eq!(approved.output, "deleted note 4", "{expected_revision}");
+        let declined = toolkit
+            .call("delete_note", json!({"id": 5}), reply(false, None))
+            .await;
+        assert!(declined.is_error, "{expected_revision}");
+        assert!(
+            declined.output.starts_with("declined/expired: "),
+            "{expected_revision}: {}",
+            declined.output
+        );
+        let form = toolkit
+            .call(
+                "pick_environment",
+                json!({}),
+                reply(true, Some(json!({"env": "production"}))),
+            )
+            .await;
+        assert_eq!(
+            form.output, "deploying to production",
+            "{expected_revision}"
+        );
+
+        let stats = toolkit
+            .execute("note_stats", json!({}), &ToolContext::default())
+            .await;
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&stats.output).unwrap(),
+            json!({"notes": 3, "words": 120})
+        );
+        let shot = toolkit
+            .execute("screenshot", json!({}), &ToolContext::default())
+            .await;
+        assert_eq!(shot.parts.len(), 1, "{expected_revision}");
+    }
+}
+
+#[test]
+fn the_mcp_agent_example_answers_a_remote_approval_in_its_loop() {
+    let output = Command::new(example("mcp_agent"))
+        .output()
+        .expect("the example runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // However many tools the example server has, the agent read them all.
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line.starts_with("notes: ") && line.ends_with(" tools")),
+        "{stdout}"
+    );
+    for line in [
+        "  > notes_get_weather {\"city\":\"Paris\"} => Paris: 18°C, dry",
+        "  > word_count {\"text\":\"buy milk and eggs\"} => 4",
+        "  ~ asked (input): Delete note 3?",
+        "  > notes_delete_note {\"id\":3} => deleted note 3",
+    ] {
+        assert!(
+            stdout.lines().any(|seen| seen == line),
+            "missing {line:?} in\n{stdout}"
+        );
+    }
+}

@@ -1,0 +1,25 @@
+//! The MCP server: rmcp's own client over an in-process pipe, stdio and streamable HTTP, every
+//! protocol revision, suspensions and answers, the caller, the production defaults. The HTTP
+//! suites in `http/` run twice, with a [`Mount`](common::mcp_raw::Mount) each: served by
+//! `HttpServer` (`turnkey`) and by `HttpService` mounted in an axum `Router` (`mounted`).
+#![allow(
+    clippy::duplicate_mod,
+    reason = "each HTTP suite is compiled twice on purpose, once for each `Mount`"
+)]
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod mcp;
+mod mcp_answers;
+mod mcp_asking;
+mod mcp_caller;
+mod mcp_defaults;
+mod mcp_load_balancer;
+mod mcp_parity;
+mod mcp_revisions;
+mod mcp_stdio;
+#[cfg(feature = "mcp-http")]
+mod mounted;
+#[cfg(feature = "mcp-http")]
+mod turnkey;

@@ -1,6 +1,0 @@
-//! `tests/mcp_http_revisions.rs` again, against `HttpService` mounted at `/mcp` in an axum `Router`
-//! (`common/mcp_raw.rs` serves so for a test binary whose name ends in `_mounted`).
-#![cfg(feature = "mcp-http")]
-
-#[path = "mcp_http_revisions.rs"]
-mod suite;

@@ -1,0 +1,8 @@
+//! The `tracing` feature's spans: a test binary of its own, since `fields.rs` installs the
+//! process's global subscriber.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod fields;
+mod otel;

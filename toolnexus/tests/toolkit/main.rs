@@ -1,0 +1,12 @@
+//! The toolkit: registration, `execute`/`execute_json` and their panic guard, `#[tool]` tools
+//! through a toolkit, `run_calls`, the §10 loop rule, deadlines and cancellation, progress.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod deadlines;
+mod loop_rule;
+mod progress;
+mod run_calls;
+mod toolkit;
+mod toolkit_of_macro_tools;
