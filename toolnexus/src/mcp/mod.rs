@@ -28,7 +28,8 @@
 //!   else, approvals included, a form with the prompt and no fields. The answer becomes the
 //!   [`Answer`](crate::Answer) and SPEC §10's loop rule applies, as in
 //!   [`Toolkit::call_with`](crate::Toolkit::call_with). A client that cannot be asked (no `elicitation` capability, or
-//!   not the mode needed) gets an `isError` result whose text carries the prompt and, when
+//!   not the mode needed) gets an `isError` result that says so: ``needs approval, which this client cannot ask
+//!   for: <prompt>`` (``needs <kind> input, …`` for other kinds) and, when
 //!   there is one, the url on the next line.
 //! - [`ToolContext::report_progress`](crate::ToolContext::report_progress) sends
 //!   `notifications/progress` for the request's `progressToken`, before the result.

@@ -135,7 +135,15 @@ async fn tools_call_goes_through_execute() {
         ("boom", json!({})),
     ];
     for (name, arguments) in cases {
-        let direct = toolkit.execute(name, arguments.clone(), &ctx).await;
+        let mut direct = toolkit.execute(name, arguments.clone(), &ctx).await;
+        if let Some(request) = direct.pending() {
+            // SPEC §8C: this client cannot be asked, and the text says so.
+            let needed = format!(
+                "needs {} input, which this client cannot ask for: ",
+                request.kind
+            );
+            direct.output.insert_str(0, &needed);
+        }
         let served = call(&client, name, Some(arguments)).await;
         assert_eq!(wire(&served), direct.to_mcp(), "{name}");
     }
@@ -202,13 +210,14 @@ async fn images_and_files_are_mcp_content() {
 }
 
 #[tokio::test]
-async fn a_suspension_is_an_error_with_prompt_and_url() {
+async fn a_suspension_the_client_cannot_answer_says_so_with_prompt_and_url() {
     let client = connect(toolkit()).await;
     let deploy = call(&client, "deploy", None).await;
     assert_eq!(deploy.is_error, Some(true));
     assert_eq!(
         text(&deploy),
-        "Sign in to deploy\nhttps://auth.example.com/login"
+        "needs authorization input, which this client cannot ask for: Sign in to deploy\n\
+         https://auth.example.com/login"
     );
     client.cancel().await.unwrap();
 }

@@ -195,7 +195,8 @@ async fn a_declined_or_cancelled_approval_never_runs_the_tool() {
 #[tokio::test]
 async fn a_login_is_a_url_elicitation() {
     let login_result = (
-        "Authorization required to continue\nhttps://auth.example.com/login",
+        "needs authorization input, which this client cannot ask for: \
+         Authorization required to continue\nhttps://auth.example.com/login",
         Some(true),
     );
     // 2025-06-18 has no URL mode: its client gets today's result.
@@ -275,7 +276,7 @@ async fn a_tool_that_suspends_twice_is_unresolved() {
 }
 
 #[tokio::test]
-async fn a_client_that_cannot_be_asked_gets_todays_result() {
+async fn a_client_that_cannot_be_asked_is_told_so() {
     for (revision, over) in cases(REVISIONS) {
         let (client, script, log) = connect(&revision, Modes::None, over).await;
         let (toolkit, _) = asking_tools();
@@ -289,18 +290,28 @@ async fn a_client_that_cannot_be_asked_gets_todays_result() {
         let result = call(&client, "delete_note", json!({"id": 1})).await;
         assert_eq!(
             text(&result),
-            ("Delete note 1?", Some(true)),
+            (
+                "needs approval, which this client cannot ask for: Delete note 1?",
+                Some(true)
+            ),
             "{revision} over {over:?}"
         );
-        let wire = serde_json::to_value(&result).unwrap();
-        assert_eq!(wire["content"], direct.to_mcp()["content"]);
+        // In process the suspension is as it was (SPEC §10); only its text over MCP says more.
+        assert_eq!(direct.output, "Delete note 1?");
+        assert!(direct.is_pending());
         assert!(script.asked().is_empty());
         finish(client, &revision, &log).await;
     }
     // 2025-03-26 had no elicitation: a client claiming it is not asked either.
     let (client, script, log) = connect(&REVISIONS[0], Modes::Both, Transport::Pipe).await;
     let result = call(&client, "delete_note", json!({"id": 1})).await;
-    assert_eq!(text(&result), ("Delete note 1?", Some(true)));
+    assert_eq!(
+        text(&result),
+        (
+            "needs approval, which this client cannot ask for: Delete note 1?",
+            Some(true)
+        )
+    );
     assert!(script.asked().is_empty());
     finish(client, &REVISIONS[0], &log).await;
 }

@@ -507,7 +507,9 @@ async fn the_loop_rule_runs_through_the_server() {
         if revision == Some("2025-06-18") {
             // No URL mode before 2025-11-25: the login is not asked, and says so.
             assert_eq!(
-                login.output, "Sign in to the mailbox\nhttps://login.example.com/authorize",
+                login.output,
+                "needs authorization input, which this client cannot ask for: \
+                 Sign in to the mailbox\nhttps://login.example.com/authorize",
                 "{case}"
             );
         } else {

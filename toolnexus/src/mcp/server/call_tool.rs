@@ -131,11 +131,11 @@ impl McpServer {
         // the client could be asked at all; other calls cost what they always did.
         let kept = (modes.form || modes.url).then(|| args.clone());
         let first = self.run(name, args, &ctx, context).await;
-        let (Some(args), Some(request)) = (kept, first.pending()) else {
+        let Some(request) = first.pending() else {
             return Outcome::Done(first);
         };
-        let Some(elicitation) = suspend::elicitation(&request, modes) else {
-            return Outcome::Done(first);
+        let (Some(args), Some(elicitation)) = (kept, suspend::elicitation(&request, modes)) else {
+            return Outcome::Done(unanswerable(first, &request));
         };
         if at_least(ProtocolVersion::V_2026_07_28) {
             let question = self
@@ -157,8 +157,8 @@ impl McpServer {
                         .await,
                 )
             }
-            // The client could not be asked after all: the suspension as it is.
-            None => Outcome::Done(first),
+            // The client could not be asked after all.
+            None => Outcome::Done(unanswerable(first, &request)),
         }
     }
 
@@ -306,6 +306,26 @@ async fn unless_cancelled<T>(
         work.as_mut().poll(cx).map(Some)
     })
     .await
+}
+
+/// A suspension for a client that cannot put it to its human (SPEC §8C): its text says what
+/// is needed and that this client cannot ask for it, so neither the model nor the person
+/// mistakes it for the tool's failure; the url follows on its own line. The result stays a
+/// suspension (`metadata.pending`), so a client that reads it can still act on it.
+fn unanswerable(mut result: ToolResult, request: &Request) -> ToolResult {
+    let needed = match request.kind.as_str() {
+        "approval" => "approval".to_owned(),
+        kind => format!("{kind} input"),
+    };
+    result.output = format!(
+        "needs {needed}, which this client cannot ask for: {}",
+        request.prompt
+    );
+    if let Some(url) = &request.url {
+        result.output.push('\n');
+        result.output.push_str(url);
+    }
+    result
 }
 
 #[cfg(test)]

@@ -193,11 +193,12 @@ async fn the_body_limit_counts_what_was_sent_not_what_screening_made_of_it() {
     // Arguments that are not an object travel on as their text, escaped: 40 KB of `\"` become
     // 80 KB, which a second limit behind screening (rmcp's) refused with its own 413.
     let cap = 64 * 1024;
-    let running = start(
-        toolkit(),
-        HttpOptions::new().stateless(true).max_body_bytes(cap),
-    )
-    .await;
+    let running = MOUNT
+        .start(
+            toolkit(),
+            HttpOptions::new().stateless(true).max_body_bytes(cap),
+        )
+        .await;
     let client = Client::new(&running);
     let arguments = format!(r#""{}""#, r#"\""#.repeat(20_000));
     let reply = client.call(1, "add", &arguments).await;

@@ -174,7 +174,13 @@ async fn asking_over_http(stateless: bool) {
         .await
         .expect("answered, not stuck")
         .unwrap();
-        assert_eq!(text(&asked), ("Delete note 3?", Some(true)));
+        assert_eq!(
+            text(&asked),
+            (
+                "needs approval, which this client cannot ask for: Delete note 3?",
+                Some(true)
+            )
+        );
         assert!(script.asked().is_empty());
         client.cancel().await.unwrap();
         check_log(&revision, &log);
