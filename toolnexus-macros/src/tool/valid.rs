@@ -221,7 +221,7 @@ fn check_signature(tool: &ToolFn, place: Place, errors: &mut Errors) {
             );
         }
     }
-    if let Some(unsafety) = &sig.unsafety {
+    if let syn::Safety::Unsafe(unsafety) = &sig.safety {
         errors.spanned(unsafety, "`#[tool]` cannot be used on an `unsafe fn`");
     }
     if let Some(variadic) = &sig.variadic {
@@ -236,11 +236,18 @@ fn check_signature(tool: &ToolFn, place: Place, errors: &mut Errors) {
             &sig.ident,
             "a `#[tool]` method inside `#[toolbox]` needs a `&self` receiver",
         ),
-        (Place::Toolbox, Some(receiver)) if receiver.mutability.is_some() => errors.spanned(
+        (Place::Toolbox, Some(receiver))
+            if receiver.mutability.is_some()
+                || matches!(receiver.kind, syn::ReceiverKind::Reference(_, _, Some(_))) =>
+        {
+            errors.spanned(
             receiver,
             "a `#[tool]` method cannot take `&mut self`: tools run concurrently; use `&self` with interior mutability (a `Mutex`, an atomic)",
-        ),
-        (Place::Toolbox, Some(receiver)) if receiver.reference.is_none() || receiver.colon_token.is_some() => {
+            )
+        }
+        (Place::Toolbox, Some(receiver))
+            if !matches!(receiver.kind, syn::ReceiverKind::Reference(..)) =>
+        {
             errors.spanned(
                 receiver,
                 "a `#[tool]` method must take `&self`: the toolbox shares one instance between its tools",

@@ -76,7 +76,7 @@ pub fn toolbox(args: TokenStream, input: TokenStream) -> TokenStream {
     };
     let mut errors = Errors::default();
     let krate = super::attr::parse_toolbox_args(args, &mut errors);
-    if let Some((_, path, _)) = &item.trait_ {
+    if let Some((path, _)) = &item.trait_ {
         errors.spanned(
             path,
             "`#[toolbox]` goes on an inherent `impl` block, not a trait impl",
