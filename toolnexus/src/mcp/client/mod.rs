@@ -5,6 +5,7 @@ mod child;
 mod config;
 mod convert;
 mod handler;
+mod oauth;
 mod remote;
 
 use std::collections::{BTreeMap, HashMap};
@@ -24,6 +25,7 @@ use crate::tool::future::BoxFuture;
 use crate::tool::{Tool, sanitize};
 
 pub use builder::{HttpBuilder, StdioBuilder};
+pub use oauth::{CallbackListener, FileTokenStore, MemoryTokenStore, OAuthClient, TokenStore};
 use child::{ChildTransport, Fault};
 use config::{Endpoint, expand_env, http_config};
 use handler::Handler;
@@ -57,16 +59,26 @@ const MAX_SUSPENDED: usize = 1024;
 /// );
 /// # });
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct McpClientError {
     message: String,
+    sign_in: Option<Box<Request>>,
 }
 
 impl McpClientError {
     fn new(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
+            sign_in: None,
         }
+    }
+
+    /// The login the server asks for, when that is why it could not be connected to (an
+    /// [`OAuthClient`] was given and no token it holds is accepted): kind `"authorization"`,
+    /// the authorization URL as `url`. Show it to the person, then hand the answer to
+    /// [`OAuthClient::sign_in`] and connect again.
+    pub fn pending(&self) -> Option<&Request> {
+        self.sign_in.as_deref()
     }
 }
 
@@ -187,6 +199,7 @@ impl McpTools {
             url: url.into(),
             headers: BTreeMap::new(),
             revision: None,
+            oauth: None,
         }
     }
 
@@ -205,7 +218,7 @@ impl McpTools {
             .map_err(|message| McpClientError::new(format!("{shown}: {message}")))?;
         let mut connected = Vec::with_capacity(servers.len());
         for (name, endpoint) in servers {
-            connected.push(Self::start(name, expand_env(endpoint), None).await?);
+            connected.push(Self::start(name, expand_env(endpoint), None, None).await?);
         }
         Ok(connected)
     }
@@ -214,6 +227,7 @@ impl McpTools {
         name: String,
         endpoint: Endpoint,
         revision: Option<String>,
+        oauth: Option<OAuthClient>,
     ) -> Result<Self, McpClientError> {
         let revision = match revision {
             None => None,
@@ -233,6 +247,7 @@ impl McpTools {
             name,
             endpoint,
             revision,
+            oauth,
             link: tokio::sync::Mutex::new(Link::default()),
             defs: RwLock::new(Arc::from([])),
             elicit: RwLock::new(None),
@@ -240,7 +255,13 @@ impl McpTools {
             suspended: Mutex::default(),
             call_timeout: RwLock::new(DEFAULT_CALL_TIMEOUT),
         });
-        shared.peer().await.map_err(McpClientError::new)?;
+        shared
+            .peer()
+            .await
+            .map_err(|unconnected| McpClientError {
+                message: unconnected.why,
+                sign_in: unconnected.sign_in.map(Box::new),
+            })?;
         Ok(Self { shared })
     }
 
@@ -323,6 +344,8 @@ pub(crate) struct Shared {
     endpoint: Endpoint,
     /// The one revision to speak, when pinned.
     revision: Option<ProtocolVersion>,
+    /// Signs in when an HTTP server asks (`HttpBuilder::oauth`).
+    oauth: Option<OAuthClient>,
     link: tokio::sync::Mutex<Link>,
     defs: RwLock<Arc<[Arc<RemoteDef>]>>,
     elicit: RwLock<Option<Elicit>>,
@@ -346,9 +369,22 @@ struct Running {
     fault: Fault,
 }
 
+/// Why there is no connection, and the login that would make one (when the server asked
+/// for a sign-in an [`OAuthClient`] can start).
+pub(crate) struct Unconnected {
+    pub(crate) why: String,
+    pub(crate) sign_in: Option<Request>,
+}
+
+impl From<String> for Unconnected {
+    fn from(why: String) -> Self {
+        Self { why, sign_in: None }
+    }
+}
+
 impl Shared {
     /// The live connection's peer, connecting (again) first if there is none.
-    async fn peer(self: &Arc<Self>) -> Result<(Peer<RoleClient>, Fault), String> {
+    async fn peer(self: &Arc<Self>) -> Result<(Peer<RoleClient>, Fault), Unconnected> {
         let mut link = self.link.lock().await;
         if let Some(running) = &link.running {
             if !running.service.is_closed() && !running.service.peer().is_transport_closed() {
@@ -375,9 +411,14 @@ impl Shared {
                 link.running = Some(running);
                 Ok((peer, fault))
             }
-            Err(why) => {
+            // A login to make is not a failure to back off from.
+            Err(Unconnected { sign_in: Some(login), why }) => Err(Unconnected {
+                why: format!("MCP server `{}` {why}", self.name),
+                sign_in: Some(login),
+            }),
+            Err(Unconnected { why, sign_in: None }) => {
                 link.failures = link.failures.saturating_add(1);
-                Err(format!("MCP server `{}` {why}", self.name))
+                Err(format!("MCP server `{}` {why}", self.name).into())
             }
         }
     }
@@ -395,7 +436,32 @@ impl Shared {
         }
     }
 
-    async fn connect(self: &Arc<Self>) -> Result<(Running, Vec<RemoteDef>), String> {
+    /// Drops the connection (after a sign-in), so the next call connects with the new token.
+    async fn forget(&self) {
+        self.link.lock().await.running = None;
+    }
+
+    /// The login `challenge` (a `WWW-Authenticate` header) asks for, when this server signs
+    /// in with OAuth; else `why` as it is.
+    async fn sign_in(&self, challenge: Option<&str>, why: String) -> Unconnected {
+        let (Some(oauth), Some(challenge), Endpoint::Http { url, .. }) =
+            (&self.oauth, challenge, &self.endpoint)
+        else {
+            return why.into();
+        };
+        match oauth.begin(&self.name, url, challenge).await {
+            Ok(login) => Unconnected {
+                why: format!(
+                    "needs a sign-in: {}",
+                    login.url.as_deref().unwrap_or_default()
+                ),
+                sign_in: Some(login),
+            },
+            Err(failed) => failed.into(),
+        }
+    }
+
+    async fn connect(self: &Arc<Self>) -> Result<(Running, Vec<RemoteDef>), Unconnected> {
         let fault = Fault::default();
         let handler = Handler {
             shared: Arc::downgrade(self),
@@ -421,23 +487,38 @@ impl Shared {
                 handler.serve_with_lifecycle(transport, lifecycle).await
             }
             Endpoint::Http { url, headers } => {
-                let transport =
-                    StreamableHttpClientTransport::from_config(http_config(url, headers)?);
-                handler.serve_with_lifecycle(transport, lifecycle).await
+                let config = http_config(url, headers)?;
+                match &self.oauth {
+                    None => {
+                        let transport = StreamableHttpClientTransport::from_config(config);
+                        handler.serve_with_lifecycle(transport, lifecycle).await
+                    }
+                    Some(oauth) => {
+                        let client = oauth.client(url).await?;
+                        let transport = StreamableHttpClientTransport::with_client(client, config);
+                        handler.serve_with_lifecycle(transport, lifecycle).await
+                    }
+                }
             }
         };
-        let service = service.map_err(|error| {
-            let fault = fault.lock().unwrap_or_else(|p| p.into_inner()).clone();
-            format!(
-                "could not be initialized: {}",
-                fault.unwrap_or_else(|| error.to_string())
-            )
-        })?;
-        let listed = service
-            .peer()
-            .list_all_tools()
-            .await
-            .map_err(|error| format!("did not list its tools: {error}"))?;
+        let service = match service {
+            Ok(service) => service,
+            Err(error) => {
+                let fault = fault.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                let why = format!(
+                    "could not be initialized: {}",
+                    fault.unwrap_or_else(|| error.to_string())
+                );
+                return Err(self.sign_in(error.auth_challenge(), why).await);
+            }
+        };
+        let listed = match service.peer().list_all_tools().await {
+            Ok(listed) => listed,
+            Err(error) => {
+                let why = format!("did not list its tools: {error}");
+                return Err(self.sign_in(error.auth_challenge(), why).await);
+            }
+        };
         let defs = listed.iter().map(RemoteDef::of).collect();
         Ok((Running { service, fault }, defs))
     }
