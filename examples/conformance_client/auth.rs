@@ -42,7 +42,10 @@ pub async fn run(scenario: &str, server_url: &str) -> Result<(), Box<dyn Error>>
                 let login = error.pending().ok_or_else(|| error.to_string())?;
                 logins += 1;
                 if logins > MAX_LOGINS {
-                    return Err(format!("{scenario}: still asked to sign in after {MAX_LOGINS} logins").into());
+                    return Err(format!(
+                        "{scenario}: still asked to sign in after {MAX_LOGINS} logins"
+                    )
+                    .into());
                 }
                 oauth.sign_in(&authorize(login.clone()).await).await?;
             }
@@ -76,7 +79,9 @@ async fn authorize(login: Request) -> Answer {
 /// The `Location` a plain-HTTP GET of `url` answers with (redirects not followed).
 async fn redirect_of(url: &str) -> Result<String, Box<dyn Error>> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let rest = url.strip_prefix("http://").ok_or("the authorization URL is not http://")?;
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or("the authorization URL is not http://")?;
     let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let path = if path.is_empty() { "/" } else { path };
     let mut stream = tokio::net::TcpStream::connect(authority).await?;
@@ -89,7 +94,14 @@ async fn redirect_of(url: &str) -> Result<String, Box<dyn Error>> {
     head.lines()
         .find_map(|line| {
             let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("location").then(|| value.trim().to_owned())
+            name.eq_ignore_ascii_case("location")
+                .then(|| value.trim().to_owned())
         })
-        .ok_or_else(|| format!("the authorization URL answered without a redirect: {}", head.lines().next().unwrap_or_default()).into())
+        .ok_or_else(|| {
+            format!(
+                "the authorization URL answered without a redirect: {}",
+                head.lines().next().unwrap_or_default()
+            )
+            .into()
+        })
 }

@@ -3,4 +3,6 @@
 
 mod mcp_client;
 mod mcp_client_faults;
+mod mcp_client_oauth;
 mod mcp_client_real_schemas;
+mod oauth_server;

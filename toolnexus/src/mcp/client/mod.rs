@@ -25,10 +25,10 @@ use crate::tool::future::BoxFuture;
 use crate::tool::{Tool, sanitize};
 
 pub use builder::{HttpBuilder, StdioBuilder};
-pub use oauth::{CallbackListener, FileTokenStore, MemoryTokenStore, OAuthClient, TokenStore};
 use child::{ChildTransport, Fault};
 use config::{Endpoint, expand_env, http_config};
 use handler::Handler;
+pub use oauth::{CallbackListener, FileTokenStore, MemoryTokenStore, OAuthClient, TokenStore};
 use remote::{RemoteDef, RemoteTool};
 
 /// How long a remote call may take when neither the caller ([`ToolContext::timeout`]) nor
@@ -255,13 +255,10 @@ impl McpTools {
             suspended: Mutex::default(),
             call_timeout: RwLock::new(DEFAULT_CALL_TIMEOUT),
         });
-        shared
-            .peer()
-            .await
-            .map_err(|unconnected| McpClientError {
-                message: unconnected.why,
-                sign_in: unconnected.sign_in.map(Box::new),
-            })?;
+        shared.peer().await.map_err(|unconnected| McpClientError {
+            message: unconnected.why,
+            sign_in: unconnected.sign_in.map(Box::new),
+        })?;
         Ok(Self { shared })
     }
 
@@ -412,7 +409,10 @@ impl Shared {
                 Ok((peer, fault))
             }
             // A login to make is not a failure to back off from.
-            Err(Unconnected { sign_in: Some(login), why }) => Err(Unconnected {
+            Err(Unconnected {
+                sign_in: Some(login),
+                why,
+            }) => Err(Unconnected {
                 why: format!("MCP server `{}` {why}", self.name),
                 sign_in: Some(login),
             }),

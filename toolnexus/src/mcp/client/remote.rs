@@ -10,8 +10,8 @@ use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
-use super::{Shared, Unconnected};
 use super::convert::{elicit_result, request_of, tool_result};
+use super::{Shared, Unconnected};
 use crate::decode::Shape;
 use crate::result::ToolResult;
 use crate::result::suspend::{Request, pending};

@@ -48,7 +48,9 @@ pub struct CallbackListener {
 impl OAuthClient {
     /// Listens on `addr` (e.g. `127.0.0.1:0`, any free port) for the redirect at
     /// `/callback`.
-    pub async fn callback_listener(addr: impl tokio::net::ToSocketAddrs) -> io::Result<CallbackListener> {
+    pub async fn callback_listener(
+        addr: impl tokio::net::ToSocketAddrs,
+    ) -> io::Result<CallbackListener> {
         let listener = TcpListener::bind(addr).await?;
         let bound: SocketAddr = listener.local_addr()?;
         Ok(CallbackListener {

@@ -9,16 +9,16 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::transport::AuthClient;
 use rmcp::transport::auth::{
-    AuthorizationCallback, AuthorizationManager, AuthorizationRequest,
-    AuthorizationSession, CredentialStore, WWWAuthenticateParams,
+    AuthorizationCallback, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+    CredentialStore, WWWAuthenticateParams,
 };
 
 use super::McpClientError;
 use crate::result::suspend::{Answer, Request};
 
 pub use listener::CallbackListener;
-pub use store::{FileTokenStore, MemoryTokenStore, TokenStore};
 use store::Entry;
+pub use store::{FileTokenStore, MemoryTokenStore, TokenStore};
 
 /// The HTTP client a signed-in connection sends its requests through.
 pub(crate) type SignedClient = AuthClient<reqwest::Client>;
@@ -243,7 +243,8 @@ impl OAuthClient {
         let mut request = AuthorizationRequest::new(&self.config.redirect_uri)
             .with_challenge(challenge)
             .with_initial_scope_selection();
-        let params = WWWAuthenticateParams::parse(challenge, &reqwest::Url::parse(resource).map_err(plain)?);
+        let params =
+            WWWAuthenticateParams::parse(challenge, &reqwest::Url::parse(resource).map_err(plain)?);
         if params.is_insufficient_scope() {
             // Step-up: what was granted, and what the challenge asks for besides.
             request = request.with_scopes(self.step_up_scopes(resource, params.scope.as_deref()));
@@ -381,7 +382,9 @@ fn redirect_of(answer: &Answer) -> Result<AuthorizationCallback, String> {
     };
     let redirect = reqwest::Url::parse(&url).map_err(|_| "the redirect is not a URL".to_owned())?;
     if let Some((_, error)) = redirect.query_pairs().find(|(key, _)| key == "error") {
-        return Err(format!("the authorization server refused the sign-in: {error}"));
+        return Err(format!(
+            "the authorization server refused the sign-in: {error}"
+        ));
     }
     AuthorizationCallback::from_redirect_url(&url)
         .map_err(|_| "the redirect carries no `code` and `state`".to_owned())

@@ -128,10 +128,7 @@ impl FileTokenStore {
             let mut file = options.open(&fresh)?;
             // `mode` applies only to a file it creates: a leftover one is narrowed too.
             #[cfg(unix)]
-            std::fs::set_permissions(
-                &fresh,
-                std::os::unix::fs::PermissionsExt::from_mode(0o600),
-            )?;
+            std::fs::set_permissions(&fresh, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
             file.write_all(text.as_bytes())?;
             file.sync_all()
         })();
@@ -212,9 +209,7 @@ impl CredentialStore for Entry {
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
         let text = serde_json::to_string(&credentials).map_err(store_error)?;
-        self.store
-            .save(&self.resource, &text)
-            .map_err(store_error)
+        self.store.save(&self.resource, &text).map_err(store_error)
     }
 
     async fn clear(&self) -> Result<(), AuthError> {
