@@ -12,7 +12,7 @@ mod auth;
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let server_url = std::env::args()
-        .last()
+        .next_back()
         .ok_or("the server's URL is the last argument")?;
     if scenario.starts_with("auth/") {
         return auth::run(&scenario, &server_url).await;

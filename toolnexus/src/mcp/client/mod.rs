@@ -4,6 +4,7 @@ mod builder;
 mod child;
 mod config;
 mod convert;
+mod error;
 mod handler;
 mod oauth;
 mod remote;
@@ -27,6 +28,8 @@ use crate::tool::{Tool, sanitize};
 pub use builder::{HttpBuilder, StdioBuilder};
 use child::{ChildTransport, Fault};
 use config::{Endpoint, expand_env, http_config};
+pub use error::McpClientError;
+pub(crate) use error::Unconnected;
 use handler::Handler;
 pub use oauth::{CallbackListener, FileTokenStore, MemoryTokenStore, OAuthClient, TokenStore};
 use remote::{RemoteDef, RemoteTool};
@@ -42,53 +45,6 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 /// Suspended 2026-07-28 calls remembered for their retry; the oldest is forgotten past this.
 const MAX_SUSPENDED: usize = 1024;
-
-/// What went wrong connecting to a server or reading an `mcp.json`. The message names the
-/// server (and, for a config file, the file and the field).
-///
-/// ```
-/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// let dir = std::env::temp_dir().join(format!("mcp-config-doc-{}", std::process::id()));
-/// std::fs::create_dir_all(&dir).unwrap();
-/// let path = dir.join("mcp.json");
-/// std::fs::write(&path, r#"{"mcpServers": {"files": {"args": ["-y"]}}}"#).unwrap();
-/// let error = toolnexus::mcp::McpTools::from_config(&path).await.unwrap_err();
-/// assert_eq!(
-///     error.to_string(),
-///     format!("{}: server `files`: needs `command` (a stdio server) or `url` (an HTTP server)", path.display())
-/// );
-/// # });
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-pub struct McpClientError {
-    message: String,
-    sign_in: Option<Box<Request>>,
-}
-
-impl McpClientError {
-    fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-            sign_in: None,
-        }
-    }
-
-    /// The login the server asks for, when that is why it could not be connected to (an
-    /// [`OAuthClient`] was given and no token it holds is accepted): kind `"authorization"`,
-    /// the authorization URL as `url`. Show it to the person, then hand the answer to
-    /// [`OAuthClient::sign_in`] and connect again.
-    pub fn pending(&self) -> Option<&Request> {
-        self.sign_in.as_deref()
-    }
-}
-
-impl fmt::Display for McpClientError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for McpClientError {}
 
 /// A handler for the questions a 2025-06-18 or 2025-11-25 server asks during a call
 /// (`elicitation/create`), as a §10 [`Request`]: a form is kind `"input"` with the requested
@@ -255,10 +211,7 @@ impl McpTools {
             suspended: Mutex::default(),
             call_timeout: RwLock::new(DEFAULT_CALL_TIMEOUT),
         });
-        shared.peer().await.map_err(|unconnected| McpClientError {
-            message: unconnected.why,
-            sign_in: unconnected.sign_in.map(Box::new),
-        })?;
+        shared.peer().await?;
         Ok(Self { shared })
     }
 
@@ -364,19 +317,6 @@ struct Link {
 struct Running {
     service: RunningService<RoleClient, Handler>,
     fault: Fault,
-}
-
-/// Why there is no connection, and the login that would make one (when the server asked
-/// for a sign-in an [`OAuthClient`] can start).
-pub(crate) struct Unconnected {
-    pub(crate) why: String,
-    pub(crate) sign_in: Option<Request>,
-}
-
-impl From<String> for Unconnected {
-    fn from(why: String) -> Self {
-        Self { why, sign_in: None }
-    }
 }
 
 impl Shared {
