@@ -326,3 +326,31 @@ fn the_limits_table_is_the_defaults() {
     let line = between(&readme, "also for a line over `MAX_LINE_BYTES`, ", ",");
     assert_eq!(bytes(line), toolnexus::mcp::MAX_LINE_BYTES);
 }
+
+/// "Signing in to remote servers": the `auth/*` scenarios it says do not pass are exactly the
+/// expected failures `scripts/mcp-conformance-auth.sh` gives the suite, and their count is
+/// the one the README subtracts from the suite's 33.
+#[test]
+fn the_sign_in_section_names_the_expected_auth_failures() {
+    let readme = readme();
+    let section = between(
+        &readme,
+        "## Signing in to remote servers",
+        "## How it compares",
+    );
+    let named: BTreeSet<&str> = code_spans(section)
+        .into_iter()
+        .filter(|span| span.starts_with("auth/") && *span != "auth/*")
+        .collect();
+    let yaml = read("scripts/mcp-conformance-auth-expected-failures.yaml");
+    let expected: BTreeSet<&str> = yaml
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("- "))
+        .collect();
+    assert_eq!(named, expected);
+    let passing = 33 - expected.len();
+    assert!(
+        section.contains(&format!("{passing} of the 33 `auth/*` client scenarios")),
+        "{section}"
+    );
+}

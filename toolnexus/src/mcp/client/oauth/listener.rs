@@ -23,17 +23,17 @@ const MAX_REQUEST: usize = 16 * 1024;
 /// answer) and reads nothing but the request line.
 ///
 /// ```no_run
-/// use toolnexus::{Toolkit, mcp::{McpTools, OAuthClient}};
-/// use serde_json::json;
+/// use toolnexus::{Toolkit, mcp::OAuthClient};
+/// use toolnexus::serde_json::json;
 ///
 /// # async fn run(toolkit: Toolkit) -> Result<(), Box<dyn std::error::Error>> {
 /// let callback = OAuthClient::callback_listener("127.0.0.1:0").await?;
 /// let oauth = OAuthClient::new(callback.redirect_uri());
 /// // … McpTools::http(url).oauth(oauth).connect(), the tools added to `toolkit` …
 /// let result = toolkit
-///     .call("search", json!({"q": "rust"}), |login| async {
+///     .call("search", json!({"q": "rust"}), |login| {
 ///         println!("Open {}", login.url.as_deref().unwrap_or(""));
-///         callback.answer(login).await
+///         callback.answer(login)
 ///     })
 ///     .await;
 /// # Ok(())
