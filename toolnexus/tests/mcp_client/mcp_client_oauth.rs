@@ -32,6 +32,16 @@ struct Resource {
 /// Serves the MCP endpoint at `/mcp` of a fresh port, publishing `resource` (the server's own
 /// URL when `None`) as the protected resource, its tokens checked against `auth`.
 async fn protected(auth: &AuthServer, resource: Option<&str>) -> Resource {
+    protected_with(auth, resource, None).await
+}
+
+/// As [`protected`], and a `tools/call` whose token lacks `scope_for_calls` is answered `403
+/// insufficient_scope` (by a layer in front of the endpoint, as an app mounting it would).
+async fn protected_with(
+    auth: &AuthServer,
+    resource: Option<&str>,
+    scope_for_calls: Option<&'static str>,
+) -> Resource {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let published = resource.unwrap_or(&url).to_owned();
@@ -51,13 +61,44 @@ async fn protected(auth: &AuthServer, resource: Option<&str>) -> Resource {
     )
     .unwrap();
     let metadata = service.metadata_service();
-    let app = axum::Router::new()
+    let mut app = axum::Router::new()
         .route_service("/mcp", service)
         .route_service(
             "/.well-known/oauth-protected-resource/mcp",
             metadata.clone(),
         )
         .route_service("/.well-known/oauth-protected-resource", metadata);
+    if let Some(scope) = scope_for_calls {
+        let scopes = auth.clone();
+        let metadata_url = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+        app = app.layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                let (scopes, metadata_url) = (scopes.clone(), metadata_url.clone());
+                async move {
+                    let (parts, body) = request.into_parts();
+                    let body = axum::body::to_bytes(body, 1 << 20).await.unwrap();
+                    let token = parts
+                        .headers
+                        .get("authorization")
+                        .and_then(|value| value.to_str().ok()?.strip_prefix("Bearer "))
+                        .unwrap_or_default();
+                    let granted = scopes.scope_of(token).unwrap_or_default();
+                    let calls = String::from_utf8_lossy(&body).contains("\"tools/call\"");
+                    if calls && !granted.split(' ').any(|held| held == scope) {
+                        let challenge = format!(
+                            "Bearer error=\"insufficient_scope\", scope=\"{scope}\", resource_metadata=\"{metadata_url}\""
+                        );
+                        return axum::response::IntoResponse::into_response((
+                            axum::http::StatusCode::FORBIDDEN,
+                            [("www-authenticate", challenge)],
+                        ));
+                    }
+                    next.run(axum::extract::Request::from_parts(parts, body.into()))
+                        .await
+                }
+            },
+        ));
+    }
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     Resource { url, tokens_seen }
 }
@@ -417,4 +458,28 @@ async fn no_token_appears_in_any_log_line_or_error() {
             assert!(!text.contains(token.as_str()), "a token in `{text}`");
         }
     }
+}
+
+#[tokio::test]
+async fn a_403_insufficient_scope_is_a_login_for_the_scopes_granted_and_the_one_challenged() {
+    let auth = AuthServer::start().await;
+    let resource = protected_with(&auth, None, Some("mcp:write")).await;
+    let oauth = OAuthClient::new("http://127.0.0.1:9/callback").scopes(["mcp:read"]);
+    let toolkit = Toolkit::new().with_all(signed_in(&resource, &oauth).await.tools());
+    assert_eq!(auth.seen().authorizations[0]["scope"], "mcp:read");
+
+    let logins = Mutex::new(Vec::new());
+    let sum = toolkit
+        .call("add", json!({"a": 2, "b": 2}), |login| {
+            logins.lock().unwrap().push(login.clone());
+            async move {
+                let redirect = browse(&login).await;
+                redirect_answer(&login, redirect)
+            }
+        })
+        .await;
+    assert_eq!((sum.output.as_str(), sum.is_error), ("4", false), "{sum:?}");
+    assert_eq!(logins.lock().unwrap().len(), 1);
+    let step_up = auth.seen().authorizations[1]["scope"].clone();
+    assert_eq!(step_up, "mcp:read mcp:write");
 }
