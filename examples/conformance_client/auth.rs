@@ -33,6 +33,10 @@ pub async fn run(scenario: &str, server_url: &str) -> Result<(), Box<dyn Error>>
             oauth = oauth.client_secret(secret);
         }
     }
+    // The client credentials extension: the client signs in as itself, no person.
+    if scenario.starts_with("auth/client-credentials") {
+        oauth = oauth.client_credentials();
+    }
     let server = McpTools::http(server_url).oauth(oauth.clone());
     let mut logins = 0;
     let tools = loop {

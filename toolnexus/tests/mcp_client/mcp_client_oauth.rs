@@ -548,3 +548,55 @@ async fn a_redirect_to_another_server_does_not_take_the_token_along() {
         "a token reached another server: {collected:?}"
     );
 }
+
+#[tokio::test]
+async fn a_client_signs_in_as_itself_with_client_credentials_and_no_person() {
+    let auth = AuthServer::start().await;
+    let resource = protected(&auth, None).await;
+    let oauth = OAuthClient::new("http://127.0.0.1:9/callback")
+        .client_id("machine")
+        .client_secret("machine-secret")
+        .client_credentials();
+    let tools = McpTools::http(&resource.url)
+        .oauth(oauth)
+        .connect()
+        .await
+        .unwrap();
+    let toolkit = Toolkit::new().with_all(tools.tools());
+    let ctx = toolnexus::ToolContext::default();
+    let run = || toolkit.execute("add", json!({"a": 3, "b": 4}), &ctx);
+    assert_eq!(run().await.output, "7");
+    assert_eq!(auth.seen().client_credentials, 1);
+    assert!(auth.seen().authorizations.is_empty(), "no login page");
+
+    // A token refused later: a new one for the next call, and a result that says so.
+    auth.revoke_everything();
+    let refused = run().await;
+    assert!(refused.is_error);
+    assert!(
+        refused
+            .output
+            .contains("signed in again as the client itself: call again"),
+        "{}",
+        refused.output
+    );
+    assert_eq!(run().await.output, "7");
+    assert_eq!(auth.seen().client_credentials, 2);
+
+    // Without its secret there is nothing to sign in with, and the error says so.
+    let error = McpTools::http(&resource.url)
+        .oauth(
+            OAuthClient::new("http://127.0.0.1:9/callback")
+                .client_id("machine")
+                .client_credentials(),
+        )
+        .connect()
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("needs its `client_id` and `client_secret`"),
+        "{error}"
+    );
+}

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::http::{StatusCode, Uri, header};
+use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use base64::Engine;
@@ -31,6 +31,7 @@ pub struct Seen {
     pub registrations: usize,
     pub code_exchanges: usize,
     pub refreshes: usize,
+    pub client_credentials: usize,
     pub next: usize,
 }
 
@@ -57,9 +58,9 @@ impl AuthServer {
             "token_endpoint": format!("{url}/token"),
             "registration_endpoint": format!("{url}/register"),
             "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
             "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": ["none"],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
             "scopes_supported": ["mcp:read", "mcp:write"],
         });
         let (on_authorize, on_token, on_register) =
@@ -79,7 +80,7 @@ impl AuthServer {
             )
             .route(
                 "/token",
-                post(move |body: Bytes| on_token.clone().token(body)),
+                post(move |headers: HeaderMap, body: Bytes| on_token.clone().token(headers, body)),
             );
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         server
@@ -141,7 +142,12 @@ impl AuthServer {
         (StatusCode::FOUND, [(header::LOCATION, location)]).into_response()
     }
 
-    async fn token(self, body: Bytes) -> Response {
+    async fn token(self, headers: HeaderMap, body: Bytes) -> Response {
+        let authorization = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
         let asked = form(&String::from_utf8_lossy(&body));
         let field = |key: &str| asked.get(key).cloned().unwrap_or_default();
         let resource = self.resource.lock().unwrap().clone();
@@ -162,6 +168,23 @@ impl AuthServer {
                     return invalid_grant("resource is not this server's resource");
                 }
                 scope
+            }
+            "client_credentials" => {
+                // Confidential client `machine`: HTTP Basic or the body, as the metadata allows.
+                let basic = format!(
+                    "Basic {}",
+                    base64::engine::general_purpose::STANDARD.encode("machine:machine-secret")
+                );
+                let in_body =
+                    field("client_id") == "machine" && field("client_secret") == "machine-secret";
+                if authorization != basic && !in_body {
+                    return invalid_grant("wrong client credentials");
+                }
+                if field("resource") != resource {
+                    return invalid_grant("resource is not this server's resource");
+                }
+                seen.client_credentials += 1;
+                "mcp:read".to_owned()
             }
             "refresh_token" => {
                 seen.refreshes += 1;

@@ -56,11 +56,17 @@ impl std::error::Error for McpClientError {}
 pub(crate) struct Unconnected {
     pub(crate) why: String,
     pub(crate) sign_in: Option<Request>,
+    /// A new token was obtained on the spot (no person asked): connecting again may work.
+    pub(crate) renewed: bool,
 }
 
 impl From<String> for Unconnected {
     fn from(why: String) -> Self {
-        Self { why, sign_in: None }
+        Self {
+            why,
+            sign_in: None,
+            renewed: false,
+        }
     }
 }
 

@@ -339,7 +339,11 @@ impl Shared {
         link.last_attempt = Some(Instant::now());
         // Boxed: connecting (rmcp's handshake futures) is tens of KB of future, which every
         // call's own future would otherwise carry and copy for the rare call that connects.
-        match Box::pin(self.connect()).await {
+        let mut connected = Box::pin(self.connect()).await;
+        if matches!(&connected, Err(Unconnected { renewed: true, .. })) {
+            connected = Box::pin(self.connect()).await;
+        }
+        match connected {
             Ok((running, defs)) => {
                 link.failures = 0;
                 self.set_defs(defs);
@@ -352,11 +356,13 @@ impl Shared {
             Err(Unconnected {
                 sign_in: Some(login),
                 why,
+                ..
             }) => Err(Unconnected {
                 why: format!("MCP server `{}` {why}", self.name),
                 sign_in: Some(login),
+                renewed: false,
             }),
-            Err(Unconnected { why, sign_in: None }) => {
+            Err(Unconnected { why, .. }) => {
                 link.failures = link.failures.saturating_add(1);
                 Err(format!("MCP server `{}` {why}", self.name).into())
             }
@@ -390,12 +396,18 @@ impl Shared {
             return why.into();
         };
         match oauth.begin(&self.name, url, challenge).await {
-            Ok(login) => Unconnected {
+            Ok(Some(login)) => Unconnected {
                 why: format!(
                     "needs a sign-in: {}",
                     login.url.as_deref().unwrap_or_default()
                 ),
                 sign_in: Some(login),
+                renewed: false,
+            },
+            Ok(None) => Unconnected {
+                why: format!("{why}; signed in again as the client itself: call again"),
+                sign_in: None,
+                renewed: true,
             },
             Err(failed) => failed.into(),
         }

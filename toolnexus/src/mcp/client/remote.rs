@@ -259,7 +259,13 @@ impl RemoteTool {
                             sign_in: Some(login),
                             ..
                         } => self.login(login),
-                        Unconnected { why, .. } => self.failed(&why),
+                        Unconnected { why, renewed, .. } => {
+                            if renewed {
+                                // The next call connects with the new token.
+                                self.shared.forget().await;
+                            }
+                            self.failed(&why)
+                        }
                     }
                 }
                 Err(error) => {

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use rmcp::transport::AuthClient;
 use rmcp::transport::auth::{
     AuthorizationCallback, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
-    CredentialStore, WWWAuthenticateParams,
+    ClientCredentialsConfig, CredentialStore, StoredCredentials, WWWAuthenticateParams,
 };
 
 use super::McpClientError;
@@ -93,6 +93,8 @@ struct Config {
     client_id: Option<String>,
     client_secret: Option<String>,
     scopes: Vec<String>,
+    /// Sign in as the client itself (the client credentials grant), not as a person.
+    as_itself: bool,
     store: Arc<dyn TokenStore>,
 }
 
@@ -133,6 +135,7 @@ impl OAuthClient {
                 client_id: None,
                 client_secret: None,
                 scopes: Vec::new(),
+                as_itself: false,
                 store: Arc::new(MemoryTokenStore::default()),
             },
             state: Arc::default(),
@@ -170,6 +173,19 @@ impl OAuthClient {
     /// metadata name.
     pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.config.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Signs in as the client itself, with no person and so no login to suspend on: the
+    /// OAuth client credentials grant of the MCP extension
+    /// `io.modelcontextprotocol/oauth-client-credentials`, for an agent that acts on its own
+    /// behalf. Needs the pre-registered [`client_id`](Self::client_id) and
+    /// [`client_secret`](Self::client_secret) (sent as HTTP Basic when that is the only
+    /// method the authorization server lists, else in the body). A connection gets its token
+    /// when the server first answers `401`; a call refused later gets a new token for the
+    /// next call and an `isError` result saying so (the server ran nothing).
+    pub fn client_credentials(mut self) -> Self {
+        self.config.as_itself = true;
         self
     }
 
@@ -227,19 +243,24 @@ impl OAuthClient {
     }
 
     /// Starts a login for `resource` from its `WWW-Authenticate` challenge: the request to
-    /// suspend on, kind `"authorization"`, whose url is the authorization URL.
+    /// suspend on, kind `"authorization"`, whose url is the authorization URL; `None` when the
+    /// client signed in as itself at once ([`client_credentials`](Self::client_credentials)).
     pub(crate) async fn begin(
         &self,
         server: &str,
         resource: &str,
         challenge: &str,
-    ) -> Result<Request, String> {
+    ) -> Result<Option<Request>, String> {
         let mut manager = self.manager(resource).await?;
         let metadata = manager
             .resolve_metadata_from_challenge(Some(challenge))
             .await
             .map_err(plain)?;
         manager.set_metadata(metadata.metadata);
+        if self.config.as_itself {
+            self.sign_in_as_itself(manager, resource).await?;
+            return Ok(None);
+        }
         let mut request = AuthorizationRequest::new(&self.config.redirect_uri)
             .with_challenge(challenge)
             .with_initial_scope_selection();
@@ -289,7 +310,56 @@ impl OAuthClient {
                     state,
                 },
             );
-        Ok(login)
+        Ok(Some(login))
+    }
+
+    /// The client credentials grant: a token for `resource` with no person involved, kept
+    /// in the store as a login's tokens are.
+    async fn sign_in_as_itself(
+        &self,
+        mut manager: AuthorizationManager,
+        resource: &str,
+    ) -> Result<(), String> {
+        let (Some(client_id), Some(client_secret)) =
+            (&self.config.client_id, &self.config.client_secret)
+        else {
+            return Err(
+                "signing in as the client itself needs its `client_id` and `client_secret`"
+                    .to_owned(),
+            );
+        };
+        let grant = ClientCredentialsConfig::ClientSecret {
+            client_id: client_id.clone(),
+            client_secret: client_secret.clone(),
+            scopes: self.config.scopes.clone(),
+            resource: Some(resource.to_owned()),
+        };
+        manager
+            .configure_client_credentials(&grant)
+            .map_err(plain)?;
+        let tokens = manager
+            .exchange_client_credentials(&grant)
+            .await
+            .map_err(plain)?;
+        let received = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs());
+        let kept = StoredCredentials::new(
+            client_id.clone(),
+            Some(tokens),
+            self.config.scopes.clone(),
+            Some(received),
+        );
+        Entry {
+            store: Arc::clone(&self.config.store),
+            resource: resource.to_owned(),
+        }
+        .save(kept)
+        .await
+        .map_err(plain)?;
+        let client = AuthClient::new(reqwest::Client::new(), manager);
+        self.lock_clients().insert(resource.to_owned(), client);
+        Ok(())
     }
 
     fn step_up_scopes(&self, resource: &str, challenged: Option<&str>) -> Vec<String> {
@@ -299,9 +369,7 @@ impl OAuthClient {
             .load(resource)
             .ok()
             .flatten()
-            .and_then(|text| {
-                serde_json::from_str::<rmcp::transport::auth::StoredCredentials>(&text).ok()
-            })
+            .and_then(|text| serde_json::from_str::<StoredCredentials>(&text).ok())
             .map(|stored| stored.granted_scopes)
             .unwrap_or_default();
         let mut scopes = if granted.is_empty() {
