@@ -600,3 +600,53 @@ async fn a_client_signs_in_as_itself_with_client_credentials_and_no_person() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn a_token_about_to_expire_is_refreshed_before_it_is_sent() {
+    let auth = AuthServer::start().await;
+    let resource = protected(&auth, None).await;
+    // The login's token expires at once; the ones after it last an hour.
+    *auth.expires_in.lock().unwrap() = 0;
+    let oauth = OAuthClient::new("http://127.0.0.1:9/callback");
+    let server = McpTools::http(&resource.url).oauth(oauth.clone());
+    let login = server
+        .clone()
+        .connect()
+        .await
+        .unwrap_err()
+        .pending()
+        .unwrap()
+        .clone();
+    oauth
+        .sign_in(&redirect_answer(&login, browse(&login).await))
+        .await
+        .unwrap();
+    *auth.expires_in.lock().unwrap() = 3600;
+    let expiring = auth.seen().issued[0].clone();
+    let tools = server.connect().await.unwrap();
+    let sum = Toolkit::new()
+        .with_all(tools.tools())
+        .execute("add", json!({"a": 1, "b": 1}), &Default::default())
+        .await;
+    assert_eq!(sum.output, "2");
+    assert_eq!(auth.seen().refreshes, 1);
+    assert!(
+        !resource.tokens_seen.lock().unwrap().contains(&expiring),
+        "the expiring token was never sent"
+    );
+}
+
+#[tokio::test]
+async fn an_authorization_server_without_pkce_s256_is_refused() {
+    let auth = AuthServer::start().await;
+    *auth.pkce_methods.lock().unwrap() = vec!["plain"];
+    let resource = protected(&auth, None).await;
+    let error = McpTools::http(&resource.url)
+        .oauth(OAuthClient::new("http://127.0.0.1:9/callback"))
+        .connect()
+        .await
+        .unwrap_err();
+    assert!(error.pending().is_none());
+    assert!(error.to_string().contains("S256"), "{error}");
+    assert!(auth.seen().authorizations.is_empty());
+}

@@ -41,6 +41,10 @@ pub struct AuthServer {
     pub seen: Arc<Mutex<Seen>>,
     /// The resource tokens are issued for (the `resource` a request must name).
     pub resource: Arc<Mutex<String>>,
+    /// The `expires_in` of the tokens it issues (3600 unless a test says).
+    pub expires_in: Arc<Mutex<u64>>,
+    /// The PKCE methods its metadata lists (`["S256"]` unless a test says).
+    pub pkce_methods: Arc<Mutex<Vec<&'static str>>>,
 }
 
 impl AuthServer {
@@ -51,24 +55,32 @@ impl AuthServer {
             url: url.clone(),
             seen: Arc::default(),
             resource: Arc::default(),
+            expires_in: Arc::new(Mutex::new(3600)),
+            pkce_methods: Arc::new(Mutex::new(vec!["S256"])),
         };
-        let metadata = json!({
-            "issuer": url,
-            "authorization_endpoint": format!("{url}/authorize"),
-            "token_endpoint": format!("{url}/token"),
-            "registration_endpoint": format!("{url}/register"),
-            "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
-            "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
-            "scopes_supported": ["mcp:read", "mcp:write"],
-        });
+        let pkce = Arc::clone(&server.pkce_methods);
+        let metadata = move || {
+            json!({
+                "issuer": url,
+                "authorization_endpoint": format!("{url}/authorize"),
+                "token_endpoint": format!("{url}/token"),
+                "registration_endpoint": format!("{url}/register"),
+                "response_types_supported": ["code"],
+                "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
+                "code_challenge_methods_supported": *pkce.lock().unwrap(),
+                "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
+                "scopes_supported": ["mcp:read", "mcp:write"],
+            })
+        };
         let (on_authorize, on_token, on_register) =
             (server.clone(), server.clone(), server.clone());
         let app = Router::new()
             .route(
                 "/.well-known/oauth-authorization-server",
-                get(move || async move { json_response(StatusCode::OK, &metadata) }),
+                get(move || {
+                    let metadata = metadata();
+                    async move { json_response(StatusCode::OK, &metadata) }
+                }),
             )
             .route(
                 "/register",
@@ -206,7 +218,7 @@ impl AuthServer {
             &json!({
                 "access_token": access,
                 "token_type": "Bearer",
-                "expires_in": 3600,
+                "expires_in": *self.expires_in.lock().unwrap(),
                 "refresh_token": refresh,
                 "scope": scope,
             }),
