@@ -1,169 +1,20 @@
 //! Signing in to a remote MCP server (issue 44): `McpTools::http(url).oauth(OAuthClient)`
-//! against our own server (`protected_resource` and `verify_bearer`, mounted as SPEC §12B
-//! shows) and the stand-in authorization server of `oauth_server.rs`. The login is a §10
-//! suspension answered in the loop (`Toolkit::call`), tokens are refreshed on a `401`, kept
-//! in a `TokenStore`, never sent to another server and never written in a log or an error.
+//! against our own protected server and a stand-in authorization server
+//! (`oauth_fixture.rs`). The login is a §10 suspension answered in the loop
+//! (`Toolkit::call`), tokens are refreshed before they expire and on a `401`, a `403
+//! insufficient_scope` steps the scopes up, and what the authorization server offers is
+//! checked. Where tokens go and where they never show: `mcp_client_oauth_tokens.rs`.
 #![cfg(all(feature = "mcp-client", feature = "mcp-http"))]
 
-use std::fmt;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
-use serde_json::{Map, Value, json};
-use toolnexus::mcp::{
-    FileTokenStore, HttpOptions, HttpService, McpServer, McpTools, OAuthClient, TokenStore,
-};
-use toolnexus::{Answer, Request, Toolkit, pending_of, tool, tools};
+use serde_json::json;
+use toolnexus::mcp::{McpTools, OAuthClient};
+use toolnexus::{Answer, Toolkit, pending_of};
 
+use super::oauth_fixture::{browse, protected, protected_with, redirect_answer, signed_in};
 use super::oauth_server::{AuthServer, form};
-
-/// Adds two integers.
-#[tool]
-fn add(a: i64, b: i64) -> i64 {
-    a + b
-}
-
-/// An MCP server protected by `auth`, serving `add`: the URL, and every token it was sent.
-struct Resource {
-    url: String,
-    tokens_seen: Arc<Mutex<Vec<String>>>,
-    /// Where every request is redirected (`307`) once set: a server turned thief.
-    redirect_to: Arc<Mutex<Option<String>>>,
-}
-
-/// Serves the MCP endpoint at `/mcp` of a fresh port, publishing `resource` (the server's own
-/// URL when `None`) as the protected resource, its tokens checked against `auth`.
-async fn protected(auth: &AuthServer, resource: Option<&str>) -> Resource {
-    protected_with(auth, resource, None).await
-}
-
-/// As [`protected`], and a `tools/call` whose token lacks `scope_for_calls` is answered `403
-/// insufficient_scope` (by a layer in front of the endpoint, as an app mounting it would).
-async fn protected_with(
-    auth: &AuthServer,
-    resource: Option<&str>,
-    scope_for_calls: Option<&'static str>,
-) -> Resource {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let published = resource.unwrap_or(&url).to_owned();
-    *auth.resource.lock().unwrap() = url.clone();
-    let tokens_seen = Arc::new(Mutex::new(Vec::new()));
-    let (check, seen) = (auth.clone(), Arc::clone(&tokens_seen));
-    let options = HttpOptions::new()
-        .protected_resource(published, [auth.url.clone()])
-        .verify_bearer(move |token: String| {
-            seen.lock().unwrap().push(token.clone());
-            let live = check.scope_of(&token).is_some();
-            async move { live.then_some(()) }
-        });
-    let service = HttpService::new(
-        McpServer::new(Toolkit::new().with_all(tools![add])),
-        options,
-    )
-    .unwrap();
-    let metadata = service.metadata_service();
-    let mut app = axum::Router::new()
-        .route_service("/mcp", service)
-        .route_service(
-            "/.well-known/oauth-protected-resource/mcp",
-            metadata.clone(),
-        )
-        .route_service("/.well-known/oauth-protected-resource", metadata);
-    let redirect_to: Arc<Mutex<Option<String>>> = Arc::default();
-    let thief = Arc::clone(&redirect_to);
-    app = app.layer(axum::middleware::from_fn(
-        move |request: axum::extract::Request, next: axum::middleware::Next| {
-            let elsewhere = thief.lock().unwrap().clone();
-            async move {
-                match elsewhere {
-                    Some(location) => axum::response::IntoResponse::into_response((
-                        axum::http::StatusCode::TEMPORARY_REDIRECT,
-                        [("location", location)],
-                    )),
-                    None => next.run(request).await,
-                }
-            }
-        },
-    ));
-    if let Some(scope) = scope_for_calls {
-        let scopes = auth.clone();
-        let metadata_url = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
-        app = app.layer(axum::middleware::from_fn(
-            move |request: axum::extract::Request, next: axum::middleware::Next| {
-                let (scopes, metadata_url) = (scopes.clone(), metadata_url.clone());
-                async move {
-                    let (parts, body) = request.into_parts();
-                    let body = axum::body::to_bytes(body, 1 << 20).await.unwrap();
-                    let token = parts
-                        .headers
-                        .get("authorization")
-                        .and_then(|value| value.to_str().ok()?.strip_prefix("Bearer "))
-                        .unwrap_or_default();
-                    let granted = scopes.scope_of(token).unwrap_or_default();
-                    let calls = String::from_utf8_lossy(&body).contains("\"tools/call\"");
-                    if calls && !granted.split(' ').any(|held| held == scope) {
-                        let challenge = format!(
-                            "Bearer error=\"insufficient_scope\", scope=\"{scope}\", resource_metadata=\"{metadata_url}\""
-                        );
-                        return axum::response::IntoResponse::into_response((
-                            axum::http::StatusCode::FORBIDDEN,
-                            [("www-authenticate", challenge)],
-                        ));
-                    }
-                    next.run(axum::extract::Request::from_parts(parts, body.into()))
-                        .await
-                }
-            },
-        ));
-    }
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    Resource {
-        url,
-        tokens_seen,
-        redirect_to,
-    }
-}
-
-/// What the person's browser does with the authorization URL: the authorization server
-/// redirects at once (they said yes); the redirect is the answer.
-async fn browse(login: &Request) -> String {
-    let url = login.url.as_deref().expect("a login has a url");
-    let answer = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-        .get(url)
-        .send()
-        .await
-        .unwrap();
-    answer.headers()["location"].to_str().unwrap().to_owned()
-}
-
-fn redirect_answer(login: &Request, redirect: String) -> Answer {
-    let mut data = Map::new();
-    data.insert("redirect".to_owned(), Value::String(redirect));
-    Answer::approve(login).with_data(data)
-}
-
-/// Connects, answering the first login by browsing to it.
-async fn signed_in(resource: &Resource, oauth: &OAuthClient) -> McpTools {
-    let server = McpTools::http(&resource.url).oauth(oauth.clone());
-    let error = server
-        .clone()
-        .connect()
-        .await
-        .expect_err("a login comes first");
-    let login = error
-        .pending()
-        .expect("the error carries the login")
-        .clone();
-    oauth
-        .sign_in(&redirect_answer(&login, browse(&login).await))
-        .await
-        .unwrap();
-    server.connect().await.unwrap()
-}
 
 #[tokio::test]
 async fn the_login_is_a_suspension_and_its_answer_completes_the_sign_in_and_the_call() {
@@ -306,75 +157,6 @@ async fn metadata_naming_another_resource_is_refused_before_any_login() {
 }
 
 #[tokio::test]
-async fn tokens_go_only_to_the_server_they_were_issued_for() {
-    let auth = AuthServer::start().await;
-    let first = protected(&auth, None).await;
-    let oauth = OAuthClient::new("http://127.0.0.1:9/callback");
-    signed_in(&first, &oauth).await;
-
-    // A second server of the same authorization server gets no token of the first.
-    let second = protected(&auth, None).await;
-    let error = McpTools::http(&second.url)
-        .oauth(oauth.clone())
-        .connect()
-        .await
-        .unwrap_err();
-    assert!(error.pending().is_some());
-    let issued = auth.seen().issued.clone();
-    assert!(!issued.is_empty());
-    let sent = second.tokens_seen.lock().unwrap().clone();
-    assert!(sent.iter().all(|token| !issued.contains(token)), "{sent:?}");
-    assert!(!first.tokens_seen.lock().unwrap().is_empty());
-}
-
-#[tokio::test]
-async fn a_file_store_keeps_tokens_owner_only_across_clients() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("tokens.json");
-    let auth = AuthServer::start().await;
-    let resource = protected(&auth, None).await;
-    let oauth =
-        OAuthClient::new("http://127.0.0.1:9/callback").token_store(FileTokenStore::new(&path));
-    signed_in(&resource, &oauth).await;
-
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o600);
-    }
-    let kept = FileTokenStore::new(&path)
-        .load(&resource.url)
-        .unwrap()
-        .unwrap();
-    assert!(
-        kept.contains("secret-access-"),
-        "the entry holds the tokens"
-    );
-
-    // Another client (another run) with the same file connects without a login.
-    let later =
-        OAuthClient::new("http://127.0.0.1:9/callback").token_store(FileTokenStore::new(&path));
-    let tools = McpTools::http(&resource.url)
-        .oauth(later)
-        .connect()
-        .await
-        .unwrap();
-    let sum = Toolkit::new()
-        .with_all(tools.tools())
-        .execute("add", json!({"a": 1, "b": 2}), &Default::default())
-        .await;
-    assert_eq!(sum.output, "3");
-    assert_eq!(auth.seen().authorizations.len(), 1);
-
-    // A file that is not a token file is an error, not overwritten; its text is not quoted.
-    std::fs::write(&path, "not json").unwrap();
-    let broken = FileTokenStore::new(&path).save("x", "y").unwrap_err();
-    assert!(broken.to_string().contains("not a token file"), "{broken}");
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), "not json");
-}
-
-#[tokio::test]
 async fn the_callback_listener_takes_the_browsers_redirect_as_the_answer() {
     let auth = AuthServer::start().await;
     let resource = protected(&auth, None).await;
@@ -404,84 +186,6 @@ async fn the_callback_listener_takes_the_browsers_redirect_as_the_answer() {
     server.connect().await.unwrap();
 }
 
-/// Every event and span field any crate logs, as text.
-#[derive(Default, Clone)]
-struct Logs(Arc<Mutex<String>>);
-
-struct Fields<'a>(&'a mut String);
-
-impl tracing::field::Visit for Fields<'_> {
-    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn fmt::Debug) {
-        self.0.push_str(&format!("{}={value:?} ", field.name()));
-    }
-}
-
-impl tracing::Subscriber for Logs {
-    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, span: &tracing::span::Attributes<'_>) -> tracing::span::Id {
-        span.record(&mut Fields(&mut self.0.lock().unwrap()));
-        tracing::span::Id::from_u64(1)
-    }
-    fn record(&self, _: &tracing::span::Id, values: &tracing::span::Record<'_>) {
-        values.record(&mut Fields(&mut self.0.lock().unwrap()));
-    }
-    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
-    fn event(&self, event: &tracing::Event<'_>) {
-        let mut logs = self.0.lock().unwrap();
-        event.record(&mut Fields(&mut logs));
-        logs.push('\n');
-    }
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
-}
-
-#[tokio::test]
-async fn no_token_appears_in_any_log_line_or_error() {
-    let logs = Logs::default();
-    let _capture = tracing::subscriber::set_default(logs.clone());
-    let auth = AuthServer::start().await;
-    let resource = protected(&auth, None).await;
-    let oauth = OAuthClient::new("http://127.0.0.1:9/callback");
-    let toolkit = Toolkit::new().with_all(signed_in(&resource, &oauth).await.tools());
-    let mut said = Vec::new();
-    auth.expire_access_tokens();
-    said.push(
-        toolkit
-            .execute("add", json!({"a": 1, "b": 1}), &Default::default())
-            .await
-            .output,
-    );
-    auth.revoke_everything();
-    let suspended = toolkit
-        .execute("add", json!({"a": 1, "b": 1}), &Default::default())
-        .await;
-    said.push(suspended.output.clone());
-    said.push(format!("{suspended:?}"));
-    said.push(format!("{oauth:?} {:?}", pending_of(&suspended)));
-    let declined = toolkit
-        .call("add", json!({"a": 1, "b": 1}), |login| async move {
-            Answer::decline(&login, toolnexus::Reason::Declined)
-        })
-        .await;
-    said.push(declined.output);
-
-    let logs = logs.0.lock().unwrap().clone();
-    assert!(logs.len() > 100, "rmcp's logs were captured: {logs}");
-    let issued = auth.seen().issued.clone();
-    assert!(issued.len() >= 4, "{issued:?}");
-    for token in &issued {
-        assert!(
-            !logs.contains(token.as_str()),
-            "a token in the logs: {token}"
-        );
-        for text in &said {
-            assert!(!text.contains(token.as_str()), "a token in `{text}`");
-        }
-    }
-}
-
 #[tokio::test]
 async fn a_403_insufficient_scope_is_a_login_for_the_scopes_granted_and_the_one_challenged() {
     let auth = AuthServer::start().await;
@@ -504,49 +208,6 @@ async fn a_403_insufficient_scope_is_a_login_for_the_scopes_granted_and_the_one_
     assert_eq!(logins.lock().unwrap().len(), 1);
     let step_up = auth.seen().authorizations[1]["scope"].clone();
     assert_eq!(step_up, "mcp:read mcp:write");
-}
-
-#[tokio::test]
-async fn a_redirect_to_another_server_does_not_take_the_token_along() {
-    let auth = AuthServer::start().await;
-    let resource = protected(&auth, None).await;
-    let oauth = OAuthClient::new("http://127.0.0.1:9/callback");
-    let toolkit = Toolkit::new().with_all(signed_in(&resource, &oauth).await.tools());
-
-    // The collector records the Authorization header of every request it gets.
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let collector = format!(
-        "http://localhost:{}/mcp",
-        listener.local_addr().unwrap().port()
-    );
-    let collected: Arc<Mutex<Vec<String>>> = Arc::default();
-    let into = Arc::clone(&collected);
-    let app = axum::Router::new().fallback(move |headers: axum::http::HeaderMap| {
-        let into = Arc::clone(&into);
-        async move {
-            let sent = headers
-                .get("authorization")
-                .map(|value| value.to_str().unwrap_or_default().to_owned());
-            into.lock().unwrap().push(sent.unwrap_or_default());
-            axum::http::StatusCode::NOT_FOUND
-        }
-    });
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-
-    *resource.redirect_to.lock().unwrap() = Some(collector);
-    let stolen = toolkit
-        .execute("add", json!({"a": 1, "b": 1}), &Default::default())
-        .await;
-    assert!(stolen.is_error, "{stolen:?}");
-    let collected = collected.lock().unwrap().clone();
-    assert!(!collected.is_empty(), "the redirect was followed");
-    let issued = auth.seen().issued.clone();
-    assert!(
-        collected
-            .iter()
-            .all(|header| issued.iter().all(|token| !header.contains(token.as_str()))),
-        "a token reached another server: {collected:?}"
-    );
 }
 
 #[tokio::test]
