@@ -311,3 +311,32 @@ async fn an_authorization_server_without_pkce_s256_is_refused() {
     assert!(error.to_string().contains("S256"), "{error}");
     assert!(auth.seen().authorizations.is_empty());
 }
+
+#[tokio::test]
+async fn logins_nobody_answers_do_not_pile_up() {
+    let auth = AuthServer::start().await;
+    let resource = protected(&auth, None).await;
+    let oauth = OAuthClient::new("http://127.0.0.1:9/callback");
+    let server = McpTools::http(&resource.url).oauth(oauth.clone());
+    let mut logins = Vec::new();
+    for _ in 0..65 {
+        let error = server.clone().connect().await.unwrap_err();
+        logins.push(error.pending().unwrap().clone());
+    }
+    // The oldest of 65 was forgotten; the newest still completes.
+    let oldest = &logins[0];
+    let forgotten = oauth
+        .sign_in(&redirect_answer(oldest, browse(oldest).await))
+        .await
+        .unwrap_err();
+    assert!(
+        forgotten.to_string().contains("no sign-in waits"),
+        "{forgotten}"
+    );
+    let newest = &logins[64];
+    oauth
+        .sign_in(&redirect_answer(newest, browse(newest).await))
+        .await
+        .unwrap();
+    server.connect().await.unwrap();
+}

@@ -3,7 +3,7 @@
 mod listener;
 mod store;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
@@ -19,6 +19,10 @@ use crate::result::suspend::{Answer, Request};
 pub use listener::CallbackListener;
 use store::Entry;
 pub use store::{FileTokenStore, MemoryTokenStore, TokenStore};
+
+/// Logins waiting for their answer; past this the oldest is forgotten (its answer is then
+/// refused as answering no sign-in), so logins nobody answers do not pile up.
+const MAX_LOGINS: usize = 64;
 
 /// The HTTP client a signed-in connection sends its requests through.
 pub(crate) type SignedClient = AuthClient<reqwest::Client>;
@@ -103,7 +107,7 @@ struct State {
     /// The signed-in client of each server, by its URL.
     clients: Mutex<HashMap<String, SignedClient>>,
     /// Logins waiting for their redirect, by the id of the request that asked for them.
-    logins: Mutex<HashMap<String, Login>>,
+    logins: Mutex<BTreeMap<String, Login>>,
 }
 
 struct Login {
@@ -298,18 +302,19 @@ impl OAuthClient {
             .ok_or("built an authorization URL without a `state`")?;
         let login = Request::new("authorization", format!("Sign in to MCP server `{server}`"))
             .with_url(url);
-        self.state
-            .logins
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(
-                login.id.clone(),
-                Login {
-                    resource: resource.to_owned(),
-                    session,
-                    state,
-                },
-            );
+        let mut logins = self.state.logins.lock().unwrap_or_else(|p| p.into_inner());
+        if logins.len() >= MAX_LOGINS {
+            // Ids sort by creation time (`pnd-<base36 millis>-…`): the first is the oldest.
+            logins.pop_first();
+        }
+        logins.insert(
+            login.id.clone(),
+            Login {
+                resource: resource.to_owned(),
+                session,
+                state,
+            },
+        );
         Ok(Some(login))
     }
 
