@@ -340,3 +340,79 @@ async fn logins_nobody_answers_do_not_pile_up() {
         .unwrap();
     server.connect().await.unwrap();
 }
+
+#[tokio::test]
+async fn an_answer_may_carry_code_and_state_and_a_refusal_or_decline_says_so() {
+    let auth = AuthServer::start().await;
+    let resource = protected(&auth, None).await;
+    let oauth = OAuthClient::new("http://127.0.0.1:9/callback");
+    let server = McpTools::http(&resource.url).oauth(oauth.clone());
+    let login = || async {
+        server
+            .clone()
+            .connect()
+            .await
+            .unwrap_err()
+            .pending()
+            .unwrap()
+            .clone()
+    };
+    let with = |login: &toolnexus::Request, pairs: &[(&str, &str)]| {
+        let data = pairs
+            .iter()
+            .map(|(key, value)| ((*key).to_owned(), serde_json::Value::from(*value)))
+            .collect();
+        Answer::approve(login).with_data(data)
+    };
+
+    // The authorization server said no: its error, not a code.
+    let refused = login().await;
+    let error = oauth
+        .sign_in(&with(
+            &refused,
+            &[(
+                "redirect",
+                "http://127.0.0.1:9/callback?error=access_denied&state=x",
+            )],
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the authorization server refused the sign-in: access_denied"
+    );
+
+    // The person declined.
+    let declined = login().await;
+    let error = oauth
+        .sign_in(&Answer::decline(&declined, toolnexus::Reason::Declined))
+        .await
+        .unwrap_err();
+    assert_eq!(error.to_string(), "sign-in was not completed (declined)");
+    assert_eq!(auth.seen().code_exchanges, 0);
+
+    // `code` and `state` on their own, as an app that parsed the redirect sends them.
+    let accepted = login().await;
+    let redirect = browse(&accepted).await;
+    let query = form(redirect.split_once('?').unwrap().1);
+    oauth
+        .sign_in(&with(
+            &accepted,
+            &[("code", &query["code"]), ("state", &query["state"])],
+        ))
+        .await
+        .unwrap();
+    server.connect().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_callback_listener_declines_when_the_redirect_carries_an_error() {
+    let callback = OAuthClient::callback_listener("127.0.0.1:0").await.unwrap();
+    let login = toolnexus::Request::new("authorization", "Sign in").with_url("http://127.0.0.1:9/");
+    let refused = format!("{}?error=access_denied&state=s", callback.redirect_uri());
+    let browser = async { reqwest::get(refused).await.unwrap().status() };
+    let (answer, status) = tokio::join!(callback.answer(login.clone()), browser);
+    assert_eq!(status, 200);
+    assert_eq!((answer.id.as_str(), answer.ok), (login.id.as_str(), false));
+    assert_eq!(answer.reason, Some(toolnexus::Reason::Declined));
+}
