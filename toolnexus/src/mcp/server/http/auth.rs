@@ -333,7 +333,7 @@ mod tests {
         };
         let guard = Guard::new(None, Some(&resource("https://api.example.com/mcp"))).unwrap();
         assert_eq!(
-            guard.challenge,
+            guard.missing,
             "Bearer resource_metadata=\"https://api.example.com/.well-known/oauth-protected-resource/mcp\""
         );
         let metadata = guard.metadata().unwrap();
@@ -343,7 +343,7 @@ mod tests {
         );
         let root = Guard::new(None, Some(&resource("http://127.0.0.1:8080"))).unwrap();
         assert_eq!(
-            root.challenge,
+            root.missing,
             "Bearer resource_metadata=\"http://127.0.0.1:8080/.well-known/oauth-protected-resource\""
         );
         for bad in [
