@@ -239,7 +239,14 @@ fn run_body(plan: &Plan, sig: &Signature, target: &CallTarget) -> TokenStream {
     );
     let value = idents::value(Span::mixed_site());
     let lowered = idents::value(at_return);
-    let lower = quote_spanned!(Span::mixed_site().located_at(at_return)=> #lower_path(#lowered));
+    // A `Result` whose error is a `std::error::Error` lowers with its source chain; anything
+    // else comes back as it was for its own `IntoToolResult` (`__private::Returned`).
+    let lower = quote_spanned! {Span::mixed_site().located_at(at_return)=>
+        #lower_path({
+            use #private::{LowerAsReturned as _, LowerBoxedChain as _, LowerErrorChain as _};
+            (&&&#private::Returned::new(#lowered)).lower()
+        })
+    };
     match sig.asyncness {
         Some(_) => {
             let boxed = quote_spanned!(sig.ident.span()=> ::std::boxed::Box::pin);
