@@ -59,6 +59,9 @@ pub trait IntoToolError {
     fn into_tool_error(self) -> ToolResult;
 }
 
+// Not recommended, so a type that is no error is reported as `IntoToolError`'s message (what
+// a tool's error type may be) rather than as a bare missing `Display`.
+#[diagnostic::do_not_recommend]
 impl<E: Display> IntoToolError for E {
     fn into_tool_error(self) -> ToolResult {
         ToolResult::error(format!("{self:#}"))
