@@ -2,12 +2,14 @@
 //! `std::error::Error` shows its `source()` chain, as anyhow's `{:#}` does.
 //!
 //! `IntoToolResult for Result<T, E>` is generic over `E: Display` and cannot tell an
-//! `Error` apart without specialization, so the macro, which sees the concrete return type,
-//! picks by method lookup: `(&&&Returned::new(value)).lower()`, with the three traits below in
-//! scope, tries [`LowerErrorChain`] (a `Result` whose error is an `Error`), then
-//! [`LowerBoxedChain`] (a boxed `dyn Error`, which is no `Error` itself), then
-//! [`LowerAsReturned`], which hands the value back for its own `IntoToolResult` (where a type
-//! that cannot be lowered is reported, at the user's return type).
+//! `Error` apart without specialization, so the macro, which sees the concrete type, picks by
+//! method lookup (autoderef specialization): a return type written `Result<T, E>` lowers its
+//! error with `(&&&Held::new(e)).lower()`, trying [`ErrorWithSources`] (an `Error`), then
+//! [`BoxedErrorWithSources`] (a boxed `dyn Error`, which is no `Error` itself), then [`AsItIs`],
+//! which hands `e` back for its own `IntoToolError` (where an error type that is none is
+//! reported, at the user's `E`). Any other return type (an alias such as `io::Result<T>`)
+//! lowers whole the same way: [`ResultWithSources`], [`BoxedResultWithSources`], then
+//! [`AsItIs`] for its own `IntoToolResult`.
 
 use std::cell::Cell;
 use std::error::Error;
@@ -16,16 +18,17 @@ use std::fmt::Write as _;
 use crate::result::ToolResult;
 use crate::result::lower::IntoToolResult;
 
-/// A fn's returned value, waiting to be lowered.
-pub struct Returned<R>(Cell<Option<R>>);
+/// A value waiting to be lowered, taken out by the one `lower()` the macro calls (method
+/// lookup gives `&self`).
+pub struct Held<V>(Cell<Option<V>>);
 
-impl<R> Returned<R> {
+impl<V> Held<V> {
     /// Holds `value`.
-    pub const fn new(value: R) -> Self {
+    pub const fn new(value: V) -> Self {
         Self(Cell::new(Some(value)))
     }
 
-    fn take(&self) -> R {
+    fn take(&self) -> V {
         match self.0.take() {
             Some(value) => value,
             // Generated code lowers each value once, right after it is made.
@@ -34,45 +37,76 @@ impl<R> Returned<R> {
     }
 }
 
+/// An error that is a `std::error::Error`: its text with its source chain.
+pub trait ErrorWithSources {
+    /// The error result.
+    fn lower(&self) -> ToolResult;
+}
+
+impl<E: Error> ErrorWithSources for &&Held<E> {
+    fn lower(&self) -> ToolResult {
+        ToolResult::error(with_sources(&self.take()))
+    }
+}
+
+/// A boxed `dyn Error`: its text with its source chain.
+pub trait BoxedErrorWithSources {
+    /// The error result.
+    fn lower(&self) -> ToolResult;
+}
+
+impl BoxedErrorWithSources for &Held<Box<dyn Error + Send + Sync>> {
+    fn lower(&self) -> ToolResult {
+        ToolResult::error(with_sources(&*self.take()))
+    }
+}
+
+impl BoxedErrorWithSources for &Held<Box<dyn Error>> {
+    fn lower(&self) -> ToolResult {
+        ToolResult::error(with_sources(&*self.take()))
+    }
+}
+
+/// Anything else: the value itself, for its own `IntoToolError` (an error) or
+/// `IntoToolResult` (a whole returned value).
+pub trait AsItIs<V> {
+    /// The value.
+    fn lower(&self) -> V;
+}
+
+impl<V> AsItIs<V> for Held<V> {
+    fn lower(&self) -> V {
+        self.take()
+    }
+}
+
 /// A `Result` whose error is a `std::error::Error`: `Err(e)` with its source chain.
-pub trait LowerErrorChain {
+pub trait ResultWithSources {
     /// The result.
     fn lower(&self) -> ToolResult;
 }
 
-impl<T: IntoToolResult, E: Error> LowerErrorChain for &&Returned<Result<T, E>> {
+impl<T: IntoToolResult, E: Error> ResultWithSources for &&Held<Result<T, E>> {
     fn lower(&self) -> ToolResult {
         lower_with(self.take(), |error| with_sources(&error))
     }
 }
 
 /// A `Result` whose error is a boxed `dyn Error`: `Err(e)` with its source chain.
-pub trait LowerBoxedChain {
+pub trait BoxedResultWithSources {
     /// The result.
     fn lower(&self) -> ToolResult;
 }
 
-impl<T: IntoToolResult> LowerBoxedChain for &Returned<Result<T, Box<dyn Error + Send + Sync>>> {
+impl<T: IntoToolResult> BoxedResultWithSources for &Held<Result<T, Box<dyn Error + Send + Sync>>> {
     fn lower(&self) -> ToolResult {
         lower_with(self.take(), |error| with_sources(&*error))
     }
 }
 
-impl<T: IntoToolResult> LowerBoxedChain for &Returned<Result<T, Box<dyn Error>>> {
+impl<T: IntoToolResult> BoxedResultWithSources for &Held<Result<T, Box<dyn Error>>> {
     fn lower(&self) -> ToolResult {
         lower_with(self.take(), |error| with_sources(&*error))
-    }
-}
-
-/// Anything else: the value as it was returned, for its own `IntoToolResult`.
-pub trait LowerAsReturned<R> {
-    /// The value.
-    fn lower(&self) -> R;
-}
-
-impl<R> LowerAsReturned<R> for Returned<R> {
-    fn lower(&self) -> R {
-        self.take()
     }
 }
 
