@@ -242,7 +242,7 @@ fn minor(version: &str) -> (u32, u32) {
     (parts.next().unwrap(), parts.next().unwrap_or(0))
 }
 
-/// "both need Rust 1.88+, the rest of the crate 1.85+". No other toolchain can be installed
+/// "The MCP features need Rust 1.88+ (rmcp's), the rest of the crate 1.85+". No other toolchain can be installed
 /// where this runs, so what is checked is what can be: the workspace declares the README's
 /// `rust-version` (and CI's `clippy -D warnings` then refuses, through `incompatible_msrv`,
 /// any standard library item stabilized after it), every dependency a build without the
@@ -252,11 +252,11 @@ fn minor(version: &str) -> (u32, u32) {
 #[test]
 fn the_minimum_rust_versions_are_the_manifests() {
     let readme = readme();
-    let versions = between(&readme, "Two features (both need Rust ", "):");
+    let versions = between(&readme, "The MCP features need Rust ", "+.");
     let (mcp, rest) = versions
-        .split_once("+, the rest of the crate ")
-        .expect("\"1.88+, the rest of the crate 1.85+\"");
-    let (mcp, rest) = (minor(mcp), minor(rest.trim_end_matches('+')));
+        .split_once("+ (rmcp's), the rest of the crate ")
+        .expect("\"1.88+ (rmcp's), the rest of the crate 1.85+\"");
+    let (mcp, rest) = (minor(mcp), minor(rest));
 
     let manifest = read("Cargo.toml");
     let declared = between(&manifest, "[workspace.package]", "[workspace.dependencies]");
@@ -278,6 +278,46 @@ fn the_minimum_rust_versions_are_the_manifests() {
     let newest = with_mcp.iter().map(|(_, version)| *version).max().unwrap();
     assert_eq!(newest, mcp, "{with_mcp:?}");
     assert!(with_mcp.contains(&("rmcp".to_owned(), mcp)), "{with_mcp:?}");
+}
+
+/// The names of a manifest's `[features]`.
+fn features(manifest: &str) -> BTreeSet<String> {
+    let table = between(manifest, "[features]", "\n[");
+    table
+        .lines()
+        .filter_map(|line| {
+            line.split_once(" = ")
+                .map(|(name, _)| name.trim().to_owned())
+        })
+        .filter(|name| !name.starts_with('#'))
+        .collect()
+}
+
+/// The "Features" table lists every feature of `toolnexus` and no other, and the sentence
+/// after it every feature of the examples' package.
+#[test]
+fn the_features_table_is_whole() {
+    let raw = read("README.md");
+    let table = between(&raw, "| feature | brings | in your tokio |", "\n\n");
+    let listed: BTreeSet<String> = table
+        .lines()
+        .filter_map(|row| row.strip_prefix("| `"))
+        .map(|row| row.split('`').next().unwrap().to_owned())
+        .collect();
+    let readme = readme();
+    assert_eq!(listed, features(&read("toolnexus/Cargo.toml")));
+
+    let sentence = between(
+        &readme,
+        "The examples' package",
+        "is not a feature of `toolnexus`",
+    );
+    let named: BTreeSet<String> = code_spans(sentence)
+        .into_iter()
+        .filter(|span| !span.contains(['/', ' ', '.']))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(named, features(&read("Cargo.toml")));
 }
 
 /// A size as the README writes it: `16 MiB + 64 KiB`.
