@@ -79,6 +79,11 @@ type Elicit = Arc<dyn Fn(Request) -> BoxFuture<'static, Answer> + Send + Sync>;
 ///   ([`Toolkit::call`](crate::Toolkit::call), `call_with`, or `ctx.answer` by hand) retries
 ///   the call with the answer and the server's `requestState`. A 2025-* `elicitation/create`
 ///   goes to [`on_elicitation`](Self::on_elicitation), and is declined without one.
+/// - **A server that asks for a sign-in** (OAuth 2.1, as the MCP authorization spec
+///   describes) is signed in to with an [`OAuthClient`] given to
+///   [`HttpBuilder::oauth`]: the login is a suspension too (kind `"authorization"`, the
+///   authorization URL), from a call or from [`connect`](HttpBuilder::connect)
+///   ([`McpClientError::pending`]).
 /// - **Progress, deadlines, cancellation:** the server's progress reaches
 ///   [`ToolContext::report_progress`](crate::ToolContext::report_progress); at the call's
 ///   deadline ([`ToolContext::timeout`](crate::ToolContext::timeout), else
