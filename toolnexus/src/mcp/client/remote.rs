@@ -182,7 +182,7 @@ impl RemoteTool {
             // connection that carries the token.
             if let Some(oauth) = &self.shared.oauth {
                 match oauth.finish(answer).await {
-                    Some(Ok(_)) => self.shared.forget().await,
+                    Some(Ok(())) => self.shared.forget().await,
                     Some(Err(why)) => return self.failed(&why),
                     None => {}
                 }

@@ -205,7 +205,7 @@ impl OAuthClient {
     /// afterwards.
     pub async fn sign_in(&self, answer: &Answer) -> Result<(), McpClientError> {
         match self.finish(answer).await {
-            Some(Ok(_)) => Ok(()),
+            Some(Ok(())) => Ok(()),
             Some(Err(why)) => Err(McpClientError::new(why)),
             None => Err(McpClientError::new(format!(
                 "no sign-in waits for the answer `{}`",
@@ -391,8 +391,8 @@ impl OAuthClient {
     }
 
     /// Completes the login `answer` answers: `None` when it answers none of this client's;
-    /// else the URL of the server signed in to, or why the login failed.
-    pub(crate) async fn finish(&self, answer: &Answer) -> Option<Result<String, String>> {
+    /// else whether it signed in, or why not.
+    pub(crate) async fn finish(&self, answer: &Answer) -> Option<Result<(), String>> {
         let login = self
             .state
             .logins
@@ -402,7 +402,7 @@ impl OAuthClient {
         Some(self.exchange(login, answer).await)
     }
 
-    async fn exchange(&self, login: Login, answer: &Answer) -> Result<String, String> {
+    async fn exchange(&self, login: Login, answer: &Answer) -> Result<(), String> {
         if !answer.ok {
             return Err("sign-in was not completed (declined)".to_owned());
         }
@@ -423,8 +423,8 @@ impl OAuthClient {
             .await
             .map_err(plain)?;
         let client = AuthClient::new(reqwest::Client::new(), login.session.auth_manager);
-        self.lock_clients().insert(login.resource.clone(), client);
-        Ok(login.resource)
+        self.lock_clients().insert(login.resource, client);
+        Ok(())
     }
 
     fn lock_clients(&self) -> std::sync::MutexGuard<'_, HashMap<String, SignedClient>> {
