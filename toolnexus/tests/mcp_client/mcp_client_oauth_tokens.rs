@@ -202,3 +202,28 @@ async fn a_redirect_to_another_server_does_not_take_the_token_along() {
         "a token reached another server: {collected:?}"
     );
 }
+
+#[test]
+fn stores_on_one_file_lose_no_save_to_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tokens.json");
+    std::thread::scope(|threads| {
+        for writer in 0..4 {
+            let store = FileTokenStore::new(&path);
+            threads.spawn(move || {
+                for n in 0..25 {
+                    store
+                        .save(&format!("http://server-{writer}-{n}/mcp"), "{}")
+                        .unwrap();
+                }
+            });
+        }
+    });
+    let store = FileTokenStore::new(&path);
+    for writer in 0..4 {
+        for n in 0..25 {
+            let key = format!("http://server-{writer}-{n}/mcp");
+            assert!(store.load(&key).unwrap().is_some(), "{key} was lost");
+        }
+    }
+}

@@ -82,17 +82,16 @@ impl MemoryTokenStore {
 #[derive(Debug, Clone)]
 pub struct FileTokenStore {
     path: PathBuf,
-    /// One writer at a time within this process.
-    lock: Arc<Mutex<()>>,
 }
+
+/// One writer at a time in this process, whichever store it goes through, so no save is
+/// lost to another's read-modify-write. (Processes sharing a file are not coordinated.)
+static WRITING: Mutex<()> = Mutex::new(());
 
 impl FileTokenStore {
     /// A store in the file at `path` (created on the first save).
     pub fn new(path: impl Into<PathBuf>) -> Self {
-        Self {
-            path: path.into(),
-            lock: Arc::default(),
-        }
+        Self { path: path.into() }
     }
 
     fn read(&self) -> io::Result<BTreeMap<String, String>> {
@@ -116,6 +115,7 @@ impl FileTokenStore {
 
     fn write(&self, entries: &BTreeMap<String, String>) -> io::Result<()> {
         let text = serde_json::to_string_pretty(entries).map_err(io::Error::other)?;
+        // One writer per process at a time (`WRITING`): the process id makes the name its own.
         let mut fresh = self.path.clone().into_os_string();
         fresh.push(format!(".{}.tmp", std::process::id()));
         let fresh = PathBuf::from(fresh);
@@ -142,7 +142,7 @@ impl FileTokenStore {
     }
 
     fn change(&self, edit: impl FnOnce(&mut BTreeMap<String, String>)) -> io::Result<()> {
-        let _one_writer = self.lock.lock().unwrap_or_else(|p| p.into_inner());
+        let _one_writer = WRITING.lock().unwrap_or_else(|p| p.into_inner());
         let mut entries = self.read()?;
         edit(&mut entries);
         self.write(&entries)
