@@ -194,6 +194,7 @@ pub use result::ToolResult;
 pub use result::attach::AttachOptions;
 pub use result::lower::{IntoToolError, IntoToolResult, Json};
 pub use result::part::{ContentPart, Media, Source};
+pub use result::retry::Retry;
 pub use result::suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
 };
@@ -202,6 +203,7 @@ pub use tool::context::{Extension, FromToolContext, State, ToolContext};
 pub use tool::define::{DefineToolError, FnTool, ToolDef, define_tool};
 pub use tool::future::{BoxFuture, ToolFuture};
 pub use tool::{Tool, ToolAnnotations, ToolSource, sanitize};
+pub use toolkit::run_state::RunState;
 pub use toolkit::{Next, Toolkit};
 pub use toolnexus_macros::*;
 

@@ -23,13 +23,15 @@ pub use crate::tool::approval::{approval_arguments, approval_arguments_json, app
 pub use crate::tool::context::{
     StateType, inject, inject_extension, inject_optional_extension, inject_state,
 };
-pub use output_derive::{Lowering, OutputPart, json_array, json_object, json_text, serialize};
+pub use output_derive::{
+    Lowering, OutputPart, json_array, json_object, json_text, lower_retry, retry, serialize,
+};
 pub use tool_macro::{
     CheckJsonOutput, CheckOtherOutput, Described, OutputCheck, OutputJsonSchema, ParamDeserialize,
     ParamJsonSchema, ReturnsJson, assert_deserialize, assert_unique_tool_names,
 };
 // The public items generated code names, reached the same way as everything else here.
 pub use crate::{
-    BoxFuture, IntoToolResult, Request, Tool, ToolAnnotations, ToolContext, ToolFuture, ToolResult,
-    pending,
+    BoxFuture, IntoToolError, IntoToolResult, Request, Retry, Tool, ToolAnnotations, ToolContext,
+    ToolFuture, ToolResult, pending,
 };

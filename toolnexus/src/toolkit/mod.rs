@@ -2,10 +2,12 @@
 //! suspension loop rule (SPEC §10). Each provider's definitions are built in `provider/`.
 
 mod around;
+mod catalog;
 pub(crate) mod deadline;
 mod definitions;
 mod guarded;
 mod run_calls;
+pub(crate) mod run_state;
 #[cfg(feature = "tracing")]
 pub(crate) mod trace;
 
@@ -71,6 +73,8 @@ pub struct Toolkit {
     max_concurrency: Option<NonZeroUsize>,
     /// State, layers and visibility (SPEC §12); `None` until one is set.
     around: Option<Arc<Around>>,
+    /// Deferred loading, search and retry budgets (SPEC §15, §15B).
+    catalog: catalog::Catalog,
 }
 
 impl fmt::Debug for Toolkit {

@@ -7,6 +7,7 @@ mod common;
 mod deadlines;
 mod loop_rule;
 mod progress;
+mod retry_budgets;
 mod run_calls;
 mod toolkit;
 mod toolkit_of_macro_tools;
