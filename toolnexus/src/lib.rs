@@ -189,6 +189,7 @@ mod toolkit;
 pub mod mcp;
 
 pub use provider::profile::{IssueKind, Profile, SchemaIssue};
+pub use provider::search::names::ToolSearch;
 pub use provider::turn::{Api, ResponseError, ToolCall, tool_calls, tool_results};
 pub use result::ToolResult;
 pub use result::attach::AttachOptions;

@@ -123,18 +123,53 @@ impl Toolkit {
     ///   message>`` and [`RunState::exhausted`] names the tool. A turn with several calls of
     ///   one tool counts them in call order.
     ///
-    /// Without a `RunState` ([`run_calls`](Self::run_calls)) nothing is counted and every
-    /// result is as the tool gave it.
+    /// - **Searches (SPEC §15).** The model's search — a `search_tools` call, or OpenAI
+    ///   Responses' client-executed `tool_search` — is answered from the toolkit's index
+    ///   ([`search`](Self::search)) with each tool found as `name: first line of its
+    ///   description` (`metadata.tools` lists the names), and the tools found are loaded
+    ///   into `run`, so [`definitions`](Self::definitions) sends them from now on.
+    ///   [`tool_results`](crate::tool_results) writes the answer as the API wants it.
+    ///
+    /// Without a `RunState` ([`run_calls`](Self::run_calls)) nothing is counted, no search
+    /// is answered (it is an unknown tool there), and every result is as the tool gave it.
     pub async fn run_calls_in(
         &self,
         run: &mut RunState,
         calls: &[ToolCall],
         ctx: &ToolContext,
     ) -> Vec<ToolResult> {
-        let mut results = self.join_calls(calls, ctx).await;
+        let mut results = if calls.iter().any(|call| self.is_search(call)) {
+            self.run_with_searches(run, calls, ctx).await
+        } else {
+            self.join_calls(calls, ctx).await
+        };
         for (call, result) in calls.iter().zip(&mut results) {
             run.count(&call.name, self.budget(&call.name), result);
         }
         results
+    }
+
+    /// A turn with searches in it: each search answered here (loading what it found into
+    /// `run`), the other calls run together as [`run_calls`](Self::run_calls) runs them.
+    async fn run_with_searches(
+        &self,
+        run: &mut RunState,
+        calls: &[ToolCall],
+        ctx: &ToolContext,
+    ) -> Vec<ToolResult> {
+        let others: Vec<ToolCall> = calls
+            .iter()
+            .filter(|call| !self.is_search(call))
+            .cloned()
+            .collect();
+        let mut ran = self.join_calls(&others, ctx).await.into_iter();
+        calls
+            .iter()
+            .map(|call| match self.is_search(call) {
+                true => self.answer_search(call, run),
+                // `join_calls` gives one result per call it ran.
+                false => ran.next().unwrap_or_default(),
+            })
+            .collect()
     }
 }
