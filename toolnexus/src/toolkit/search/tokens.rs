@@ -41,10 +41,18 @@ fn split_case(chunk: &str, mut each: impl FnMut(&str)) {
 }
 
 /// A light plural fold, enough for tool vocabulary: `repositories` ⇒ `repository`, `issues`
-/// ⇒ `issue`, `files` ⇒ `file`; `address`, `status`, `process` stay.
+/// ⇒ `issue`, `branches` ⇒ `branch`, `files` ⇒ `file`; `address`, `status`, `process` stay.
 fn fold(word: &str) -> String {
     if word.len() > 4 && word.ends_with("ies") {
         return format!("{}y", &word[..word.len() - 3]);
+    }
+    // `branches`, `switches`, `boxes`, `addresses`: the plural adds `es`.
+    if word.len() > 4
+        && ["ches", "shes", "xes", "sses", "zes"]
+            .iter()
+            .any(|end| word.ends_with(end))
+    {
+        return word[..word.len() - 2].to_owned();
     }
     let keeps_s = ["ss", "us", "is", "os"]
         .iter()
@@ -77,5 +85,9 @@ mod tests {
     fn plurals_fold_and_filler_words_drop() {
         assert_eq!(all("Search the repositories"), ["search", "repository"]);
         assert_eq!(all("status of a process"), ["status", "process"]);
+        assert_eq!(
+            all("switches branches, addresses"),
+            ["switch", "branch", "address"]
+        );
     }
 }
