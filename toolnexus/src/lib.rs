@@ -50,6 +50,11 @@
 //! - Serve an app (SPEC §12): [`State`], [`Extension`] and [`FromToolContext`] parameters
 //!   reach a tool without reaching its schema; [`Toolkit::around`] runs layers around every
 //!   call; [`Toolkit::visible_if`] shows each caller its own tools.
+//! - Hold hundreds of tools (SPEC §15, §15B): mark the ones that may wait (`#[tool(defer)]`,
+//!   [`ToolDef::deferred`], [`Toolkit::defer_all_but`]) and send [`Toolkit::definitions`] of a
+//!   [`RunState`]: each API gets its own tool search ([`ToolSearch`]), and
+//!   [`Toolkit::run_calls_in`] answers the local one and counts each tool's [`Retry`]s against
+//!   its budget ([`Toolkit::retries`]).
 //! - Keep the schemas honest: [`Toolkit::check`] lists every place
 //!   a provider's schema dialect ([`Profile`]) cannot say what a tool accepts; assert it is
 //!   empty in your tests. The other way round is done for you: a `#[tool]`'s decoded

@@ -74,11 +74,13 @@ impl RunState {
         self.loaded.insert(tool.into());
     }
 
-    /// Counts `result` of a call to `name` against the tool's `budget`: a retry adds one
+    /// Counts `result` of a call to `name` against the tool's `budget` (looked up only for a
+    /// retry, so a turn of successes pays no lookup): a retry adds one
     /// (past the budget the result becomes the §15B message), a success resets the count, and
     /// any other error leaves it.
-    fn count(&mut self, name: &str, budget: u32, result: &mut ToolResult) {
+    fn count(&mut self, name: &str, budget: impl FnOnce() -> u32, result: &mut ToolResult) {
         if Retry::is_retry(result) {
+            let budget = budget();
             let count = self.retries.entry(name.to_owned()).or_insert(0);
             *count = count.saturating_add(1);
             if *count > budget {
@@ -88,7 +90,7 @@ impl RunState {
                 ));
                 self.exhausted.get_or_insert_with(|| name.to_owned());
             }
-        } else if !result.is_error {
+        } else if !result.is_error && !self.retries.is_empty() {
             self.retries.remove(name);
         }
     }
@@ -143,8 +145,12 @@ impl Toolkit {
         } else {
             self.join_calls(calls, ctx).await
         };
+        // A turn of successes with no count running (the common turn) has nothing to count.
+        if run.retries.is_empty() && results.iter().all(|result| !result.is_error) {
+            return results;
+        }
         for (call, result) in calls.iter().zip(&mut results) {
-            run.count(&call.name, self.budget(&call.name), result);
+            run.count(&call.name, || self.budget(&call.name), result);
         }
         results
     }

@@ -4,7 +4,7 @@
 //! model asks for a tool. The figure is printed and stated in the README.
 
 use serde_json::Value;
-use toolnexus::{ToolContext, Toolkit, define_tool};
+use toolnexus::{Api, RunState, ToolContext, ToolSearch, Toolkit, define_tool};
 
 /// Each query with the tools that answer it (any one of them counts).
 const QUERIES: &[(&str, &[&str])] = &[
@@ -105,6 +105,12 @@ const QUERIES: &[(&str, &[&str])] = &[
 
 /// The catalog as a toolkit of deferred tools, each named as its server names it.
 fn catalog() -> Toolkit {
+    catalog_of(0)
+}
+
+/// The catalog, then its first `copies` tools again under an `again_` prefix (a second server
+/// of the same kind).
+fn catalog_of(copies: usize) -> Toolkit {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/tool_catalog.json"
@@ -129,7 +135,47 @@ fn catalog() -> Toolkit {
             assert!(added, "{server}: `{name}` is listed twice");
         }
     }
+    let again: Vec<_> = toolkit.tools().iter().take(copies).cloned().collect();
+    for tool in again {
+        let def = define_tool(
+            format!("again_{}", tool.name()),
+            tool.description(),
+            Value::Object(tool.input_schema().clone()),
+        )
+        .unwrap();
+        toolkit.register(std::sync::Arc::new(
+            def.sync(|_: Value, _: &ToolContext| ""),
+        ));
+    }
     toolkit.defer_all_but(Vec::<String>::new())
+}
+
+#[test]
+fn a_run_that_loaded_5_of_250_tools_sends_under_a_tenth_of_the_bytes() {
+    let toolkit = catalog_of(32);
+    assert_eq!(toolkit.len(), 250);
+    let mut run = RunState::default();
+    for tool in toolkit.search("pull request", 5) {
+        run.load(tool.name());
+    }
+    assert_eq!(run.loaded().count(), 5);
+    let bytes = |value: Value| value.to_string().len();
+    for (api, all) in [
+        (Api::OpenAiChat, toolkit.to_openai()),
+        (Api::Gemini, toolkit.to_gemini()),
+    ] {
+        let (sent, every) = (bytes(toolkit.definitions(api, &run)), bytes(all));
+        println!(
+            "{api:?}: {sent} of {every} bytes ({:.1}%)",
+            sent as f64 * 100.0 / every as f64
+        );
+        assert!(sent * 10 < every, "{api:?}: {sent} of {every}");
+    }
+    let local = toolkit.clone().tool_search(ToolSearch::Local);
+    let sent = bytes(local.definitions(Api::OpenAiResponses, &run));
+    let every = bytes(local.to_openai_responses());
+    println!("OpenAiResponses, local search: {sent} of {every} bytes");
+    assert!(sent * 10 < every, "{sent} of {every}");
 }
 
 #[test]
