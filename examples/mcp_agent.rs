@@ -5,6 +5,13 @@
 //! 2026-07-28 `InputRequiredResult`) and is answered in the loop with `call_with`, exactly
 //! like a local approval.
 //!
+//! The server's tools are deferred (SPEC §15): each request carries only the local tool, what
+//! a search has loaded and `search_tools`; the model searches first, the toolkit answers the
+//! search and loads what it found into the run's [`RunState`](toolnexus::RunState), which also
+//! counts retries and stops the loop when a tool is past its budget (SPEC §15B). The server is
+//! the repository's own so that the example runs without node or a network; any
+//! `McpTools::deferred()` server (the filesystem server, GitHub's) joins the same way.
+//!
 //! Run it with:
 //!
 //! ```text
@@ -17,7 +24,7 @@ use std::time::Duration;
 use toolnexus::mcp::McpTools;
 use toolnexus::serde_json::{self, Value, json};
 use toolnexus::{
-    Answer, Api, Request, ToolContext, Toolkit, tool, tool_calls, tool_results, tools,
+    Answer, Api, Request, RunState, ToolContext, Toolkit, tool, tool_calls, tool_results, tools,
 };
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -63,9 +70,9 @@ async fn main() -> Result<(), Error> {
     let mut toolkit = Toolkit::new().with_all(tools![word_count]);
     for server in servers? {
         println!("{}: {} tools", server.name(), server.tools().len());
+        let server = server.deferred();
         toolkit = toolkit.with_all(server.tools_prefixed(&format!("{}_", server.name())));
     }
-    println!("tools: {}\n", compact(&toolkit.to_openai()));
 
     let api = Api::OpenAiChat;
     let ctx = ToolContext {
@@ -75,14 +82,29 @@ async fn main() -> Result<(), Error> {
     let mut conversation = vec![
         json!({"role": "user", "content": "Weather in Paris? How long is my note? Then delete note 3."}),
     ];
+    let mut run = RunState::default();
     for turn in 0.. {
+        // What this request would carry as `tools`: the local tool, what was loaded, the search.
+        let sent = toolkit.definitions(api, &run);
+        let names: Vec<&str> = sent
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|entry| entry["function"]["name"].as_str())
+            .collect();
+        println!(
+            "turn {turn}: sends {} of {} tools: {}",
+            names.len(),
+            toolkit.len() + 1,
+            names.join(", ")
+        );
         let reply = model(turn);
         conversation.push(reply["choices"][0]["message"].clone());
         let calls = tool_calls(api, &reply)?;
         if calls.is_empty() {
             break;
         }
-        let mut results = toolkit.run_calls(&calls, &ctx).await;
+        let mut results = toolkit.run_calls_in(&mut run, &calls, &ctx).await;
         for (call, result) in calls.iter().zip(&mut results) {
             if result.is_pending() {
                 let args = serde_json::from_str(&call.arguments).unwrap_or_else(|_| json!({}));
@@ -93,6 +115,10 @@ async fn main() -> Result<(), Error> {
             println!("  > {} {} => {}", call.name, call.arguments, result.output);
         }
         conversation.extend(tool_results(api, &calls, &results));
+        if let Some(tool) = run.exhausted() {
+            println!("stopping: `{tool}` failed past its retry budget");
+            break;
+        }
     }
     println!("\ntranscript:");
     for message in &conversation {
@@ -105,10 +131,20 @@ async fn main() -> Result<(), Error> {
 fn model(turn: usize) -> Value {
     let calls: &[(&str, Value)] = match turn {
         0 => &[
-            ("notes_get_weather", json!({"city": "Paris"})),
+            (
+                "search_tools",
+                json!({"query": "weather in a city", "limit": 1}),
+            ),
             ("word_count", json!({"text": "buy milk and eggs"})),
         ],
-        1 => &[("notes_delete_note", json!({"id": 3}))],
+        1 => &[
+            ("notes_get_weather", json!({"city": "Paris"})),
+            (
+                "search_tools",
+                json!({"query": "delete a note", "limit": 1}),
+            ),
+        ],
+        2 => &[("notes_delete_note", json!({"id": 3}))],
         _ => &[],
     };
     let tool_calls: Vec<Value> = calls

@@ -11,6 +11,7 @@ mod content_parts;
 mod context;
 mod json_schema_derive;
 mod lowering;
+mod retry;
 mod schema_snapshots;
 mod tool_macro;
 mod tool_output;

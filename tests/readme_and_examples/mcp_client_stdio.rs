@@ -107,7 +107,7 @@ async fn the_loop_rule_runs_through_our_stdio_server_on_every_revision() {
 }
 
 #[test]
-fn the_mcp_agent_example_answers_a_remote_approval_in_its_loop() {
+fn the_mcp_agent_example_loads_deferred_tools_by_search_and_answers_a_remote_approval() {
     let output = Command::new(example("mcp_agent"))
         .output()
         .expect("the example runs");
@@ -125,6 +125,11 @@ fn the_mcp_agent_example_answers_a_remote_approval_in_its_loop() {
         "{stdout}"
     );
     for line in [
+        // SPEC §15: the server's tools are deferred until a search loads them.
+        "turn 0: sends 2 of 10 tools: word_count, search_tools",
+        "  > search_tools {\"query\":\"weather in a city\",\"limit\":1} => notes_get_weather: Current weather for a city.",
+        "turn 1: sends 3 of 10 tools: word_count, notes_get_weather, search_tools",
+        "turn 2: sends 4 of 10 tools: word_count, notes_get_weather, notes_delete_note, search_tools",
         "  > notes_get_weather {\"city\":\"Paris\"} => Paris: 18°C, dry",
         "  > word_count {\"text\":\"buy milk and eggs\"} => 4",
         "  ~ asked (input): Delete note 3?",

@@ -73,6 +73,10 @@ mod tool;
 ///   `destructive` and `open_world` when unsaid, so `open_world = false` is worth writing).
 ///   `read_only` with `destructive` is refused: a read-only tool is not destructive.
 /// - `approval = "…"`: ask a human first (below).
+/// - `defer`: the definition waits until a search finds the tool ([`Tool::deferred`], SPEC
+///   §15).
+/// - `retries = N`: how many failed calls in a row the model may retry before a run gives up
+///   on the tool ([`Tool::retries`], SPEC §15B; a whole number, default the toolkit's).
 /// - `crate = "path"`: where toolnexus is, when your `Cargo.toml` renames it
 ///   (`tnx = { package = "toolnexus", … }` ⇒ `#[tool(crate = "tnx")]`); every path the
 ///   expansion names goes through it, and `tools![…]` of such tools reaches toolnexus
@@ -183,6 +187,8 @@ mod tool;
 /// [`Tool::title`]: ../toolnexus/trait.Tool.html#method.title
 /// [`Tool::annotations`]: ../toolnexus/trait.Tool.html#method.annotations
 /// [`Tool::output_schema`]: ../toolnexus/trait.Tool.html#method.output_schema
+/// [`Tool::deferred`]: ../toolnexus/trait.Tool.html#method.deferred
+/// [`Tool::retries`]: ../toolnexus/trait.Tool.html#method.retries
 /// [`Toolkit::call`]: ../toolnexus/struct.Toolkit.html#method.call
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
@@ -301,6 +307,8 @@ pub fn tools(input: TokenStream) -> TokenStream {
 /// |---|---|
 /// | `#[output("fmt")]` | `ToolResult::ok(format!(..))` |
 /// | `#[output(error, "fmt")]` | `ToolResult::error(format!(..))` |
+/// | `#[output(retry, "fmt")]` | `Err(Retry::new(format!(..)))`'s result: an error the model should fix, counted by a retry budget |
+/// | `#[output(retry)]` | on a variant holding just a `toolnexus::Retry`: its result; the type gets `From<Retry>` (so `?` works); a type with `retry` variants is also an error type (`IntoToolError`), and must not implement `Display` |
 /// | `#[output(pending, kind = "fmt", prompt = "fmt", url = "fmt")]` | `toolnexus::pending(Request::new(kind, prompt).with_url(url))`; `url` is optional |
 /// | `#[output(json)]` | compact JSON of the single field; of several named fields, an object keyed by field name in declaration order; of several tuple fields, an array |
 /// | `#[output(transparent)]` | the single field's own `IntoToolResult` |

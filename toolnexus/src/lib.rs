@@ -50,6 +50,11 @@
 //! - Serve an app (SPEC §12): [`State`], [`Extension`] and [`FromToolContext`] parameters
 //!   reach a tool without reaching its schema; [`Toolkit::around`] runs layers around every
 //!   call; [`Toolkit::visible_if`] shows each caller its own tools.
+//! - Hold hundreds of tools (SPEC §15, §15B): mark the ones that may wait (`#[tool(defer)]`,
+//!   [`ToolDef::deferred`], [`Toolkit::defer_all_but`]) and send [`Toolkit::definitions`] of a
+//!   [`RunState`]: each API gets its own tool search ([`ToolSearch`]), and
+//!   [`Toolkit::run_calls_in`] answers the local one and counts each tool's [`Retry`]s against
+//!   its budget ([`Toolkit::retries`]).
 //! - Keep the schemas honest: [`Toolkit::check`] lists every place
 //!   a provider's schema dialect ([`Profile`]) cannot say what a tool accepts; assert it is
 //!   empty in your tests. The other way round is done for you: a `#[tool]`'s decoded
@@ -189,11 +194,13 @@ mod toolkit;
 pub mod mcp;
 
 pub use provider::profile::{IssueKind, Profile, SchemaIssue};
+pub use provider::search::names::ToolSearch;
 pub use provider::turn::{Api, ResponseError, ToolCall, tool_calls, tool_results};
 pub use result::ToolResult;
 pub use result::attach::AttachOptions;
 pub use result::lower::{IntoToolError, IntoToolResult, Json};
 pub use result::part::{ContentPart, Media, Source};
+pub use result::retry::Retry;
 pub use result::suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
 };
@@ -202,6 +209,7 @@ pub use tool::context::{Extension, FromToolContext, State, ToolContext};
 pub use tool::define::{DefineToolError, FnTool, ToolDef, define_tool};
 pub use tool::future::{BoxFuture, ToolFuture};
 pub use tool::{Tool, ToolAnnotations, ToolSource, sanitize};
+pub use toolkit::run_state::RunState;
 pub use toolkit::{Next, Toolkit};
 pub use toolnexus_macros::*;
 

@@ -23,6 +23,8 @@ pub struct Output<'a> {
 pub enum Mode {
     Ok,
     Error(Ident),
+    /// `retry` (SPEC §15B): an error the model should fix, counted by a retry budget.
+    Retry(Ident),
     Pending(Ident),
     Json(Ident),
     Transparent(Ident),
@@ -47,7 +49,7 @@ impl Parse for Entry {
         }
         if !input.peek(Ident::peek_any) {
             return Err(input.error(
-                "expected a format string, a mode (`error`, `pending`, `json`, `transparent`) or `key = \"…\"`",
+                "expected a format string, a mode (`error`, `retry`, `pending`, `json`, `transparent`) or `key = \"…\"`",
             ));
         }
         // `parse_any` so a keyword used as a key (`type = "…"`) gets the unknown-key error.
@@ -122,6 +124,7 @@ fn set_mode(output: &mut Output, word: Ident, errors: &mut Errors) {
     }
     output.mode = match word.to_string().as_str() {
         "error" => Mode::Error(word),
+        "retry" => Mode::Retry(word),
         "pending" => Mode::Pending(word),
         "json" => Mode::Json(word),
         "transparent" => Mode::Transparent(word),
@@ -129,7 +132,7 @@ fn set_mode(output: &mut Output, word: Ident, errors: &mut Errors) {
             errors.spanned(
                 &word,
                 format!(
-                    "unknown `#[output]` mode `{word}`; expected `error`, `pending`, `json` or `transparent` (no mode means a successful result)"
+                    "unknown `#[output]` mode `{word}`; expected `error`, `retry`, `pending`, `json` or `transparent` (no mode means a successful result)"
                 ),
             );
             return;
@@ -175,6 +178,7 @@ impl Mode {
         match self {
             Self::Ok => None,
             Self::Error(word)
+            | Self::Retry(word)
             | Self::Pending(word)
             | Self::Json(word)
             | Self::Transparent(word) => Some(word),

@@ -49,13 +49,68 @@ fn implement(input: &Input, private: &TokenStream) -> TokenStream {
         .iter()
         .map(|variant| arm(variant, private, &mut bounds))
         .collect();
-    wrap(
+    let lowering = wrap(
         private,
         input.ident,
         input.generics,
         &bounds.predicates(),
         &quote!(match self { #(#arms)* }),
-    )
+    );
+    let from = input
+        .variants
+        .iter()
+        .find(|variant| valid::retry_conversion(variant).is_some())
+        .map(|variant| from_retry(input, variant, private));
+    let as_error = input
+        .variants
+        .iter()
+        .any(|variant| matches!(&variant.output, Spec::Given(output) if matches!(output.mode, Mode::Retry(_))))
+        .then(|| error_impl(input, private, &bounds.predicates()));
+    quote!(#lowering #from #as_error)
+}
+
+/// A type with `retry` variants is a tool's error type: `Err(e)` lowers through its own
+/// `#[output]`s (a `Display` impl would lower every variant as a plain error, losing the
+/// retry mark), so it gets `IntoToolError`.
+fn error_impl(input: &Input, private: &TokenStream, bounds: &TokenStream) -> TokenStream {
+    let ident = input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let where_clause = with_bounds(where_clause, bounds);
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #private::IntoToolError for #ident #ty_generics #where_clause {
+            fn into_tool_error(self) -> #private::ToolResult {
+                #private::IntoToolResult::into_tool_result(self)
+            }
+        }
+    }
+}
+
+/// `impl From<Retry>` for the type whose variant holds a `Retry` (`#[output(retry)]`).
+fn from_retry(input: &Input, variant: &Variant, private: &TokenStream) -> TokenStream {
+    let ident = input.ident;
+    let path = variant.path();
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics ::core::convert::From<#private::Retry> for #ident #ty_generics #where_clause {
+            fn from(retry: #private::Retry) -> Self {
+                #path(retry)
+            }
+        }
+    }
+}
+
+/// The item's own `where` clause with the bounds the fields need added.
+fn with_bounds(clause: Option<&syn::WhereClause>, bounds: &TokenStream) -> TokenStream {
+    match (clause, bounds.is_empty()) {
+        (None, true) => TokenStream::new(),
+        (None, false) => quote!(where #bounds),
+        (Some(clause), _) => {
+            let predicates = clause.predicates.iter();
+            quote!(where #(#predicates,)* #bounds)
+        }
+    }
 }
 
 /// The impl itself, in an anonymous const so nothing it names leaks into the user's scope.
@@ -67,14 +122,7 @@ fn wrap(
     body: &TokenStream,
 ) -> TokenStream {
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let where_clause = match (where_clause, bounds.is_empty()) {
-        (None, true) => TokenStream::new(),
-        (None, false) => quote!(where #bounds),
-        (Some(clause), _) => {
-            let predicates = clause.predicates.iter();
-            quote!(where #(#predicates,)* #bounds)
-        }
-    };
+    let where_clause = with_bounds(where_clause, bounds);
     quote! {
         const _: () = {
             #[automatically_derived]
@@ -162,6 +210,19 @@ fn base(
             );
             quote!(#private::ToolResult::error(#text))
         }
+        Mode::Retry(_) => match &output.format {
+            Some(format) => {
+                let text = text(format);
+                quote!(#private::retry(#text))
+            }
+            None => {
+                let field = &variant.fields[0];
+                used.insert(field.index);
+                let binding = field.binding();
+                let lower = quote_spanned!(field.ty().span()=> #private::lower_retry);
+                quote!(#lower(#binding))
+            }
+        },
         Mode::Pending(_) => {
             let [kind, prompt] = [&output.kind, &output.prompt].map(|keyed| {
                 text(

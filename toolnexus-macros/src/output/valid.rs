@@ -5,7 +5,21 @@ use super::attr::{Keyed, Mode, Output};
 use crate::format::Format;
 
 pub fn check(input: &Input, errors: &mut Errors) {
+    let mut retry_from: Option<&syn::Ident> = None;
     for variant in &input.variants {
+        if let Some(word) = retry_conversion(variant) {
+            if let Some(first) = retry_from {
+                errors.spanned(
+                    word,
+                    format!(
+                        "only one variant can take `#[output(retry)]` without a format string: it gives the type `From<Retry>`, which `{}` already does",
+                        first
+                    ),
+                );
+            } else {
+                retry_from = Some(variant.ident);
+            }
+        }
         match &variant.output {
             Spec::Absent => check_delegating(variant, errors),
             Spec::Broken => {}
@@ -30,6 +44,18 @@ fn check_delegating(variant: &Variant, errors: &mut Errors) {
                 variant.display_name()
             ),
         );
+    }
+}
+
+/// The `retry` keyword of a variant that holds a `Retry` (`#[output(retry)]` without a format
+/// string): the type gets `From<Retry>`, so `?` works in a tool returning it.
+pub fn retry_conversion<'v>(variant: &'v Variant) -> Option<&'v syn::Ident> {
+    match &variant.output {
+        Spec::Given(output) => match (&output.mode, &output.format) {
+            (Mode::Retry(word), None) => Some(word),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -72,6 +98,20 @@ fn check_output(variant: &Variant, output: &Output, errors: &mut Errors) {
                 );
             }
         }
+        Mode::Retry(word) if output.format.is_none() => {
+            let single =
+                matches!(variant.fields.as_slice(), [field] if matches!(field.role, Role::Plain));
+            if variant.style != Style::Tuple || !single {
+                errors.spanned(
+                    word,
+                    format!(
+                        "`#[output(retry)]` without a format string needs `{}` to hold just a `toolnexus::Retry`, e.g. `#[output(retry)] Again(Retry)`; or give the text: `#[output(retry, \"…\")]`",
+                        variant.display_name()
+                    ),
+                );
+            }
+        }
+        Mode::Retry(_) => {}
         Mode::Pending(word) => {
             let missing: Vec<_> = [("kind", &output.kind), ("prompt", &output.prompt)]
                 .into_iter()

@@ -11,13 +11,13 @@ use syn::{Attribute, Expr, Ident, LitStr, Meta, Token};
 use crate::crate_path::{self, CratePath};
 use crate::errors::Errors;
 use crate::symbol::{
-    APPROVAL, CRATE, DEFAULT, DESCRIPTION, DESERIALIZE_WITH, DESTRUCTIVE, FLATTEN, IDEMPOTENT,
-    INJECT, NAME, OPEN_WORLD, PARAM, READ_ONLY, RENAME, SCHEMA_WITH, SCHEMARS, SERDE, Symbol,
-    TITLE, WITH,
+    APPROVAL, CRATE, DEFAULT, DEFER, DESCRIPTION, DESERIALIZE_WITH, DESTRUCTIVE, FLATTEN,
+    IDEMPOTENT, INJECT, NAME, OPEN_WORLD, PARAM, READ_ONLY, RENAME, RETRIES, SCHEMA_WITH, SCHEMARS,
+    SERDE, Symbol, TITLE, WITH,
 };
 
 /// `#[tool(name = "…", description = "…", title = "…", read_only, destructive, idempotent,
-/// open_world, approval = "…", crate = "…")]`.
+/// open_world, approval = "…", defer, retries = N, crate = "…")]`.
 #[derive(Default)]
 pub struct ToolArgs {
     pub name: Option<LitStr>,
@@ -25,6 +25,10 @@ pub struct ToolArgs {
     pub title: Option<LitStr>,
     pub annotations: Annotations,
     pub approval: Option<LitStr>,
+    /// `defer` (SPEC §15): the definition waits until a search finds the tool.
+    pub defer: Option<Flag>,
+    /// `retries = N` (SPEC §15B): the tool's retry budget.
+    pub retries: Option<syn::LitInt>,
     pub krate: Option<CratePath>,
 }
 
@@ -43,7 +47,7 @@ pub struct Flag {
     pub value: bool,
 }
 
-const TOOL_KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, `open_world`, `approval` or `crate`";
+const TOOL_KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, `open_world`, `approval`, `defer`, `retries` or `crate`";
 
 pub fn parse_tool_args(args: TokenStream, errors: &mut Errors) -> ToolArgs {
     let mut parsed = ToolArgs::default();
@@ -71,6 +75,10 @@ pub fn parse_tool_args(args: TokenStream, errors: &mut Errors) -> ToolArgs {
             set_once(&meta, &mut parsed.title, TITLE)
         } else if meta.path == APPROVAL {
             set_once(&meta, &mut parsed.approval, APPROVAL)
+        } else if meta.path == DEFER {
+            set_flag(&meta, &mut parsed.defer)
+        } else if meta.path == RETRIES {
+            set_retries(&meta, &mut parsed.retries)
         } else if meta.path == CRATE {
             crate_path::set(&meta, &mut parsed.krate, "tool")
         } else {
@@ -103,6 +111,31 @@ pub fn parse_toolbox_args(args: TokenStream, errors: &mut Errors) -> Option<Crat
         errors.push(error);
     }
     krate
+}
+
+/// `retries = N`: a non-negative integer literal that fits a `u32`.
+fn set_retries(meta: &ParseNestedMeta, slot: &mut Option<syn::LitInt>) -> syn::Result<()> {
+    if slot.is_some() {
+        return Err(meta.error("duplicate key `retries`"));
+    }
+    let expected = "`#[tool(retries = …)]` takes a whole number of retries, e.g. `retries = 3`";
+    if !meta.input.peek(Token![=]) {
+        return Err(meta.error(expected));
+    }
+    let value: syn::Lit = meta.value()?.parse()?;
+    match value {
+        syn::Lit::Int(int) if int.suffix().is_empty() || int.suffix() == "u32" => {
+            if int.base10_parse::<u32>().is_err() {
+                return Err(syn::Error::new(
+                    int.span(),
+                    "`#[tool(retries = …)]` must fit a `u32` (at most 4294967295)",
+                ));
+            }
+            *slot = Some(int);
+            Ok(())
+        }
+        other => Err(syn::Error::new(other.span(), expected)),
+    }
 }
 
 fn set_flag(meta: &ParseNestedMeta, slot: &mut Option<Flag>) -> syn::Result<()> {

@@ -19,6 +19,7 @@ pub(crate) mod mcp_result;
 pub(crate) mod openai;
 pub(crate) mod profile;
 mod rewrite;
+pub(crate) mod search;
 pub(crate) mod tool_call;
 pub(crate) mod turn;
 

@@ -368,22 +368,46 @@ impl Profiles {
         tools: &'a [Arc<dyn Tool>],
         profile: Profile,
     ) -> impl Iterator<Item = &'a Built> {
-        tools.iter().zip(&self.0).filter_map(move |(tool, slots)| {
-            let slot = match profile {
-                // Sent as it is: nothing to build, nothing lost.
-                Profile::Plain => return None,
-                Profile::OpenAiStrict => &slots.openai_strict,
-                Profile::Gemini => &slots.gemini,
-                Profile::GeminiJsonSchema => &slots.gemini_json_schema,
-                Profile::AnthropicStrict => &slots.anthropic_strict,
-            };
-            Some(slot.get_or_init(|| build(tool.as_ref(), profile)))
-        })
+        self.entries_where(tools, profile, |_| true)
+    }
+
+    /// [`entries`](Self::entries) of the tools whose position `send` accepts.
+    fn entries_where<'a>(
+        &'a self,
+        tools: &'a [Arc<dyn Tool>],
+        profile: Profile,
+        send: impl Fn(usize) -> bool + 'a,
+    ) -> impl Iterator<Item = &'a Built> {
+        let kept = tools.iter().zip(&self.0).enumerate();
+        kept.filter(move |(at, _)| send(*at))
+            .filter_map(move |(_, (tool, slots))| {
+                let slot = match profile {
+                    // Sent as it is: nothing to build, nothing lost.
+                    Profile::Plain => return None,
+                    Profile::OpenAiStrict => &slots.openai_strict,
+                    Profile::Gemini => &slots.gemini,
+                    Profile::GeminiJsonSchema => &slots.gemini_json_schema,
+                    Profile::AnthropicStrict => &slots.anthropic_strict,
+                };
+                Some(slot.get_or_init(|| build(tool.as_ref(), profile)))
+            })
     }
 
     /// The entries `profile` sends for `tools`, in order.
     fn list(&self, tools: &[Arc<dyn Tool>], profile: Profile) -> Vec<Value> {
         let entries = self.entries(tools, profile);
+        entries.map(|built| built.entry.clone()).collect()
+    }
+
+    /// The entries `profile` sends for the tools whose position `send` accepts, in order;
+    /// only those are built (SPEC §15: a run sends a few of many tools).
+    pub(crate) fn some(
+        &self,
+        tools: &[Arc<dyn Tool>],
+        profile: Profile,
+        send: impl Fn(usize) -> bool,
+    ) -> Vec<Value> {
+        let entries = self.entries_where(tools, profile, send);
         entries.map(|built| built.entry.clone()).collect()
     }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::provider::tool_call::Reader;
 pub use crate::provider::tool_call::{Api, ResponseError, ToolCall};
 
-use crate::provider::{anthropic, gemini, openai};
+use crate::provider::{anthropic, gemini, openai, search};
 use crate::result::ToolResult;
 
 /// The tool calls in `response`, a provider's whole response body as its API returns it, in
@@ -112,10 +112,13 @@ pub fn tool_results(api: Api, calls: &[ToolCall], results: &[ToolResult]) -> Vec
             pairs.map(|(call, result)| (call.id.as_str(), call.name.as_str(), result)),
         ),
         Api::OpenAiResponses => pairs
-            .map(|(call, result)| openai::responses::function_call_output(&call.id, result))
+            .map(|(call, result)| {
+                search::responses_item(&call.id, &call.name, result)
+                    .unwrap_or_else(|| openai::responses::function_call_output(&call.id, result))
+            })
             .collect(),
         Api::Anthropic => vec![anthropic::anthropic_tool_results(
-            pairs.map(|(call, result)| (call.id.as_str(), result)),
+            pairs.map(|(call, result)| search::anthropic_block(&call.id, &call.name, result)),
         )],
         Api::Gemini => vec![gemini::results::function_responses(pairs)],
     }

@@ -5,6 +5,7 @@
 pub(crate) mod attach;
 pub(crate) mod lower;
 pub(crate) mod part;
+pub(crate) mod retry;
 pub(crate) mod suspend;
 pub(crate) mod url;
 

@@ -28,13 +28,15 @@ pub use error_chain::{
     AsItIs, BoxedErrorWithSources, BoxedResultWithSources, ErrorWithSources, Held,
     ResultWithSources,
 };
-pub use output_derive::{Lowering, OutputPart, json_array, json_object, json_text, serialize};
+pub use output_derive::{
+    Lowering, OutputPart, json_array, json_object, json_text, lower_retry, retry, serialize,
+};
 pub use tool_macro::{
     CheckJsonOutput, CheckOtherOutput, Described, OutputCheck, OutputJsonSchema, ParamDeserialize,
     ParamJsonSchema, ReturnsJson, assert_deserialize, assert_unique_tool_names,
 };
 // The public items generated code names, reached the same way as everything else here.
 pub use crate::{
-    BoxFuture, IntoToolError, IntoToolResult, Request, Tool, ToolAnnotations, ToolContext,
+    BoxFuture, IntoToolError, IntoToolResult, Request, Retry, Tool, ToolAnnotations, ToolContext,
     ToolFuture, ToolResult, pending,
 };

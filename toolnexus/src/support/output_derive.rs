@@ -5,8 +5,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::result::ToolResult;
-use crate::result::lower::{IntoToolResult, Json, serialize_failed};
+use crate::result::lower::{IntoToolError, IntoToolResult, Json, serialize_failed};
 use crate::result::part::ContentPart;
+use crate::result::retry::Retry;
 
 /// A type a `#[part]` field may have. Implemented only for the shapes SPEC §6 allows, so a
 /// field of any other type is a compile error pointing at that type.
@@ -121,4 +122,14 @@ pub fn json_array<const N: usize>(items: [Result<Value, serde_json::Error>; N]) 
         Ok(items) => ToolResult::ok(Value::Array(items).to_string()),
         Err(error) => serialize_failed(&error),
     }
+}
+
+/// `#[output(retry, "…")]`: the formatted text as a [`Retry`]'s result.
+pub fn retry(message: String) -> ToolResult {
+    lower_retry(Retry::new(message))
+}
+
+/// `#[output(retry)]` on a variant holding a [`Retry`]: its result.
+pub fn lower_retry(retry: Retry) -> ToolResult {
+    retry.into_tool_error()
 }

@@ -72,6 +72,8 @@ pub fn define_tool(
         annotations: ToolAnnotations::default(),
         output_schema: None,
         approval: None,
+        deferred: false,
+        retries: None,
     })
 }
 
@@ -111,6 +113,8 @@ pub struct ToolDef {
     annotations: ToolAnnotations,
     output_schema: Option<Map<String, Value>>,
     approval: Option<String>,
+    deferred: bool,
+    retries: Option<u32>,
 }
 
 type Run = dyn Fn(Value, &ToolContext) -> BoxFuture<'static, ToolResult> + Send + Sync;
@@ -236,6 +240,35 @@ impl ToolDef {
         self
     }
 
+    /// Says whether the tool's definition may wait until a search finds it (SPEC §15), as
+    /// `#[tool(defer)]` does; see [`Tool::deferred`].
+    ///
+    /// ```
+    /// use serde_json::{json, Value};
+    /// use toolnexus::{define_tool, Tool, ToolContext};
+    ///
+    /// let tool = define_tool("archive", "Archives a project", json!({"type": "object"}))?
+    ///     .deferred(true)
+    ///     .retries(5)
+    ///     .sync(|_: Value, _: &ToolContext| "archived");
+    /// assert!(tool.deferred());
+    /// assert_eq!(tool.retries(), Some(5));
+    /// # Ok::<(), toolnexus::DefineToolError>(())
+    /// ```
+    #[must_use]
+    pub fn deferred(mut self, deferred: bool) -> Self {
+        self.deferred = deferred;
+        self
+    }
+
+    /// Sets how many failed calls in a row the model may retry (SPEC §15B), as
+    /// `#[tool(retries = N)]` does; see [`Tool::retries`].
+    #[must_use]
+    pub fn retries(mut self, retries: u32) -> Self {
+        self.retries = Some(retries);
+        self
+    }
+
     /// Finishes the tool with a synchronous closure. It runs when the returned future is polled.
     pub fn sync<F, R>(self, f: F) -> FnTool
     where
@@ -309,6 +342,14 @@ impl Tool for FnTool {
 
     fn output_schema(&self) -> Option<&Map<String, Value>> {
         self.def.output_schema.as_ref()
+    }
+
+    fn deferred(&self) -> bool {
+        self.def.deferred
+    }
+
+    fn retries(&self) -> Option<u32> {
+        self.def.retries
     }
 
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {

@@ -119,6 +119,26 @@ pub trait Tool: Send + Sync {
     fn output_schema(&self) -> Option<&Map<String, Value>> {
         None
     }
+    /// Whether the tool's definition may wait until a search finds it (SPEC §15): set with
+    /// `#[tool(defer)]`, [`ToolDef::deferred`](crate::ToolDef::deferred) or
+    /// `McpTools::deferred()`. A deferred tool runs like any other; only its definition
+    /// waits. `false` by default.
+    fn deferred(&self) -> bool {
+        false
+    }
+    /// How many failed calls in a row the model may retry before a run gives up on the tool
+    /// (SPEC §15B): set with `#[tool(retries = N)]` or
+    /// [`ToolDef::retries`](crate::ToolDef::retries); `None` (the default) takes the
+    /// toolkit's [`retries`](crate::Toolkit::retries).
+    fn retries(&self) -> Option<u32> {
+        None
+    }
+    /// The group the tool's definition is sent in where an API groups tools (OpenAI
+    /// Responses `namespace`s, SPEC §15): an MCP server's name for its tools; `None` by
+    /// default.
+    fn namespace(&self) -> Option<&str> {
+        None
+    }
     /// The toolkit state types the tool reads ([`ToolContext::state`]), so that
     /// [`Toolkit::missing_state`](crate::Toolkit::missing_state) can find a toolkit that
     /// cannot serve it before any call. `#[tool]` lists its `State<T>` parameters; none by

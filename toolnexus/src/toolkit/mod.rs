@@ -2,10 +2,13 @@
 //! suspension loop rule (SPEC §10). Each provider's definitions are built in `provider/`.
 
 mod around;
+pub(crate) mod catalog;
 pub(crate) mod deadline;
 mod definitions;
 mod guarded;
 mod run_calls;
+pub(crate) mod run_state;
+mod search;
 #[cfg(feature = "tracing")]
 pub(crate) mod trace;
 
@@ -71,6 +74,8 @@ pub struct Toolkit {
     max_concurrency: Option<NonZeroUsize>,
     /// State, layers and visibility (SPEC §12); `None` until one is set.
     around: Option<Arc<Around>>,
+    /// Deferred loading, search and retry budgets (SPEC §15, §15B).
+    catalog: catalog::Catalog,
 }
 
 impl fmt::Debug for Toolkit {
@@ -172,6 +177,7 @@ impl Toolkit {
         self.index.insert(tool.name().to_owned(), self.tools.len());
         self.tools.push(tool);
         self.profiles.push();
+        self.catalog.tools_changed();
         if let Some(around) = &mut self.around {
             Arc::make_mut(around).tools_changed();
         }

@@ -66,7 +66,7 @@ impl Toolkit {
     /// [`run_calls`](Self::run_calls)' future, its type spelled out: the compiler cannot
     /// prove an `async fn` holding the guarded calls `Send` (their `Future` impls are bounded
     /// by a lifetime), and it can for this opaque type declared `Send`.
-    fn join_calls<'a>(
+    pub(super) fn join_calls<'a>(
         &'a self,
         calls: &'a [ToolCall],
         ctx: &'a ToolContext,

@@ -10,5 +10,6 @@ mod conformance;
 mod profiles;
 mod provider_encoding;
 mod provider_vectors;
+mod tool_search;
 mod turn;
 mod turn_vectors;

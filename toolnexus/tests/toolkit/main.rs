@@ -7,6 +7,8 @@ mod common;
 mod deadlines;
 mod loop_rule;
 mod progress;
+mod retry_budgets;
 mod run_calls;
+mod search_recall;
 mod toolkit;
 mod toolkit_of_macro_tools;

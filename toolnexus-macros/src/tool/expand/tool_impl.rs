@@ -90,6 +90,18 @@ pub fn expand(
         }
     });
     let annotations = annotations_fn(plan, model);
+    let deferred = model.args.defer.as_ref().map(|flag| {
+        let value = flag.value;
+        quote!(fn deferred(&self) -> bool { #value })
+    });
+    let retries = model.args.retries.as_ref().map(|retries| {
+        let value = retries.base10_parse::<u32>().unwrap_or_default();
+        quote! {
+            fn retries(&self) -> ::core::option::Option<u32> {
+                ::core::option::Option::Some(#value)
+            }
+        }
+    });
     let self_ty = match target {
         CallTarget::Method(_, self_ty) => Some(*self_ty),
         CallTarget::Free(_) => None,
@@ -143,6 +155,8 @@ pub fn expand(
 
                 #title
                 #annotations
+                #deferred
+                #retries
 
                 fn input_schema(&self) -> &#map {
                     &#schema_fn().input

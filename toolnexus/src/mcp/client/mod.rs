@@ -117,6 +117,8 @@ type Elicit = Arc<dyn Fn(Request) -> BoxFuture<'static, Answer> + Send + Sync>;
 #[derive(Clone)]
 pub struct McpTools {
     shared: Arc<Shared>,
+    /// Whether [`tools`](Self::tools) marks every tool deferred (SPEC §15).
+    deferred: bool,
 }
 
 impl fmt::Debug for McpTools {
@@ -217,7 +219,10 @@ impl McpTools {
             call_timeout: RwLock::new(DEFAULT_CALL_TIMEOUT),
         });
         shared.peer().await?;
-        Ok(Self { shared })
+        Ok(Self {
+            shared,
+            deferred: false,
+        })
     }
 
     /// The server's name: its key in `mcp.json`, the command's file name, or the URL's host.
@@ -237,6 +242,15 @@ impl McpTools {
         self.tools_named(|name| sanitize(&format!("{prefix}{name}")))
     }
 
+    /// Marks every tool this server lists as deferred (SPEC §15): their definitions wait
+    /// until a search finds them ([`Tool::deferred`]). Each tool's namespace
+    /// ([`Tool::namespace`]) is the server's [`name`](Self::name) either way.
+    #[must_use]
+    pub fn deferred(mut self) -> Self {
+        self.deferred = true;
+        self
+    }
+
     fn tools_named(&self, rename: impl Fn(&str) -> String) -> Vec<Arc<dyn Tool>> {
         let defs = Arc::clone(&self.shared.defs.read().unwrap_or_else(|p| p.into_inner()));
         defs.iter()
@@ -245,6 +259,7 @@ impl McpTools {
                     name: rename(&def.remote_name),
                     def: Arc::clone(def),
                     shared: Arc::clone(&self.shared),
+                    deferred: self.deferred,
                 }) as Arc<dyn Tool>
             })
             .collect()

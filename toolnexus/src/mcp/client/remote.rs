@@ -75,6 +75,7 @@ pub(crate) struct RemoteTool {
     pub(crate) name: String,
     pub(crate) def: Arc<RemoteDef>,
     pub(crate) shared: Arc<Shared>,
+    pub(crate) deferred: bool,
 }
 
 impl Tool for RemoteTool {
@@ -104,6 +105,14 @@ impl Tool for RemoteTool {
 
     fn output_schema(&self) -> Option<&Map<String, Value>> {
         self.def.output.as_ref()
+    }
+
+    fn deferred(&self) -> bool {
+        self.deferred
+    }
+
+    fn namespace(&self) -> Option<&str> {
+        Some(&self.shared.name)
     }
 
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {

@@ -98,15 +98,9 @@ fn document_block(media: &Media) -> Result<Value, ContentPartError> {
 }
 
 /// The Anthropic `user` message that answers several `tool_use` blocks of one assistant turn:
-/// `{"role":"user","content":[tool_result, …]}`, one [`ToolResult::to_anthropic_block`] per
-/// `(tool_use_id, result)`, in call order.
-pub(crate) fn anthropic_tool_results<'a>(
-    results: impl IntoIterator<Item = (&'a str, &'a ToolResult)>,
-) -> Value {
-    let blocks: Vec<Value> = results
-        .into_iter()
-        .map(|(tool_use_id, result)| result.to_anthropic_block(tool_use_id))
-        .collect();
+/// `{"role":"user","content":[tool_result, …]}`, the `tool_result` blocks in call order.
+pub(crate) fn anthropic_tool_results(blocks: impl IntoIterator<Item = Value>) -> Value {
+    let blocks: Vec<Value> = blocks.into_iter().collect();
     json!({"role": "user", "content": blocks})
 }
 

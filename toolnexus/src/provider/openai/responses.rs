@@ -5,6 +5,7 @@ use serde_json::{Map, Value, json};
 
 use super::super::{essence, inline_image, unsupported_placeholder};
 use super::data_url;
+use crate::provider::search::names::TOOL_SEARCH;
 use crate::provider::tool_call::{Reader, ResponseError, ToolCall};
 use crate::result::ToolResult;
 use crate::result::part::{ContentPart, Media, Source};
@@ -29,8 +30,9 @@ pub(crate) fn definitions(strict_chat: Value) -> Value {
     Value::Array(flat.collect())
 }
 
-/// Each `function_call` item of `output[]`; other items (messages, reasoning, built-in
-/// tools' calls) are not ours.
+/// Each `function_call` item of `output[]`, and each client-executed `tool_search_call` (as
+/// a call of `tool_search`, SPEC §15); other items (messages, reasoning, built-in tools'
+/// calls, a hosted search and its `tool_search_output`) are not ours.
 pub(crate) fn read_calls(body: &Reader<'_>) -> Result<Vec<ToolCall>, ResponseError> {
     body.required_object()?;
     let output = body.key("output");
@@ -39,6 +41,17 @@ pub(crate) fn read_calls(body: &Reader<'_>) -> Result<Vec<ToolCall>, ResponseErr
     }
     let mut calls = Vec::new();
     for item in output.items()? {
+        if item.is_type("tool_search_call")? {
+            // SPEC §15: a client-executed search is ours to answer; a hosted one is not.
+            if item.key("execution").value() == Some(&Value::from("client")) {
+                calls.push(ToolCall {
+                    id: item.key("call_id").string()?.to_owned(),
+                    name: TOOL_SEARCH.to_owned(),
+                    arguments: item.key("arguments").arguments_object(false)?,
+                });
+            }
+            continue;
+        }
         if !item.is_type("function_call")? {
             continue;
         }

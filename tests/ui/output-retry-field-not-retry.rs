@@ -1,0 +1,9 @@
+use toolnexus::ToolOutput;
+
+#[derive(ToolOutput)]
+enum BookingError {
+    #[output(retry)]
+    Again(String),
+}
+
+fn main() {}

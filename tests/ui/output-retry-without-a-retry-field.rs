@@ -1,0 +1,9 @@
+use toolnexus::ToolOutput;
+
+#[derive(ToolOutput)]
+enum BookingError {
+    #[output(retry)]
+    Taken { room: u32 },
+}
+
+fn main() {}
