@@ -267,6 +267,23 @@ fn json_schema_2020_12_tool() -> Result<impl Tool, toolnexus::DefineToolError> {
     )
 }
 
+/// Reads a region from its argument, which the client also sends as the `Mcp-Param-Region`
+/// header (SEP-2243, `x-mcp-header`): the server answers `-32020` (HTTP 400) when they differ.
+fn test_header_param() -> Result<impl Tool, toolnexus::DefineToolError> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "description": "The region", "x-mcp-header": "Region"},
+        },
+        "required": ["region"],
+    });
+    Ok(
+        define_tool("test_header_param", "Echoes the region it was sent", schema)?.sync(
+            |args: Value, _ctx: &ToolContext| format!("region: {}", args["region"]),
+        ),
+    )
+}
+
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
 const USAGE: &str = "usage: conformance_server [--http ADDR [--stateless]]";
@@ -290,7 +307,8 @@ async fn main() -> Result<(), Error> {
             test_input_required_result_request_state,
             test_input_required_result_tampered_state
         ])
-        .with(json_schema_2020_12_tool()?);
+        .with(json_schema_2020_12_tool()?)
+        .with(test_header_param()?);
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [] => toolnexus::mcp::serve_stdio(toolkit).await,
