@@ -267,21 +267,17 @@ fn json_schema_2020_12_tool() -> Result<impl Tool, toolnexus::DefineToolError> {
     )
 }
 
-/// Reads a region from its argument, which the client also sends as the `Mcp-Param-Region`
-/// header (SEP-2243, `x-mcp-header`): the server answers `-32020` (HTTP 400) when they differ.
-fn test_header_param() -> Result<impl Tool, toolnexus::DefineToolError> {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "region": {"type": "string", "description": "The region", "x-mcp-header": "Region"},
-        },
-        "required": ["region"],
-    });
-    Ok(
-        define_tool("test_header_param", "Echoes the region it was sent", schema)?.sync(
-            |args: Value, _ctx: &ToolContext| format!("region: {}", args["region"]),
-        ),
-    )
+/// Echoes the region it was sent
+///
+/// The client also sends the argument as the header `Mcp-Param-Region` (SEP-2243,
+/// `x-mcp-header`); the server answers `-32020` (HTTP 400) when they differ.
+#[tool]
+fn test_header_param(
+    /// The region
+    #[param(header = "Region")]
+    region: String,
+) -> String {
+    format!("region: {region}")
 }
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -305,10 +301,10 @@ async fn main() -> Result<(), Error> {
             test_elicitation_sep1330_enums,
             test_input_required_result_elicitation,
             test_input_required_result_request_state,
-            test_input_required_result_tampered_state
+            test_input_required_result_tampered_state,
+            test_header_param
         ])
-        .with(json_schema_2020_12_tool()?)
-        .with(test_header_param()?);
+        .with(json_schema_2020_12_tool()?);
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [] => toolnexus::mcp::serve_stdio(toolkit).await,
