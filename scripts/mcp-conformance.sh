@@ -3,7 +3,7 @@
 # crate: every server scenario against examples/conformance_server.rs, with sessions and
 # stateless, at every revision the scenario is tagged with, printing per-scenario counts of
 # checks (passed/all, then failures and warnings); then every non-auth client scenario against
-# examples/conformance_client (McpTools) when that example exists. Not part of CI: it installs
+# examples/conformance_client (McpTools). Not part of CI: it installs
 # Node 22 and the suite (npm) in a scratch directory and takes a few minutes.
 #
 #   scripts/mcp-conformance.sh [SCENARIO...]   # default: every scenario the suite lists
@@ -32,7 +32,9 @@ suite=("$node" "$work/node_modules/@modelcontextprotocol/conformance/dist/index.
 cd "$repo"
 target="${CARGO_TARGET_DIR:-$repo/target}"
 cargo build --quiet --example conformance_server --features mcp,mcp-http
+cargo build --quiet --example conformance_client --features mcp-client
 server_bin="$target/debug/examples/conformance_server"
+client_bin="$target/debug/examples/conformance_client"
 
 # "  - NAME [TAG,TAG]" lines of a section of `conformance list`.
 scenarios_of() {
@@ -122,3 +124,33 @@ for mode in session stateless; do
   stop_server
 done
 echo "in-scope server checks passed: $total_pass/$total_all"
+
+# The client scenarios, each against the suite's own scenario server; `auth/*` belong to the
+# OAuth client and extension scenarios (skills) to what the client does not offer.
+client_pass=0
+client_all=0
+echo "== client scenarios (examples/conformance_client) =="
+while read -r name tags; do
+  is_wanted "$name" || continue
+  case "$name" in auth/* | sep-2640-*) continue ;; esac
+  tags="${tags#[}"
+  tags="${tags%]}"
+  for tag in ${tags//,/ }; do
+    dir="$results/client/$name/$tag"
+    mkdir -p "$dir"
+    "${suite[@]}" client --command "$client_bin" --scenario "$name" --spec-version "$tag" \
+      -o "$dir" > "$dir/log" 2>&1 || true
+    checks="$(find "$dir" -name checks.json | head -1)"
+    if [ -z "$checks" ]; then
+      printf '  %-48s %-10s no result: %s\n' "$name" "$tag" "$(tail -1 "$dir/log")"
+      continue
+    fi
+    line="$(counts "$checks" 2> "$dir/failures")"
+    printf '  %-48s %-10s %s\n' "$name" "$tag" "$line"
+    sed 's/^/  /' "$dir/failures"
+    client_pass=$((client_pass + ${line%%/*}))
+    rest="${line#*/}"
+    client_all=$((client_all + ${rest%%,*}))
+  done
+done < <(scenarios_of "Client scenarios")
+echo "non-auth client checks passed: $client_pass/$client_all"
