@@ -215,6 +215,13 @@ fn test_input_required_result_tampered_state(ctx: &ToolContext) -> ToolResult {
     confirm(ctx)
 }
 
+/// Asks for a confirmation while the request's stream is open (the stateless scenario
+/// checks that the stream carries no request of the server's own on 2026-07-28)
+#[tool]
+fn test_streaming_elicitation(ctx: &ToolContext) -> ToolResult {
+    confirm(ctx)
+}
+
 /// A confirmation: the server's sealed `requestState` verified before the tool runs again.
 fn confirm(ctx: &ToolContext) -> ToolResult {
     let schema = json!({
@@ -302,6 +309,7 @@ async fn main() -> Result<(), Error> {
             test_input_required_result_elicitation,
             test_input_required_result_request_state,
             test_input_required_result_tampered_state,
+            test_streaming_elicitation,
             test_header_param
         ])
         .with(json_schema_2020_12_tool()?);

@@ -7,9 +7,10 @@
 //!
 //! Every scenario connects (`server/discover`, or `initialize` for an older server) and lists
 //! the tools; then `json-schema-ref-no-deref` stops (it serves only `tools/list`),
-//! `json-schema-2020-12-preservation` echoes the schema it was given, and the others call
-//! each listed tool with arguments made from its schema, answering any question the server
-//! asks (an elicitation, an input-required result) with the form's defaults.
+//! `json-schema-2020-12-preservation` echoes the schema it was given, a scenario that spells
+//! out its calls in `MCP_CONFORMANCE_CONTEXT` gets those, and the others call each listed tool
+//! with arguments made from its schema; any question the server asks (an elicitation, an
+//! input-required result) is accepted with the form's defaults.
 
 use toolnexus::mcp::McpTools;
 use toolnexus::serde_json::{Map, Value, json};
@@ -39,8 +40,43 @@ async fn main() -> Result<(), Error> {
     match scenario.as_str() {
         "json-schema-ref-no-deref" => Ok(()),
         "json-schema-2020-12-preservation" => echo_schema(&tools).await,
-        _ => call_each(tools).await,
+        _ => match context_calls() {
+            Some(calls) => call_as_told(tools, calls).await,
+            None => call_each(tools).await,
+        },
     }
+}
+
+/// The calls a scenario spells out in `MCP_CONFORMANCE_CONTEXT` (`{"toolCalls": [{"name",
+/// "arguments"}]}`, e.g. the header encodings of `http-custom-headers`), if it does.
+fn context_calls() -> Option<Vec<(String, Value)>> {
+    let context: Value =
+        toolnexus::serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT").ok()?).ok()?;
+    let calls = context.get("toolCalls")?.as_array()?;
+    Some(
+        calls
+            .iter()
+            .filter_map(|call| {
+                let name = call.get("name")?.as_str()?.to_owned();
+                Some((name, call.get("arguments").cloned().unwrap_or(json!({}))))
+            })
+            .collect(),
+    )
+}
+
+/// Makes the calls the scenario spelled out, with its arguments.
+async fn call_as_told(
+    tools: Vec<std::sync::Arc<dyn Tool>>,
+    calls: Vec<(String, Value)>,
+) -> Result<(), Error> {
+    let toolkit = Toolkit::new().with_all(tools);
+    for (name, args) in calls {
+        let result = toolkit
+            .call(&name, args, |request| std::future::ready(accept(request)))
+            .await;
+        eprintln!("{name}: {} (error: {})", result.output, result.is_error);
+    }
+    Ok(())
 }
 
 /// Round-trips the focal tool's input schema through `json_schema_echo`, as received.
