@@ -33,8 +33,12 @@ cd "$repo"
 target="${CARGO_TARGET_DIR:-$repo/target}"
 cargo build --quiet --example conformance_server --features mcp,mcp-http
 cargo build --quiet --example conformance_client --features mcp-client
-server_bin="$target/debug/examples/conformance_server"
-client_bin="$target/debug/examples/conformance_client"
+results="$(mktemp -d)"
+# Copies, run from here: a build in a shared target directory may replace the originals
+# while the scenarios run.
+cp "$target/debug/examples/conformance_server" "$target/debug/examples/conformance_client" "$results/"
+server_bin="$results/conformance_server"
+client_bin="$results/conformance_client"
 
 # "  - NAME [TAG,TAG]" lines of a section of `conformance list`.
 scenarios_of() {
@@ -78,7 +82,6 @@ is_wanted() {
   return 1
 }
 
-results="$(mktemp -d)"
 server_pid=""
 stop_server() { [ -n "$server_pid" ] && kill "$server_pid" 2> /dev/null && wait "$server_pid" 2> /dev/null; server_pid=""; }
 trap stop_server EXIT
