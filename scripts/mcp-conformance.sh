@@ -13,6 +13,22 @@
 # scenarios ("Long-running tools") and `subscriptions/listen`. Exit status 0: the summary is
 # the result. Set MCP_CONFORMANCE_DIR to keep the install elsewhere, MCP_CONFORMANCE_VERSION
 # for another suite release.
+#
+# Last run (2026-12-03, 0.2.0-alpha.12): in-scope server checks 332/360, non-auth client
+# checks 79/79. What still fails, and why:
+# - server-stateless: `test_missing_capability` (needs sampling) and `test_logging_tool`
+#   (logging) are diagnostics for features the server does not offer.
+# - caching: tools/list carries the hints; prompts/resources lists are not offered.
+# - input-required-result-tampered-state: SPEC §8C answers a tampered requestState with an
+#   isError result (the suite wants a JSON-RPC error); -multi-round: the §10 loop rule ends
+#   a second suspension as `unresolved`; -ignore-extra-params: answers without the sealed
+#   requestState are not taken (the tool asks again); -multiple-input-requests and
+#   -capability-check need sampling and roots inputs.
+# - stateless, 2025-*: tools-call-elicitation and the elicitation-sep* scenarios: a stateless
+#   2025-* request carries no client capabilities, so the server cannot ask (isError saying so).
+# - server-sse-polling: a call without a progressToken is answered as JSON (SPEC §12B, for
+#   keep-alive), so the scenario judges nothing (0/0); closing a stream mid-call to be resumed
+#   with Last-Event-ID is not offered.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="${MCP_CONFORMANCE_DIR:-${TMPDIR:-/tmp}/toolnexus-mcp-conformance}"
