@@ -163,3 +163,30 @@ fn not_discovered(id: RequestId) -> ServerJsonRpcMessage {
         ),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::mcp::client::inbound::*;
+
+    #[test]
+    fn progress_read_before_its_call_registered_is_kept_for_it_in_order() {
+        let routes = Routes::default();
+        let token = ProgressToken(rmcp::model::NumberOrString::Number(1));
+        let step = |n: f64| (n, Some(3.0), None);
+        // No request sent with this token: nothing to keep.
+        routes.deliver(&token, step(0.0));
+        routes.open(token.clone());
+        routes.deliver(&token, step(1.0));
+        routes.deliver(&token, step(2.0));
+        let (call, mut steps) = mpsc::unbounded_channel();
+        routes.follow(token.clone(), call);
+        routes.deliver(&token, step(3.0));
+        routes.close(&token);
+        routes.deliver(&token, step(4.0));
+        let mut seen = Vec::new();
+        while let Ok((done, _, _)) = steps.try_recv() {
+            seen.push(done);
+        }
+        assert_eq!(seen, [1.0, 2.0, 3.0]);
+    }
+}
