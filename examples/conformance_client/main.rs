@@ -5,18 +5,21 @@
 //!
 //! `cargo run --example conformance_client --features mcp-client -- http://127.0.0.1:3000/mcp`
 //!
-//! Every scenario connects (`server/discover`, or `initialize` for an older server) and lists
+//! The `auth/*` scenarios are in `auth.rs`. Of the others, every
+//! scenario connects (`server/discover`, or `initialize` for an older server) and lists
 //! the tools; then `json-schema-ref-no-deref` stops (it serves only `tools/list`),
 //! `json-schema-2020-12-preservation` echoes the schema it was given, a scenario that spells
 //! out its calls in `MCP_CONFORMANCE_CONTEXT` gets those, and the others call each listed tool
 //! with arguments made from its schema; any question the server asks (an elicitation, an
 //! input-required result) is accepted with the form's defaults.
 
+mod auth;
+
 use toolnexus::mcp::McpTools;
 use toolnexus::serde_json::{Map, Value, json};
 use toolnexus::{Answer, Request, Tool, Toolkit};
 
-type Error = Box<dyn std::error::Error + Send + Sync>;
+type Error = Box<dyn std::error::Error>;
 
 const USAGE: &str = "usage: MCP_CONFORMANCE_SCENARIO=<scenario> conformance_client <server-url>";
 
@@ -29,7 +32,7 @@ async fn main() -> Result<(), Error> {
         return Err(USAGE.into());
     };
     if scenario.starts_with("auth/") {
-        return Err(format!("{scenario}: the authorization scenarios are not driven here").into());
+        return auth::run(&scenario, &url).await;
     }
     let server = McpTools::http(url)
         .connect()

@@ -113,6 +113,52 @@ fn tricky(
     format!("{tagged} {loose} {flat:?} {counts:?} {ratio:?} {letter:?} {any:?} {seen}")
 }
 
+/// A unit enum beside a `#[serde]` attribute, so the arguments decode as one derived struct.
+#[tool]
+fn forecast(unit: Unit, #[serde(default)] days: u8) -> String {
+    format!("{} {days}", matches!(unit, Unit::Celsius))
+}
+
+/// Whichever strategy decodes it (one parameter at a time, or a derived struct), a value that
+/// is no variant of a unit enum is refused as the schema says (a string), not in serde's
+/// words ("expected string or map"); a string that is no variant keeps serde's message, which
+/// names the variants.
+#[test]
+fn a_unit_enum_is_refused_in_the_words_of_its_schema() {
+    for wrong in [
+        json!(3),
+        json!(true),
+        json!(["celsius"]),
+        json!({"celsius": null}),
+    ] {
+        let kind = match &wrong {
+            Value::Number(_) => "integer `3`".to_owned(),
+            Value::Bool(_) => "boolean `true`".to_owned(),
+            Value::Array(_) => "array".to_owned(),
+            _ => "object".to_owned(),
+        };
+        assert_eq!(
+            error_of(&ForecastTool, json!({"unit": wrong})),
+            format!(
+                "invalid arguments for `forecast`: field `unit`: invalid type: {kind}, expected string"
+            ),
+        );
+        assert_eq!(
+            error_of(
+                &ConvertTool,
+                json!({"units": [wrong], "shape": {"radius": 1}})
+            ),
+            format!(
+                "invalid arguments for `convert`: field `units[0]`: invalid type: {kind}, expected string"
+            ),
+        );
+    }
+    assert_eq!(
+        error_of(&ForecastTool, json!({"unit": "kelvin"})),
+        "invalid arguments for `forecast`: field `unit`: unknown variant `kelvin`, expected `celsius` or `fahrenheit`"
+    );
+}
+
 /// Wide integers, which a `serde_json::Value` cannot hold beyond 64 bits.
 #[tool]
 fn wide(big: i128, huge: Option<u128>) -> String {
@@ -174,6 +220,13 @@ fn errors_name_the_full_path() {
             &ConvertTool,
             json!({"units": [], "shape": {"radius": "big"}}),
             "invalid arguments for `convert`: field `shape.radius`: invalid type: string \"big\", expected f64",
+        ),
+        // An enum of unit variants is a string in its schema, and is refused as one: not in
+        // serde's words ("expected string or map").
+        (
+            &ConvertTool,
+            json!({"units": ["celsius", 3], "shape": {"radius": 1}}),
+            "invalid arguments for `convert`: field `units[1]`: invalid type: integer `3`, expected string",
         ),
         // The root keeps its plain form.
         (

@@ -233,6 +233,75 @@ async fn every_lowering_row_through_a_macro_tool() {
     assert_eq!(approval.pending().unwrap().kind, "approval");
 }
 
+#[derive(Debug, thiserror::Error)]
+enum WeatherError {
+    #[error("upstream weather service failed")]
+    Upstream(#[source] std::io::Error),
+    // Prints its cause itself: the cause is not shown twice.
+    #[error("cache unreadable: {0}")]
+    Cache(#[source] std::io::Error),
+}
+
+fn timed_out() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::TimedOut, "timed out after 5s")
+}
+
+/// An io error around a thiserror error around an io error.
+fn three_layers() -> std::io::Error {
+    std::io::Error::other(WeatherError::Upstream(timed_out()))
+}
+
+/// Fails with a thiserror error.
+#[tool]
+async fn forecast(which: u8) -> Result<String, WeatherError> {
+    let cause = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "connection reset");
+    Err(match which {
+        0 => WeatherError::Upstream(cause),
+        _ => WeatherError::Cache(cause),
+    })
+}
+/// Fails with an io error whose inner error has a cause.
+#[tool]
+fn layered() -> Result<String, std::io::Error> {
+    Err(three_layers())
+}
+/// Fails with a boxed error with a cause.
+#[tool]
+fn boxed_send() -> Result<u8, Box<dyn std::error::Error + Send + Sync>> {
+    Err(Box::new(WeatherError::Upstream(timed_out())))
+}
+/// Fails with a boxed error with a cause, not `Send`.
+#[tool]
+fn boxed_local() -> Result<u8, Box<dyn std::error::Error>> {
+    Err(Box::new(WeatherError::Upstream(timed_out())))
+}
+
+/// SPEC §4: `Err(e)` shows the whole `source()` chain of any `std::error::Error`, as anyhow's
+/// `{:#}` does, never a cause twice (issue: thiserror chains were lost).
+#[tokio::test]
+async fn an_error_shows_its_source_chain_once() {
+    assert_eq!(
+        run(&ForecastTool, json!({"which": 0})).await,
+        ToolResult::error("upstream weather service failed: connection reset")
+    );
+    assert_eq!(
+        run(&ForecastTool, json!({"which": 1})).await,
+        ToolResult::error("cache unreadable: connection reset")
+    );
+    // io's own `Display` is its inner error's, and its `source()` that error's cause.
+    assert_eq!(
+        run(&LayeredTool, json!({})).await,
+        ToolResult::error("upstream weather service failed: timed out after 5s")
+    );
+    // A boxed `dyn Error` is no `Error` itself, and shows its chain all the same.
+    for tool in [&BoxedSendTool as &dyn Tool, &BoxedLocalTool] {
+        assert_eq!(
+            run(tool, json!({})).await,
+            ToolResult::error("upstream weather service failed: timed out after 5s")
+        );
+    }
+}
+
 /// Deletes a file.
 #[tool(
     title = "Delete a file",

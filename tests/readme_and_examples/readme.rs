@@ -242,7 +242,7 @@ fn minor(version: &str) -> (u32, u32) {
     (parts.next().unwrap(), parts.next().unwrap_or(0))
 }
 
-/// "both need Rust 1.88+, the rest of the crate 1.85+". No other toolchain can be installed
+/// "The MCP features need Rust 1.88+ (rmcp's), the rest of the crate 1.85+". No other toolchain can be installed
 /// where this runs, so what is checked is what can be: the workspace declares the README's
 /// `rust-version` (and CI's `clippy -D warnings` then refuses, through `incompatible_msrv`,
 /// any standard library item stabilized after it), every dependency a build without the
@@ -252,11 +252,11 @@ fn minor(version: &str) -> (u32, u32) {
 #[test]
 fn the_minimum_rust_versions_are_the_manifests() {
     let readme = readme();
-    let versions = between(&readme, "Two features (both need Rust ", "):");
+    let versions = between(&readme, "The MCP features need Rust ", "+.");
     let (mcp, rest) = versions
-        .split_once("+, the rest of the crate ")
-        .expect("\"1.88+, the rest of the crate 1.85+\"");
-    let (mcp, rest) = (minor(mcp), minor(rest.trim_end_matches('+')));
+        .split_once("+ (rmcp's), the rest of the crate ")
+        .expect("\"1.88+ (rmcp's), the rest of the crate 1.85+\"");
+    let (mcp, rest) = (minor(mcp), minor(rest));
 
     let manifest = read("Cargo.toml");
     let declared = between(&manifest, "[workspace.package]", "[workspace.dependencies]");
@@ -278,6 +278,46 @@ fn the_minimum_rust_versions_are_the_manifests() {
     let newest = with_mcp.iter().map(|(_, version)| *version).max().unwrap();
     assert_eq!(newest, mcp, "{with_mcp:?}");
     assert!(with_mcp.contains(&("rmcp".to_owned(), mcp)), "{with_mcp:?}");
+}
+
+/// The names of a manifest's `[features]`.
+fn features(manifest: &str) -> BTreeSet<String> {
+    let table = between(manifest, "[features]", "\n[");
+    table
+        .lines()
+        .filter_map(|line| {
+            line.split_once(" = ")
+                .map(|(name, _)| name.trim().to_owned())
+        })
+        .filter(|name| !name.starts_with('#'))
+        .collect()
+}
+
+/// The "Features" table lists every feature of `toolnexus` and no other, and the sentence
+/// after it every feature of the examples' package.
+#[test]
+fn the_features_table_is_whole() {
+    let raw = read("README.md");
+    let table = between(&raw, "| feature | brings | in your tokio |", "\n\n");
+    let listed: BTreeSet<String> = table
+        .lines()
+        .filter_map(|row| row.strip_prefix("| `"))
+        .map(|row| row.split('`').next().unwrap().to_owned())
+        .collect();
+    let readme = readme();
+    assert_eq!(listed, features(&read("toolnexus/Cargo.toml")));
+
+    let sentence = between(
+        &readme,
+        "The examples' package",
+        "is not a feature of `toolnexus`",
+    );
+    let named: BTreeSet<String> = code_spans(sentence)
+        .into_iter()
+        .filter(|span| !span.contains(['/', ' ', '.']))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(named, features(&read("Cargo.toml")));
 }
 
 /// A size as the README writes it: `16 MiB + 64 KiB`.
@@ -325,4 +365,32 @@ fn the_limits_table_is_the_defaults() {
 
     let line = between(&readme, "also for a line over `MAX_LINE_BYTES`, ", ",");
     assert_eq!(bytes(line), toolnexus::mcp::MAX_LINE_BYTES);
+}
+
+/// "Signing in to remote servers": the `auth/*` scenarios it says do not pass are exactly the
+/// expected failures `scripts/mcp-conformance-auth.sh` gives the suite, and their count is
+/// the one the README subtracts from the suite's 33.
+#[test]
+fn the_sign_in_section_names_the_expected_auth_failures() {
+    let readme = readme();
+    let section = between(
+        &readme,
+        "## Signing in to remote servers",
+        "## How it compares",
+    );
+    let named: BTreeSet<&str> = code_spans(section)
+        .into_iter()
+        .filter(|span| span.starts_with("auth/") && *span != "auth/*")
+        .collect();
+    let yaml = read("scripts/mcp-conformance-auth-expected-failures.yaml");
+    let expected: BTreeSet<&str> = yaml
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("- "))
+        .collect();
+    assert_eq!(named, expected);
+    let passing = 33 - expected.len();
+    assert!(
+        section.contains(&format!("{passing} of the 33 `auth/*` client scenarios")),
+        "{section}"
+    );
 }

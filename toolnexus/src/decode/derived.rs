@@ -11,7 +11,7 @@ use super::check::{
 use super::error::at_path;
 use super::parse_args_strictly;
 use super::{
-    Form, MAX_ARGUMENT_BYTES, Nesting, arguments_object, decode_leniently,
+    Form, MAX_ARGUMENT_BYTES, Nesting, arguments_object, decode_leniently, in_schema_words,
     integers_for_integral_floats,
 };
 use crate::decode::schema::ToolSchema;
@@ -56,8 +56,10 @@ fn decode<T: DeserializeOwned>(
         None => {
             let mut report = args.clone();
             integers_for_integral_floats(&mut report);
-            serde_path_to_error::deserialize(report)
-                .map_err(|error| at_path(tool, None, error.path(), error.inner()))?
+            serde_path_to_error::deserialize(report).map_err(|error| {
+                let refused = at_path(tool, None, error.path(), error.inner());
+                in_schema_words(tool, schema.shape(), &args, refused)
+            })?
         }
     };
     let shape = schema.shape();

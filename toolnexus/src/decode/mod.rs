@@ -148,6 +148,23 @@ pub(crate) fn arguments_object<'v>(
     }
 }
 
+/// serde's words for a value that no enum variant takes, ``expected string or map``, are the
+/// decoder's, not the schema's: an enum of unit variants is a string in its schema. Where
+/// serde said them, the schema check's message (``expected string``) is given instead when it
+/// refuses `args` too. Only this failure is rewritten: every other message stays serde's, as
+/// the other ports' vectors have them.
+pub(crate) fn in_schema_words(
+    tool: &str,
+    shape: &Shape,
+    args: &Value,
+    refused: ToolResult,
+) -> ToolResult {
+    if !refused.output.ends_with("expected string or map") {
+        return refused;
+    }
+    check_args(tool, shape, args).err().unwrap_or(refused)
+}
+
 /// [`parse_args`], refusing a key given twice in any object (``field `shape`: duplicate field
 /// `radius```), and reporting nesting past serde_json's limit as [`decode_args`] does.
 pub(crate) fn parse_args_strictly(tool: &str, text: &str) -> Result<Value, ToolResult> {

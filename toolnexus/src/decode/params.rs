@@ -17,7 +17,7 @@ use super::error::{at_path, invalid_args, without_position};
 use super::lex::Cursor;
 use super::{
     Form, MAX_ARGUMENT_BYTES, MAX_NESTING, Nesting, arguments_object, decode_other_forms,
-    integers_for_integral_floats, parse_args_strictly,
+    in_schema_words, integers_for_integral_floats, parse_args_strictly,
 };
 #[cfg(doc)]
 use super::{decode_args, decode_args_json};
@@ -133,7 +133,8 @@ pub fn decode_params(
     // failure takes the reference walk, which finds where it failed.
     if borrowed_walk(object, keys, slots).is_err() {
         slots.iter_mut().for_each(|slot| slot.clear());
-        reference_walk(tool, object, keys, slots)?;
+        reference_walk(tool, object, keys, slots)
+            .map_err(|refused| in_schema_words(tool, schema.shape(), &args, refused))?;
     }
     let shape = schema.shape();
     match shape.check_for(matches!(nesting, Nesting::Nested), false) {

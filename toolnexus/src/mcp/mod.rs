@@ -93,7 +93,10 @@ mod lines;
 mod server;
 
 #[cfg(feature = "mcp-client")]
-pub use client::{DEFAULT_CALL_TIMEOUT, HttpBuilder, McpClientError, McpTools, StdioBuilder};
+pub use client::{
+    CallbackListener, DEFAULT_CALL_TIMEOUT, FileTokenStore, HttpBuilder, McpClientError, McpTools,
+    MemoryTokenStore, OAuthClient, StdioBuilder, TokenStore,
+};
 pub use lines::MAX_LINE_BYTES;
 #[cfg(feature = "mcp")]
 pub use server::{

@@ -40,6 +40,15 @@ pub trait IntoToolResult {
 /// which keeps clippy's `result_large_err` quiet), and any other
 /// `E: Display` (io errors, `anyhow::Error`, `Box<dyn Error>`, `String`, thiserror enums)
 /// becomes `is_error` with output `format!("{e:#}")`, so anyhow shows its whole chain.
+///
+/// A `#[tool]` or `#[toolbox]` fn returning `Result<T, E>` where `E` is a `std::error::Error`
+/// (or a boxed `dyn Error`) also shows each `source()` after an error that does not print its
+/// own chain (thiserror, io), as `: <cause>`, never a cause twice (SPEC §4). The macro sees the
+/// concrete type and chooses; this trait, called from generic code (a [`ToolDef`] closure, your
+/// own `into_tool_result()`), cannot tell an `Error` apart from any `Display` without
+/// specialization, which Rust does not have, so it gives `{e:#}` alone.
+///
+/// [`ToolDef`]: crate::ToolDef
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the error type of a tool's `Result`",
     label = "this error type implements neither `Display` nor `IntoToolError`",
@@ -50,6 +59,9 @@ pub trait IntoToolError {
     fn into_tool_error(self) -> ToolResult;
 }
 
+// Not recommended, so a type that is no error is reported as `IntoToolError`'s message (what
+// a tool's error type may be) rather than as a bare missing `Display`.
+#[diagnostic::do_not_recommend]
 impl<E: Display> IntoToolError for E {
     fn into_tool_error(self) -> ToolResult {
         ToolResult::error(format!("{self:#}"))

@@ -1,6 +1,7 @@
 //! What macro-generated code calls, re-exported as `toolnexus::__private`: one list, so the
 //! generated code's whole dependency on this crate can be read in one place.
 
+mod error_chain;
 mod output_derive;
 mod tool_macro;
 
@@ -23,6 +24,10 @@ pub use crate::tool::approval::{approval_arguments, approval_arguments_json, app
 pub use crate::tool::context::{
     StateType, inject, inject_extension, inject_optional_extension, inject_state,
 };
+pub use error_chain::{
+    AsItIs, BoxedErrorWithSources, BoxedResultWithSources, ErrorWithSources, Held,
+    ResultWithSources,
+};
 pub use output_derive::{Lowering, OutputPart, json_array, json_object, json_text, serialize};
 pub use tool_macro::{
     CheckJsonOutput, CheckOtherOutput, Described, HeaderParam, OutputCheck, OutputJsonSchema,
@@ -31,6 +36,6 @@ pub use tool_macro::{
 };
 // The public items generated code names, reached the same way as everything else here.
 pub use crate::{
-    BoxFuture, IntoToolResult, Request, Tool, ToolAnnotations, ToolContext, ToolFuture, ToolResult,
-    pending,
+    BoxFuture, IntoToolError, IntoToolResult, Request, Tool, ToolAnnotations, ToolContext,
+    ToolFuture, ToolResult, pending,
 };

@@ -27,6 +27,7 @@ impl<T: DeserializeOwned> ParamDeserialize for T {}
 #[diagnostic::on_unimplemented(
     message = "`#[tool]` parameter `{Name}` has the type `{Self}`, which has no JSON Schema: add `#[derive(serde::Deserialize, toolnexus::JsonSchema)]` to `{Self}`",
     label = "this parameter's type needs `JsonSchema`",
+    note = "a `JsonSchema` derived with another major version of schemars than toolnexus' (1.x) does not count: derive `toolnexus::JsonSchema` instead, which needs no schemars of your own",
     note = "for a type from another crate, describe it with `#[schemars(with = \"…\")]` on the parameter"
 )]
 pub trait ParamJsonSchema<Name>: JsonSchema {}

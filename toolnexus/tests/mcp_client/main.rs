@@ -1,6 +1,10 @@
 //! The MCP client (`McpTools`): in front of our own server, against a stdio server that
-//! misbehaves on request, and with schemas nobody here wrote.
+//! misbehaves on request, with schemas nobody here wrote, and signing in with OAuth.
 
 mod mcp_client;
 mod mcp_client_faults;
+mod mcp_client_oauth;
+mod mcp_client_oauth_tokens;
 mod mcp_client_real_schemas;
+mod oauth_fixture;
+mod oauth_server;

@@ -5,4 +5,5 @@
 mod common;
 
 mod fields;
+mod fmt;
 mod otel;

@@ -6,6 +6,7 @@
 mod decode;
 mod fallback;
 mod inherent;
+mod lower;
 mod schema;
 mod tool_impl;
 

@@ -8,16 +8,16 @@
 //! path is absolute (`::core`, `::std`, the toolnexus path), so the expansion compiles under
 //! `#![no_implicit_prelude]` and beside local items named `Result`, `Some`, `String`, ….
 
-use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, ReturnType, Signature, Type};
+use syn::{Ident, Signature, Type};
 
 use super::super::ast::Injection;
 use super::super::ast::{Lend, ToolFn};
 use super::super::attr::Flag;
 use super::super::valid::{CallArg, Plan};
-use super::{decode, inherent, schema};
+use super::{decode, inherent, lower, schema};
 use crate::format::Format;
 use crate::idents;
 
@@ -231,15 +231,8 @@ fn run_body(plan: &Plan, sig: &Signature, target: &CallTarget) -> TokenStream {
         Some(_) => quote!(#call.await),
         None => call,
     };
-    // Every token at the return type, so a type that cannot be lowered is reported there.
-    let at_return = return_span(sig);
-    let lower_path = respan(
-        quote!(#private::IntoToolResult::into_tool_result),
-        Span::mixed_site().located_at(at_return),
-    );
     let value = idents::value(Span::mixed_site());
-    let lowered = idents::value(at_return);
-    let lower = quote_spanned!(Span::mixed_site().located_at(at_return)=> #lower_path(#lowered));
+    let lower = lower::lowered(private, sig);
     match sig.asyncness {
         Some(_) => {
             let boxed = quote_spanned!(sig.ident.span()=> ::std::boxed::Box::pin);
@@ -405,29 +398,6 @@ fn annotations_fn(plan: &Plan, model: &ToolFn) -> Option<TokenStream> {
             }
         }
     })
-}
-
-/// `tokens`, every one of them at `span`.
-fn respan(tokens: TokenStream, span: Span) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|mut tree| {
-            if let TokenTree::Group(group) = &tree {
-                let mut inner = Group::new(group.delimiter(), respan(group.stream(), span));
-                inner.set_span(span);
-                tree = TokenTree::Group(inner);
-            }
-            tree.set_span(span);
-            tree
-        })
-        .collect()
-}
-
-fn return_span(sig: &Signature) -> Span {
-    match &sig.output {
-        ReturnType::Type(_, ty) => ty.span(),
-        ReturnType::Default => sig.ident.span(),
-    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::config::{Endpoint, host_of};
-use super::{McpClientError, McpTools};
+use super::{McpClientError, McpTools, OAuthClient};
 
 /// Builds a connection to a streamable HTTP server: [`McpTools::http`], then headers, then
 /// [`connect`](Self::connect).
@@ -15,9 +15,18 @@ pub struct HttpBuilder {
     pub(super) url: String,
     pub(super) headers: BTreeMap<String, String>,
     pub(super) revision: Option<String>,
+    pub(super) oauth: Option<OAuthClient>,
 }
 
 impl HttpBuilder {
+    /// Signs in with `client` when the server asks (a `401` naming its authorization
+    /// server): see [`OAuthClient`]. A connection that needs a login fails with the login as
+    /// [`McpClientError::pending`]; a call that needs one suspends with it.
+    pub fn oauth(mut self, client: OAuthClient) -> Self {
+        self.oauth = Some(client);
+        self
+    }
+
     /// Sends `Authorization: Bearer <token>` with every request.
     pub fn bearer_token(self, token: impl Into<String>) -> Self {
         self.header("Authorization", format!("Bearer {}", token.into()))
@@ -49,7 +58,7 @@ impl HttpBuilder {
             url: self.url,
             headers: self.headers,
         };
-        McpTools::start(name, endpoint, self.revision).await
+        McpTools::start(name, endpoint, self.revision, self.oauth).await
     }
 }
 
@@ -97,6 +106,6 @@ impl StdioBuilder {
             args: self.args,
             env: self.env,
         };
-        McpTools::start(name, endpoint, self.revision).await
+        McpTools::start(name, endpoint, self.revision, None).await
     }
 }

@@ -4,8 +4,10 @@ mod builder;
 mod child;
 mod config;
 mod convert;
+mod error;
 mod handler;
 mod inbound;
+mod oauth;
 mod remote;
 
 use std::collections::BTreeMap;
@@ -26,8 +28,11 @@ use crate::tool::{Tool, sanitize};
 pub use builder::{HttpBuilder, StdioBuilder};
 use child::{ChildTransport, Fault};
 use config::{Endpoint, expand_env, http_config};
+pub use error::McpClientError;
+pub(crate) use error::Unconnected;
 use handler::Handler;
 use inbound::{Inbound, Routes};
+pub use oauth::{CallbackListener, FileTokenStore, MemoryTokenStore, OAuthClient, TokenStore};
 use remote::{RemoteDef, RemoteTool};
 
 /// How long a remote call may take when neither the caller ([`ToolContext::timeout`]) nor
@@ -41,43 +46,6 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 /// Suspended 2026-07-28 calls remembered for their retry; the oldest is forgotten past this.
 const MAX_SUSPENDED: usize = 1024;
-
-/// What went wrong connecting to a server or reading an `mcp.json`. The message names the
-/// server (and, for a config file, the file and the field).
-///
-/// ```
-/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// let dir = std::env::temp_dir().join(format!("mcp-config-doc-{}", std::process::id()));
-/// std::fs::create_dir_all(&dir).unwrap();
-/// let path = dir.join("mcp.json");
-/// std::fs::write(&path, r#"{"mcpServers": {"files": {"args": ["-y"]}}}"#).unwrap();
-/// let error = toolnexus::mcp::McpTools::from_config(&path).await.unwrap_err();
-/// assert_eq!(
-///     error.to_string(),
-///     format!("{}: server `files`: needs `command` (a stdio server) or `url` (an HTTP server)", path.display())
-/// );
-/// # });
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct McpClientError {
-    message: String,
-}
-
-impl McpClientError {
-    fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for McpClientError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for McpClientError {}
 
 /// A handler for the questions a 2025-06-18 or 2025-11-25 server asks during a call
 /// (`elicitation/create`), as a §10 [`Request`]: a form is kind `"input"` with the requested
@@ -112,6 +80,11 @@ type Elicit = Arc<dyn Fn(Request) -> BoxFuture<'static, Answer> + Send + Sync>;
 ///   ([`Toolkit::call`](crate::Toolkit::call), `call_with`, or `ctx.answer` by hand) retries
 ///   the call with the answer and the server's `requestState`. A 2025-* `elicitation/create`
 ///   goes to [`on_elicitation`](Self::on_elicitation), and is declined without one.
+/// - **A server that asks for a sign-in** (OAuth 2.1, as the MCP authorization spec
+///   describes) is signed in to with an [`OAuthClient`] given to
+///   [`HttpBuilder::oauth`]: the login is a suspension too (kind `"authorization"`, the
+///   authorization URL), from a call or from [`connect`](HttpBuilder::connect)
+///   ([`McpClientError::pending`]).
 /// - **Progress, deadlines, cancellation:** the server's progress reaches
 ///   [`ToolContext::report_progress`](crate::ToolContext::report_progress), every step the
 ///   server sent before its result before the call returns; at the call's
@@ -191,6 +164,7 @@ impl McpTools {
             url: url.into(),
             headers: BTreeMap::new(),
             revision: None,
+            oauth: None,
         }
     }
 
@@ -209,7 +183,7 @@ impl McpTools {
             .map_err(|message| McpClientError::new(format!("{shown}: {message}")))?;
         let mut connected = Vec::with_capacity(servers.len());
         for (name, endpoint) in servers {
-            connected.push(Self::start(name, expand_env(endpoint), None).await?);
+            connected.push(Self::start(name, expand_env(endpoint), None, None).await?);
         }
         Ok(connected)
     }
@@ -218,6 +192,7 @@ impl McpTools {
         name: String,
         endpoint: Endpoint,
         revision: Option<String>,
+        oauth: Option<OAuthClient>,
     ) -> Result<Self, McpClientError> {
         let revision = match revision {
             None => None,
@@ -237,6 +212,7 @@ impl McpTools {
             name,
             endpoint,
             revision,
+            oauth,
             link: tokio::sync::Mutex::new(Link::default()),
             defs: RwLock::new(Arc::from([])),
             elicit: RwLock::new(None),
@@ -244,7 +220,7 @@ impl McpTools {
             suspended: Mutex::default(),
             call_timeout: RwLock::new(DEFAULT_CALL_TIMEOUT),
         });
-        shared.peer().await.map_err(McpClientError::new)?;
+        shared.peer().await?;
         Ok(Self { shared })
     }
 
@@ -327,6 +303,8 @@ pub(crate) struct Shared {
     endpoint: Endpoint,
     /// The one revision to speak, when pinned.
     revision: Option<ProtocolVersion>,
+    /// Signs in when an HTTP server asks (`HttpBuilder::oauth`).
+    oauth: Option<OAuthClient>,
     link: tokio::sync::Mutex<Link>,
     defs: RwLock<Arc<[Arc<RemoteDef>]>>,
     elicit: RwLock<Option<Elicit>>,
@@ -352,7 +330,7 @@ struct Running {
 
 impl Shared {
     /// The live connection's peer, connecting (again) first if there is none.
-    async fn peer(self: &Arc<Self>) -> Result<(Peer<RoleClient>, Fault), String> {
+    async fn peer(self: &Arc<Self>) -> Result<(Peer<RoleClient>, Fault), Unconnected> {
         let mut link = self.link.lock().await;
         if let Some(running) = &link.running {
             if !running.service.is_closed() && !running.service.peer().is_transport_closed() {
@@ -370,7 +348,11 @@ impl Shared {
         link.last_attempt = Some(Instant::now());
         // Boxed: connecting (rmcp's handshake futures) is tens of KB of future, which every
         // call's own future would otherwise carry and copy for the rare call that connects.
-        match Box::pin(self.connect()).await {
+        let mut connected = Box::pin(self.connect()).await;
+        if matches!(&connected, Err(Unconnected { renewed: true, .. })) {
+            connected = Box::pin(self.connect()).await;
+        }
+        match connected {
             Ok((running, defs)) => {
                 link.failures = 0;
                 self.set_defs(defs);
@@ -379,9 +361,19 @@ impl Shared {
                 link.running = Some(running);
                 Ok((peer, fault))
             }
-            Err(why) => {
+            // A login to make is not a failure to back off from.
+            Err(Unconnected {
+                sign_in: Some(login),
+                why,
+                ..
+            }) => Err(Unconnected {
+                why: format!("MCP server `{}` {why}", self.name),
+                sign_in: Some(login),
+                renewed: false,
+            }),
+            Err(Unconnected { why, .. }) => {
                 link.failures = link.failures.saturating_add(1);
-                Err(format!("MCP server `{}` {why}", self.name))
+                Err(format!("MCP server `{}` {why}", self.name).into())
             }
         }
     }
@@ -399,7 +391,38 @@ impl Shared {
         }
     }
 
-    async fn connect(self: &Arc<Self>) -> Result<(Running, Vec<RemoteDef>), String> {
+    /// Drops the connection (after a sign-in), so the next call connects with the new token.
+    async fn forget(&self) {
+        self.link.lock().await.running = None;
+    }
+
+    /// The login `challenge` (a `WWW-Authenticate` header) asks for, when this server signs
+    /// in with OAuth; else `why` as it is.
+    async fn sign_in(&self, challenge: Option<&str>, why: String) -> Unconnected {
+        let (Some(oauth), Some(challenge), Endpoint::Http { url, .. }) =
+            (&self.oauth, challenge, &self.endpoint)
+        else {
+            return why.into();
+        };
+        match oauth.begin(&self.name, url, challenge).await {
+            Ok(Some(login)) => Unconnected {
+                why: format!(
+                    "needs a sign-in: {}",
+                    login.url.as_deref().unwrap_or_default()
+                ),
+                sign_in: Some(login),
+                renewed: false,
+            },
+            Ok(None) => Unconnected {
+                why: format!("{why}; signed in again as the client itself: call again"),
+                sign_in: None,
+                renewed: true,
+            },
+            Err(failed) => failed.into(),
+        }
+    }
+
+    async fn connect(self: &Arc<Self>) -> Result<(Running, Vec<RemoteDef>), Unconnected> {
         let fault = Fault::default();
         let handler = Handler {
             shared: Arc::downgrade(self),
@@ -426,25 +449,40 @@ impl Shared {
                 handler.serve_with_lifecycle(transport, lifecycle).await
             }
             Endpoint::Http { url, headers } => {
-                let transport = Inbound::new(
-                    StreamableHttpClientTransport::from_config(http_config(url, headers)?),
-                    Arc::clone(&self.progress),
-                );
-                handler.serve_with_lifecycle(transport, lifecycle).await
+                let config = http_config(url, headers)?;
+                match &self.oauth {
+                    None => {
+                        let transport = StreamableHttpClientTransport::from_config(config);
+                        let transport = Inbound::new(transport, Arc::clone(&self.progress));
+                        handler.serve_with_lifecycle(transport, lifecycle).await
+                    }
+                    Some(oauth) => {
+                        let client = oauth.client(url).await?;
+                        let transport = StreamableHttpClientTransport::with_client(client, config);
+                        let transport = Inbound::new(transport, Arc::clone(&self.progress));
+                        handler.serve_with_lifecycle(transport, lifecycle).await
+                    }
+                }
             }
         };
-        let service = service.map_err(|error| {
-            let fault = fault.lock().unwrap_or_else(|p| p.into_inner()).clone();
-            format!(
-                "could not be initialized: {}",
-                fault.unwrap_or_else(|| error.to_string())
-            )
-        })?;
-        let listed = service
-            .peer()
-            .list_all_tools()
-            .await
-            .map_err(|error| format!("did not list its tools: {error}"))?;
+        let service = match service {
+            Ok(service) => service,
+            Err(error) => {
+                let fault = fault.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                let why = format!(
+                    "could not be initialized: {}",
+                    fault.unwrap_or_else(|| error.to_string())
+                );
+                return Err(self.sign_in(error.auth_challenge(), why).await);
+            }
+        };
+        let listed = match service.peer().list_all_tools().await {
+            Ok(listed) => listed,
+            Err(error) => {
+                let why = format!("did not list its tools: {error}");
+                return Err(self.sign_in(error.auth_challenge(), why).await);
+            }
+        };
         let defs = listed.iter().map(RemoteDef::of).collect();
         Ok((Running { service, fault }, defs))
     }

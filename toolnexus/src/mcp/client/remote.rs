@@ -10,11 +10,11 @@ use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
-use super::Shared;
 use super::convert::{elicit_result, request_of, tool_result};
+use super::{Shared, Unconnected};
 use crate::decode::Shape;
 use crate::result::ToolResult;
-use crate::result::suspend::pending;
+use crate::result::suspend::{Request, pending};
 use crate::tool::context::ToolContext;
 use crate::tool::future::BoxFuture;
 use crate::tool::{Tool, ToolAnnotations, ToolSource};
@@ -171,6 +171,15 @@ impl RemoteTool {
         let mut params =
             CallToolRequestParams::new(self.def.remote_name.clone()).with_arguments(args);
         if let Some(answer) = &ctx.answer {
+            // The answer to a login this server asked for: sign in, then call on a new
+            // connection that carries the token.
+            if let Some(oauth) = &self.shared.oauth {
+                match oauth.finish(answer).await {
+                    Some(Ok(())) => self.shared.forget().await,
+                    Some(Err(why)) => return self.failed(&why),
+                    None => {}
+                }
+            }
             if let Some(suspended) = self.shared.take_suspended(&answer.id) {
                 params.input_responses = Some(
                     [(suspended.key, elicit_result(answer))]
@@ -185,7 +194,11 @@ impl RemoteTool {
         let exchange = async {
             let (peer, fault) = match self.shared.peer().await {
                 Ok(connected) => connected,
-                Err(why) => return ToolResult::error(why),
+                Err(Unconnected {
+                    sign_in: Some(login),
+                    ..
+                }) => return self.login(login),
+                Err(Unconnected { why, .. }) => return ToolResult::error(why),
             };
             let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
             let answered = match peer
@@ -228,6 +241,22 @@ impl RemoteTool {
                 Err(ServiceError::McpError(error)) => {
                     self.failed(&format!("refused the call: {}", error.message))
                 }
+                Err(error) if self.shared.oauth.is_some() && error.auth_challenge().is_some() => {
+                    let why = format!("refused the call: {}", plain(&error));
+                    match self.shared.sign_in(error.auth_challenge(), why).await {
+                        Unconnected {
+                            sign_in: Some(login),
+                            ..
+                        } => self.login(login),
+                        Unconnected { why, renewed, .. } => {
+                            if renewed {
+                                // The next call connects with the new token.
+                                self.shared.forget().await;
+                            }
+                            self.failed(&why)
+                        }
+                    }
+                }
                 Err(error) => {
                     self.shared.broken(&peer).await;
                     let fault = fault.lock().unwrap_or_else(|p| p.into_inner()).clone();
@@ -267,6 +296,11 @@ impl RemoteTool {
             self.shared.name, self.def.remote_name
         ))
         .with_metadata("server", self.shared.name.as_str())
+    }
+
+    /// A login the server asks for, as a §10 suspension (kind `"authorization"`, the url).
+    fn login(&self, login: Request) -> ToolResult {
+        pending(login).with_metadata("server", self.shared.name.as_str())
     }
 
     /// A 2026-07-28 `InputRequiredResult` as a §10 suspension, its `requestState` kept.

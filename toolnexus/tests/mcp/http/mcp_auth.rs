@@ -145,9 +145,18 @@ async fn a_verified_jwt_is_let_in_and_anything_else_gets_401_naming_the_metadata
     for (why, token) in refused {
         let answer = initialize(&client, token.as_deref()).await;
         assert_eq!(answer.status(), StatusCode::UNAUTHORIZED, "{why}");
+        // No token: the bare challenge that starts discovery (RFC 6750 §3.1: no error code);
+        // a refused one: `invalid_token` after the metadata.
+        let expected = match token {
+            None => format!("Bearer resource_metadata=\"{METADATA_URL}\""),
+            Some(_) => format!(
+                "Bearer resource_metadata=\"{METADATA_URL}\", error=\"invalid_token\", \
+                 error_description=\"the bearer token was not accepted\""
+            ),
+        };
         assert_eq!(
             answer.headers()["www-authenticate"],
-            format!("Bearer resource_metadata=\"{METADATA_URL}\"").as_str(),
+            expected.as_str(),
             "{why}"
         );
     }
@@ -197,8 +206,11 @@ async fn the_later_of_bearer_token_and_verify_bearer_wins() {
         );
         let answer = initialize(&client, Some(refused)).await;
         assert_eq!(answer.status(), StatusCode::UNAUTHORIZED);
-        // Without a protected resource the challenge names none.
-        assert_eq!(answer.headers()["www-authenticate"], "Bearer");
+        // Without a protected resource the challenge names none, and says the token is wrong.
+        assert_eq!(
+            answer.headers()["www-authenticate"],
+            "Bearer error=\"invalid_token\", error_description=\"the bearer token was not accepted\""
+        );
         running.shut_down().await;
     }
 }

@@ -172,15 +172,37 @@ async fn a_missing_or_wrong_token_is_refused_with_401() {
     let addr = running.addr;
     let bearer = format!("Bearer {TOKEN}");
 
+    // With no protected resource to discover, both refusals say `invalid_token` (RFC 6750), so a
+    // client asks its user for the token instead of starting an OAuth flow; the body says which.
     let (status, response) = raw(addr, &post(addr, "/mcp", &[])).await;
     assert_eq!(status, 401, "{response}");
-    assert!(response.contains("www-authenticate: Bearer"), "{response}");
-    let (status, _) = raw(
+    assert!(
+        response.contains(
+            "www-authenticate: Bearer error=\"invalid_token\", error_description=\"no bearer token was sent\""
+        ),
+        "{response}"
+    );
+    assert!(
+        response
+            .contains("Unauthorized: no bearer token was sent; send Authorization: Bearer <token>"),
+        "{response}"
+    );
+    let (status, response) = raw(
         addr,
         &post(addr, "/mcp", &[("Authorization", "Bearer guess")]),
     )
     .await;
     assert_eq!(status, 401);
+    assert!(
+        response.contains(
+            "www-authenticate: Bearer error=\"invalid_token\", error_description=\"the bearer token was not accepted\""
+        ),
+        "{response}"
+    );
+    assert!(
+        response.contains("Unauthorized: the bearer token was not accepted"),
+        "{response}"
+    );
     let (status, response) = raw(addr, &post(addr, "/mcp", &[("Authorization", &bearer)])).await;
     assert_eq!(status, 200, "{response}");
 
@@ -192,6 +214,42 @@ async fn a_missing_or_wrong_token_is_refused_with_401() {
             .is_err()
     );
     running.shut_down().await;
+}
+
+/// A client that got the `401` looks for OAuth (the MCP Inspector probes the well-known paths,
+/// then registers at `/register` and shows that answer): a server that wants a static token
+/// says there is no sign-in and names the header instead.
+#[tokio::test]
+async fn oauth_probes_at_a_static_token_server_are_told_which_header_to_send() {
+    if MOUNT.mounted() {
+        return; // In an axum app the paths beside the endpoint are the app's own.
+    }
+    let probes = [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-authorization-server",
+        "/.well-known/openid-configuration",
+        "/register",
+    ];
+    for (options, told) in [
+        (HttpOptions::new().bearer_token(TOKEN).stateless(true), true),
+        (HttpOptions::new().stateless(true), false),
+    ] {
+        let running = start(options).await;
+        let addr = running.addr;
+        for path in probes.iter().copied().chain(["/elsewhere"]) {
+            let (status, response) = raw(addr, &post(addr, path, &[])).await;
+            assert_eq!(status, 404, "{path}: {response}");
+            let expected = if told && path != "/elsewhere" {
+                "Not Found: this MCP server offers no OAuth sign-in; send its bearer token as \
+                 Authorization: Bearer <token>"
+            } else {
+                "Not Found: the MCP endpoint is /mcp"
+            };
+            assert!(response.contains(expected), "{path}: {response}");
+        }
+        running.shut_down().await;
+    }
 }
 
 #[tokio::test]

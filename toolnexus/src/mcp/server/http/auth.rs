@@ -52,9 +52,19 @@ pub(super) struct Guard {
     auth: Option<Auth>,
     /// The metadata document, when a protected resource is named.
     metadata: Option<Metadata>,
-    /// `WWW-Authenticate` on a `401`.
-    challenge: HeaderValue,
+    /// `WWW-Authenticate` on the `401` for a request without a token. With a protected
+    /// resource, the bare challenge naming its metadata: the start of an OAuth flow (RFC 6750
+    /// §3.1 gives no error code then). Without one, `error="invalid_token"`: with no metadata to
+    /// discover, the error tells a client (the MCP Inspector, say) that a static token is
+    /// wanted, rather than inviting an OAuth flow that cannot succeed.
+    missing: HeaderValue,
+    /// `WWW-Authenticate` on the `401` for a refused token: always `error="invalid_token"`.
+    rejected: HeaderValue,
 }
+
+/// The challenge for a refused token when no protected resource is named (RFC 6750 §3.1).
+const REJECTED: &str =
+    "Bearer error=\"invalid_token\", error_description=\"the bearer token was not accepted\"";
 
 /// The metadata document and the paths it is served at.
 #[derive(Clone)]
@@ -80,7 +90,10 @@ impl Guard {
             return Ok(Self {
                 auth,
                 metadata: None,
-                challenge: HeaderValue::from_static("Bearer"),
+                missing: HeaderValue::from_static(
+                    "Bearer error=\"invalid_token\", error_description=\"no bearer token was sent\"",
+                ),
+                rejected: HeaderValue::from_static(REJECTED),
             });
         };
         let (origin, path) = split_url(&resource.resource).ok_or_else(|| {
@@ -91,15 +104,17 @@ impl Guard {
         })?;
         let suffixed_path = format!("{WELL_KNOWN}{}", path.trim_end_matches('/'));
         let metadata_url = format!("{origin}{suffixed_path}");
-        let challenge = HeaderValue::try_from(format!(
-            "Bearer resource_metadata=\"{metadata_url}\""
-        ))
-        .map_err(|_| {
-            invalid(format!(
+        let bare = format!("Bearer resource_metadata=\"{metadata_url}\"");
+        // The same error parameters after the metadata's.
+        let rejected = format!("{bare}, {}", &REJECTED["Bearer ".len()..]);
+        let (Ok(missing), Ok(rejected)) =
+            (HeaderValue::try_from(bare), HeaderValue::try_from(rejected))
+        else {
+            return Err(invalid(format!(
                 "protected resource `{}` is not a valid header value",
                 resource.resource
-            ))
-        })?;
+            )));
+        };
         let document = json!({
             "resource": resource.resource,
             "authorization_servers": resource.authorization_servers,
@@ -111,12 +126,18 @@ impl Guard {
                 document: Bytes::from(document.to_string()),
                 suffixed_path,
             }),
-            challenge,
+            missing,
+            rejected,
         })
     }
 
     pub(super) fn metadata(&self) -> Option<&Metadata> {
         self.metadata.as_ref()
+    }
+
+    /// Whether requests need a bearer token that no protected resource tells how to get.
+    pub(super) fn wants_static_token(&self) -> bool {
+        self.auth.is_some() && self.metadata.is_none()
     }
 
     /// Lets `parts` through, with what the validator returned in its extensions, or answers
@@ -125,13 +146,14 @@ impl Guard {
         let Some(auth) = &self.auth else {
             return Ok(());
         };
-        let given = bearer(parts.headers.get(AUTHORIZATION));
-        let allowed = match (auth, given) {
-            (_, None) => false,
-            (Auth::Token(token), Some(given)) => constant_time_eq(given, token),
-            (Auth::Verify(verify), Some(given)) => {
+        let Some(given) = bearer(parts.headers.get(AUTHORIZATION)) else {
+            return Err(self.unauthorized(Refusal::Missing));
+        };
+        let allowed = match auth {
+            Auth::Token(token) => constant_time_eq(given, token),
+            Auth::Verify(verify) => {
                 let Ok(given) = std::str::from_utf8(given) else {
-                    return Err(self.unauthorized());
+                    return Err(self.unauthorized(Refusal::Rejected));
                 };
                 match verify(given.to_owned()).await {
                     Some(extensions) => {
@@ -145,20 +167,36 @@ impl Guard {
         if allowed {
             Ok(())
         } else {
-            Err(self.unauthorized())
+            Err(self.unauthorized(Refusal::Rejected))
         }
     }
 
-    fn unauthorized(&self) -> Response<ResponseBody> {
-        let mut response = plain(
-            StatusCode::UNAUTHORIZED,
-            "Unauthorized: send Authorization: Bearer <token>",
-        );
+    fn unauthorized(&self, refusal: Refusal) -> Response<ResponseBody> {
+        let (body, challenge) = match refusal {
+            Refusal::Missing => (
+                "Unauthorized: no bearer token was sent; send Authorization: Bearer <token>",
+                &self.missing,
+            ),
+            Refusal::Rejected => (
+                "Unauthorized: the bearer token was not accepted",
+                &self.rejected,
+            ),
+        };
+        let mut response = plain(StatusCode::UNAUTHORIZED, body);
         response
             .headers_mut()
-            .insert(WWW_AUTHENTICATE, self.challenge.clone());
+            .insert(WWW_AUTHENTICATE, challenge.clone());
         response
     }
+}
+
+/// Why a request was refused.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    /// No `Authorization: Bearer` header.
+    Missing,
+    /// A token that the secret or the validator refused.
+    Rejected,
 }
 
 impl Metadata {
@@ -295,7 +333,7 @@ mod tests {
         };
         let guard = Guard::new(None, Some(&resource("https://api.example.com/mcp"))).unwrap();
         assert_eq!(
-            guard.challenge,
+            guard.missing,
             "Bearer resource_metadata=\"https://api.example.com/.well-known/oauth-protected-resource/mcp\""
         );
         let metadata = guard.metadata().unwrap();
@@ -305,7 +343,7 @@ mod tests {
         );
         let root = Guard::new(None, Some(&resource("http://127.0.0.1:8080"))).unwrap();
         assert_eq!(
-            root.challenge,
+            root.missing,
             "Bearer resource_metadata=\"http://127.0.0.1:8080/.well-known/oauth-protected-resource\""
         );
         for bad in [

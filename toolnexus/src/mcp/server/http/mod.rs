@@ -164,7 +164,7 @@ impl HttpServer {
                     } else if mcp.serves_metadata_at(path) {
                         mcp.metadata_service().answer()
                     } else {
-                        plain(StatusCode::NOT_FOUND, "Not Found: the MCP endpoint is /mcp")
+                        mcp.not_found(path)
                     };
                     Ok::<_, Infallible>(response.map(|body| Served {
                         body,

@@ -15,7 +15,7 @@ use hyper::body::{Body, Bytes};
 use hyper::header::{
     AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue, RETRY_AFTER, WWW_AUTHENTICATE,
 };
-use hyper::{Method, Request, Response};
+use hyper::{Method, Request, Response, StatusCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -27,6 +27,7 @@ use super::auth::{Guard, Metadata};
 use super::body::{Answer, BoxError, Extras, RequestBody};
 use super::options::HttpOptions;
 use super::origin::AllowedOrigins;
+use super::plain;
 use super::route::{authorized, refused};
 use super::shared::{Endpoint, Sessions, Shared};
 use super::{McpServer, ResponseBody};
@@ -128,6 +129,27 @@ impl HttpService {
         self.shared.guard.metadata().is_some_and(|metadata| {
             path == super::auth::WELL_KNOWN || path == metadata.suffixed_path
         })
+    }
+
+    /// The turnkey server's `404` for a path other than the endpoint's. An OAuth client that
+    /// got a `401` probes the well-known metadata paths and then registers at the origin's
+    /// `/register` (the MCP Inspector shows that last answer); when this endpoint wants a token
+    /// but names no protected resource, those probes are told that no sign-in exists here and
+    /// which header to send instead.
+    pub(super) fn not_found(&self, path: &str) -> Response<ResponseBody> {
+        let probes_oauth = ["/.well-known/oauth-", "/.well-known/openid-configuration"]
+            .iter()
+            .any(|prefix| path.starts_with(prefix))
+            || ["/register", "/authorize", "/token"].contains(&path);
+        if probes_oauth && self.shared.guard.wants_static_token() {
+            plain(
+                StatusCode::NOT_FOUND,
+                "Not Found: this MCP server offers no OAuth sign-in; send its bearer token as \
+                 Authorization: Bearer <token>",
+            )
+        } else {
+            plain(StatusCode::NOT_FOUND, "Not Found: the MCP endpoint is /mcp")
+        }
     }
 
     /// The service behind [`HttpServer`](super::HttpServer): `loopback` picks the defaults of
