@@ -326,3 +326,34 @@ async fn null_is_absent_for_a_parameter_that_decodes_itself() {
         "invalid arguments for `trim`: field `label`: invalid type: integer `3`, expected a string"
     );
 }
+
+/// Reads the weather of a region.
+#[tool]
+fn regional(
+    /// The region
+    #[param(header = "Region")]
+    region: &str,
+    #[param(header = "Days")] days: Option<u8>,
+    #[param(header = "Metric", default = true)] metric: bool,
+) -> String {
+    format!("{region} {days:?} {metric}")
+}
+
+#[tokio::test]
+async fn a_header_parameter_is_annotated_for_mcp_and_decodes_as_usual() {
+    // MCP's `x-mcp-header` (SEP-2243): the client sends the argument as `Mcp-Param-<name>`
+    // too, and the server checks the two agree.
+    let toolkit = Toolkit::new().with_all(tools![regional]);
+    let schema = toolkit.to_mcp()[0]["inputSchema"].clone();
+    assert_eq!(
+        schema["properties"],
+        json!({
+            "region": {"type": "string", "description": "The region", "x-mcp-header": "Region"},
+            "days": {"type": "integer", "minimum": 0, "maximum": 255, "x-mcp-header": "Days"},
+            "metric": {"type": "boolean", "default": true, "x-mcp-header": "Metric"},
+        }),
+        "{schema}"
+    );
+    let result = call(&toolkit, "regional", r#"{"region": "eu", "days": 3}"#).await;
+    assert_eq!(result.output, "eu Some(3) true");
+}

@@ -693,3 +693,20 @@ mod axum_app {
         drop(app);
     }
 }
+
+/// `conformance_server` (run by `scripts/mcp-conformance.sh`, and through `McpTools` in
+/// `mcp_client_stdio.rs`) says how it is used when given anything else.
+#[test]
+fn conformance_server_answers_a_wrong_argument_with_its_usage() {
+    let output = Command::new(example("conformance_server"))
+        .arg("--bogus")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("usage: conformance_server [--http ADDR [--stateless]]"),
+        "{stderr}"
+    );
+}

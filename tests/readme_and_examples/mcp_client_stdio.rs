@@ -141,3 +141,90 @@ fn the_mcp_agent_example_loads_deferred_tools_by_search_and_answers_a_remote_app
         );
     }
 }
+
+/// `examples/conformance_server` (the MCP conformance suite's fixture tools) through
+/// `McpTools`, on every revision: every tool answers what its scenario checks, progress
+/// arrives whole before the call returns, and a form is answered through `Toolkit::call`.
+#[tokio::test]
+async fn every_conformance_fixture_answers_through_mcp_tools() {
+    let server = example("conformance_server").display().to_string();
+    for revision in [None, Some("2025-11-25"), Some("2025-06-18")] {
+        let mut builder = McpTools::command(&server, Vec::<String>::new());
+        if let Some(revision) = revision {
+            builder = builder.protocol_version(revision);
+        }
+        let remote = builder.connect().await.expect("the example server starts");
+        let toolkit = Toolkit::new().with_all(remote.tools());
+        assert_eq!(toolkit.len(), 17, "{revision:?}");
+        let run = |name: &'static str, ctx: ToolContext| {
+            let toolkit = &toolkit;
+            async move { toolkit.execute(name, json!({}), &ctx).await }
+        };
+        let text = run("test_simple_text", ToolContext::default()).await;
+        assert_eq!(text.output, "This is a simple text response for testing.");
+        for (tool, mime) in [
+            ("test_image_content", "image/png"),
+            ("test_audio_content", "audio/wav"),
+            ("test_embedded_resource", "text/plain"),
+        ] {
+            let result = run(tool, ToolContext::default()).await;
+            let media = result.parts[0].media().expect("a media part");
+            assert_eq!(media.mime_type, mime, "{tool} {revision:?}");
+        }
+        let mixed = run("test_multiple_content_types", ToolContext::default()).await;
+        assert_eq!(
+            (mixed.output.as_str(), mixed.parts.len()),
+            ("Multiple content types test:", 2)
+        );
+        let failed = run("test_error_handling", ToolContext::default()).await;
+        assert!(failed.is_error);
+        assert_eq!(
+            failed.output,
+            "This tool intentionally returns an error for testing"
+        );
+
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let record = std::sync::Arc::clone(&seen);
+        let ctx = ToolContext::default().on_progress(move |done, total, _| {
+            record.lock().unwrap().push((done, total));
+        });
+        let progress = run("test_tool_with_progress", ctx).await;
+        assert_eq!(progress.output, "progress reported");
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [
+                (0.0, Some(100.0)),
+                (50.0, Some(100.0)),
+                (100.0, Some(100.0))
+            ]
+        );
+
+        let header = toolkit.get("test_header_param").unwrap().input_schema();
+        assert_eq!(header["properties"]["region"]["x-mcp-header"], "Region");
+
+        // A 2025-* server asks during the call, through the handler; a 2026-07-28 one
+        // suspends the call, and `Toolkit::call`'s `wait_for` answers.
+        let name = json!({"name": "Alice"});
+        let remote_answer = name.clone();
+        let remote = remote.on_elicitation(move |request: Request| {
+            std::future::ready(Answer {
+                id: request.id,
+                ..answer(true, Some(remote_answer.clone()))
+            })
+        });
+        let toolkit = Toolkit::new().with_all(remote.tools());
+        let hello = toolkit
+            .call(
+                "test_input_required_result_elicitation",
+                json!({}),
+                |request: Request| {
+                    std::future::ready(Answer {
+                        id: request.id,
+                        ..answer(true, Some(name.clone()))
+                    })
+                },
+            )
+            .await;
+        assert_eq!(hello.output, "Hello, Alice!", "{revision:?}");
+    }
+}

@@ -87,6 +87,12 @@ mod tool;
 ///   `#[param(default = expr)]` make it optional and show the value as `"default"` (a string
 ///   literal converts with `Into`, so `#[param(default = "metric")] system: String` works).
 ///   A forwarded `#[serde(default)]` or `#[serde(default = "path")]` does the same.
+/// - `#[param(header = "Region")]` marks the parameter `"x-mcp-header": "Region"` in the
+///   input schema (MCP, SEP-2243): an MCP client also sends the argument as the HTTP header
+///   `Mcp-Param-Region`, and the MCP server answers a request whose header and argument
+///   differ with `-32020` (HTTP 400). The name is an HTTP token, once per tool ignoring
+///   case, and the parameter a string, an integer or a boolean (or an `Option` of one);
+///   anything else is a compile error.
 /// - `#[serde(…)]` and `#[schemars(…)]` on a parameter are forwarded to its field in the
 ///   generated arguments. For an optional or defaulted parameter with its own deserializer
 ///   (`deserialize_with`, `with`), `null` still means absent, as the schemas say: the

@@ -34,6 +34,7 @@ pub const CRATE: Symbol = Symbol("crate");
 pub const RENAME: Symbol = Symbol("rename");
 pub const DEFAULT: Symbol = Symbol("default");
 pub const INJECT: Symbol = Symbol("inject");
+pub const HEADER: Symbol = Symbol("header");
 
 // Keys of the forwarded `#[serde]` and `#[schemars]` attributes that decoding reads.
 pub const FLATTEN: Symbol = Symbol("flatten");

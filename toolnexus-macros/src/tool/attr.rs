@@ -11,7 +11,7 @@ use syn::{Attribute, Expr, Ident, LitStr, Meta, Token};
 use crate::crate_path::{self, CratePath};
 use crate::errors::Errors;
 use crate::symbol::{
-    APPROVAL, CRATE, DEFAULT, DEFER, DESCRIPTION, DESERIALIZE_WITH, DESTRUCTIVE, FLATTEN,
+    APPROVAL, CRATE, DEFAULT, DEFER, DESCRIPTION, DESERIALIZE_WITH, DESTRUCTIVE, FLATTEN, HEADER,
     IDEMPOTENT, INJECT, NAME, OPEN_WORLD, PARAM, READ_ONLY, RENAME, RETRIES, SCHEMA_WITH, SCHEMARS,
     SERDE, Symbol, TITLE, WITH,
 };
@@ -153,11 +153,14 @@ fn set_flag(meta: &ParseNestedMeta, slot: &mut Option<Flag>) -> syn::Result<()> 
     Ok(())
 }
 
-/// `#[param(description = "…", rename = "…", default, default = expr, inject)]`.
+/// `#[param(description = "…", rename = "…", default, default = expr, inject, header = "…")]`.
 #[derive(Default)]
 pub struct ParamAttr {
     pub description: Option<LitStr>,
     pub rename: Option<LitStr>,
+    /// `#[param(header = "Region")]`: the client also sends the argument as the HTTP header
+    /// `Mcp-Param-Region` (MCP's `x-mcp-header`, SEP-2243).
+    pub header: Option<LitStr>,
     pub default: Option<ParamDefault>,
     /// `#[param(inject)]`: built from the context (`FromToolContext`); the key, for spans.
     pub inject: Option<Ident>,
@@ -366,6 +369,8 @@ pub fn parse_param_attrs(attrs: &[Attribute], errors: &mut Errors) -> ParamAttr 
                 set_once(&meta, &mut parsed.description, DESCRIPTION)
             } else if meta.path == RENAME {
                 set_once(&meta, &mut parsed.rename, RENAME)
+            } else if meta.path == HEADER {
+                set_once(&meta, &mut parsed.header, HEADER)
             } else if meta.path == DEFAULT {
                 let key = meta.path.require_ident()?.clone();
                 if parsed.default.is_some() {
@@ -386,7 +391,7 @@ pub fn parse_param_attrs(attrs: &[Attribute], errors: &mut Errors) -> ParamAttr 
                 Ok(())
             } else {
                 Err(meta.error(format_args!(
-                    "unknown `#[param]` key `{}`; expected `description`, `rename`, `default` or `inject`",
+                    "unknown `#[param]` key `{}`; expected `description`, `rename`, `default`, `inject` or `header`",
                     path_text(&meta)
                 )))
             }

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use proc_macro2::TokenStream;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{GenericParam, Ident, WherePredicate};
+use syn::{GenericParam, Ident, LitStr, WherePredicate};
 
 use super::ast::{Injection, Param, ParamKind, Shape, ToolFn};
 use crate::crate_path::{self, CratePath};
@@ -292,6 +292,7 @@ fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> Resolved<'a>
     let mut call = Vec::new();
     let mut seen_context = false;
     let mut wire_names = BTreeSet::new();
+    let mut headers = BTreeSet::new();
     for param in &tool.params {
         let Some(ident) = param.ident else {
             errors.spanned(
@@ -358,6 +359,9 @@ fn resolve_fields<'a>(tool: &'a ToolFn<'a>, errors: &mut Errors) -> Resolved<'a>
                 ),
             );
         }
+        if let Some(header) = &param.attr.header {
+            check_header(header, &mut headers, errors);
+        }
         call.push(CallArg::Field(fields.len()));
         fields.push(Field {
             index: fields.len(),
@@ -381,10 +385,11 @@ fn check_injected_attrs(param: &Param, how: &Injection, errors: &mut Errors) {
     if attr.inject.is_some() {
         // A `#[serde(default)]` is reported once, as the stray attribute it is.
         let default = attr.default.as_ref().filter(|_| stray.is_none());
-        let others: [(&str, Option<&dyn quote::ToTokens>); 3] = [
+        let others: [(&str, Option<&dyn quote::ToTokens>); 4] = [
             ("default", default.map(|d| d.key() as _)),
             ("rename", attr.rename.as_ref().map(|r| r as _)),
             ("description", attr.description.as_ref().map(|d| d as _)),
+            ("header", attr.header.as_ref().map(|h| h as _)),
         ];
         for (key, at) in others {
             if let Some(at) = at {
@@ -406,6 +411,28 @@ fn check_injected_attrs(param: &Param, how: &Injection, errors: &mut Errors) {
         errors.spanned(
             stray,
             format_args!("{what} is injected, not read from the arguments: remove this attribute"),
+        );
+    }
+}
+
+/// `#[param(header = "…")]` names the `Mcp-Param-{name}` HTTP header: an HTTP token (RFC 9110
+/// `tchar`s), once per tool ignoring case, as MCP (SEP-2243) requires of `x-mcp-header`.
+fn check_header(header: &LitStr, seen: &mut BTreeSet<String>, errors: &mut Errors) {
+    let name = header.value();
+    let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if name.is_empty() || !name.chars().all(tchar) {
+        errors.spanned(
+            header,
+            format_args!(
+                "`#[param(header = {name:?})]` is not an HTTP header name: use letters, digits and `-` (the client sends `Mcp-Param-<name>`)"
+            ),
+        );
+    } else if !seen.insert(name.to_ascii_lowercase()) {
+        errors.spanned(
+            header,
+            format_args!(
+                "two parameters of this tool are sent as the header `Mcp-Param-{name}` (header names ignore case)"
+            ),
         );
     }
 }

@@ -32,8 +32,9 @@ pub use output_derive::{
     Lowering, OutputPart, json_array, json_object, json_text, lower_retry, retry, serialize,
 };
 pub use tool_macro::{
-    CheckJsonOutput, CheckOtherOutput, Described, OutputCheck, OutputJsonSchema, ParamDeserialize,
-    ParamJsonSchema, ReturnsJson, assert_deserialize, assert_unique_tool_names,
+    CheckJsonOutput, CheckOtherOutput, Described, HeaderParam, OutputCheck, OutputJsonSchema,
+    ParamDeserialize, ParamJsonSchema, ReturnsJson, assert_deserialize, assert_header,
+    assert_unique_tool_names,
 };
 // The public items generated code names, reached the same way as everything else here.
 pub use crate::{

@@ -71,6 +71,27 @@ impl<T: ParamJsonSchema<Name>, Name> JsonSchema for Described<T, Name> {
 /// Compiles only when `T` is [`ParamDeserialize`].
 pub const fn assert_deserialize<T: ParamDeserialize>() {}
 
+/// A type a `#[param(header = "…")]` parameter can have: what MCP lets a client send as an
+/// `Mcp-Param-*` header (SEP-2243: a string, an integer or a boolean), or an `Option` of one.
+#[diagnostic::on_unimplemented(
+    message = "`#[param(header = …)]` needs a string, integer or boolean parameter, not `{Self}`",
+    label = "MCP sends only strings, integers and booleans as headers"
+)]
+pub trait HeaderParam {}
+
+impl HeaderParam for String {}
+impl HeaderParam for bool {}
+impl<T: HeaderParam> HeaderParam for Option<T> {}
+macro_rules! integer_headers {
+    ($($t:ty),*) => { $(impl HeaderParam for $t {})* };
+}
+integer_headers!(
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
+);
+
+/// Compiles only when `T` is [`HeaderParam`].
+pub const fn assert_header<T: HeaderParam>() {}
+
 /// A return type that is `Json<T>`, or an `Option`/`Result` of one, whatever `T`: the types
 /// [`StructuredOutput`](crate::__private::StructuredOutput) would be, were `T: JsonSchema`.
 pub trait ReturnsJson {

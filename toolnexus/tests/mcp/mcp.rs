@@ -131,7 +131,6 @@ async fn tools_call_goes_through_execute() {
         ("chart", json!({})),
         ("report", json!({})),
         ("deploy", json!({})),
-        ("send_email", json!({"to": "ana@example.com"})),
         ("boom", json!({})),
     ];
     for (name, arguments) in cases {
@@ -170,9 +169,18 @@ async fn failures_are_is_error_results() {
         text(&bad)
     );
 
-    let unknown = call(&client, "send_email", Some(json!({}))).await;
-    assert_eq!(unknown.is_error, Some(true));
-    assert_eq!(text(&unknown), "Unknown tool: send_email");
+    // SPEC §8: over MCP an unknown name is the protocol's `-32602`, not a result.
+    let unknown = client
+        .call_tool(CallToolRequestParams::new("send_email").with_arguments(args(json!({}))))
+        .await
+        .expect_err("an unknown tool is a JSON-RPC error");
+    let rmcp::ServiceError::McpError(unknown) = unknown else {
+        panic!("{unknown:?}");
+    };
+    assert_eq!(
+        (unknown.code.0, unknown.message.as_ref()),
+        (-32602, "Unknown tool: send_email")
+    );
 
     let panicked = call(&client, "boom", None).await;
     assert_eq!(panicked.is_error, Some(true));

@@ -552,12 +552,24 @@ fn malformed() -> Vec<(String, &'static str)> {
             )
         })
         .collect();
-    for bad in ["[]", "[{}]", "\"x\"", "3", "true"] {
+    for bad in ["[]", "[{}]", "\"x\"", "3", "true", "null"] {
         cases.push((
             format!(
                 r#"{{"name":"delete_note","arguments":{{"id":1}},"requestState":"s","inputResponses":{bad}}}"#
             ),
             responses,
+        ));
+    }
+    // Without a `requestState` too, as the conformance suite sends them: `null` is not
+    // "absent", and each answer is the client's result object.
+    cases.push((
+        r#"{"name":"delete_note","arguments":{"id":1},"inputResponses":null}"#.to_owned(),
+        responses,
+    ));
+    for bad in ["12345", "null", "\"yes\"", "[]"] {
+        cases.push((
+            format!(r#"{{"name":"delete_note","arguments":{{"id":1}},"inputResponses":{{"ok":{{}},"user_name":{bad}}}}}"#),
+            "Invalid params: `inputResponses.user_name` must be an object, the client's result for that input request",
         ));
     }
     cases

@@ -139,11 +139,18 @@ async fn over_stdio_the_tool_learns_the_client_and_layers_see_the_request_id() {
         let listed = running.list_all_tools().await.unwrap();
         let names: Vec<&str> = listed.iter().map(|tool| tool.name.as_ref()).collect();
         assert_eq!(names, ["whoami"], "admin tools hidden from this caller");
+        // SPEC §8: hidden from this caller is unknown to it, and over MCP that is `-32602`.
         let hidden = running
             .call_tool(CallToolRequestParams::new("admin_reset"))
             .await
-            .unwrap();
-        assert_eq!(text_of(&hidden), "Unknown tool: admin_reset");
+            .expect_err("a hidden tool is a JSON-RPC error");
+        let rmcp::ServiceError::McpError(hidden) = hidden else {
+            panic!("{hidden:?}");
+        };
+        assert_eq!(
+            (hidden.code.0, hidden.message.as_ref()),
+            (-32602, "Unknown tool: admin_reset")
+        );
 
         let ids = seen.lock().unwrap().clone();
         assert_eq!(ids.len(), 1, "no layer ran for the hidden tool: {ids:?}");
@@ -290,7 +297,13 @@ async fn over_http_the_tool_reads_the_request_without_its_token_and_each_caller_
             ["whoami"]
         );
         let refused = post(&as_guest, &guest, call(11, "admin_reset")).await;
-        assert_eq!(structured(&refused), "Unknown tool: admin_reset");
+        assert_eq!(
+            refused.message["error"],
+            json!({"code": -32602, "message": "Unknown tool: admin_reset"}),
+            "{}",
+            refused.text
+        );
+        assert_eq!(refused.message["id"], 11);
 
         let ids = seen.lock().unwrap().clone();
         assert_eq!(ids, ["7 whoami", "9 admin_reset"], "stateless: {stateless}");

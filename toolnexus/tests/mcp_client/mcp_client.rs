@@ -624,7 +624,7 @@ async fn an_mcp_json_connects_every_server_it_names() {
     let names: Vec<&str> = servers.iter().map(McpTools::name).collect();
     assert_eq!(names, ["notes", "fake"]);
     assert_eq!(servers[0].tools().len(), served.local.len());
-    assert_eq!(servers[1].tools().len(), 8);
+    assert_eq!(servers[1].tools().len(), 9);
     // `env` reached the stdio server.
     assert_eq!(
         std::fs::read_to_string(dir.path().join("starts"))

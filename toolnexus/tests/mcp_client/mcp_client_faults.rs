@@ -43,7 +43,7 @@ async fn an_older_server_is_spoken_to_in_its_revision() {
         Some("2025-11-25")
     );
     let tools = server.tools();
-    assert_eq!(tools.len(), 8);
+    assert_eq!(tools.len(), 9);
     assert!(tools.iter().all(|tool| tool.source() == ToolSource::Mcp));
 }
 
@@ -168,7 +168,7 @@ async fn a_list_change_refreshes_the_tools() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(server.tools().len(), 9);
+    assert_eq!(server.tools().len(), 10);
 }
 
 #[tokio::test]
@@ -186,6 +186,46 @@ async fn remote_progress_reaches_the_context() {
     assert_eq!(done.output, "done");
     let step = |n: f64| (n, Some(3.0), Some("step".to_owned()));
     assert_eq!(*seen.lock().unwrap(), [step(1.0), step(2.0), step(3.0)]);
+}
+
+/// rmcp hands each notification to a task of its own, which may run after the call that the
+/// next line resolves; every step the server sent before its result must still reach the
+/// context before the call returns. Many calls, on a runtime with several workers, where the
+/// race shows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_progress_step_sent_before_the_result_arrives_before_the_call_returns() {
+    let server = fake(None).await;
+    let toolkit = toolkit(&server);
+    for round in 0..300 {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let record = Arc::clone(&seen);
+        let ctx = ToolContext::default().on_progress(move |done, total, _| {
+            record.lock().unwrap().push((done, total));
+        });
+        let done = toolkit.execute("burst", json!({}), &ctx).await;
+        assert_eq!(done.output, "burst", "round {round}");
+        let steps = seen.lock().unwrap().clone();
+        let all: Vec<(f64, Option<f64>)> = (1..=4).map(|n| (f64::from(n), Some(4.0))).collect();
+        assert_eq!(steps, all, "round {round}");
+    }
+}
+
+/// A 2025-era server that answers `server/discover` (a method it does not know) with `{}`, as
+/// the conformance suite's scenario servers do: not a discover result, so `initialize` follows.
+#[tokio::test]
+async fn an_empty_answer_to_discover_means_initialize() {
+    let server = McpTools::command("python3", [SCRIPT])
+        .name("fake")
+        .env("FAKE_DISCOVER_EMPTY", "1")
+        .connect()
+        .await
+        .expect("initialize follows the empty answer");
+    assert_eq!(
+        server.protocol_version().await.as_deref(),
+        Some("2025-11-25")
+    );
+    let pid = run(&toolkit(&server), "pid").await;
+    assert!(!pid.is_error, "{}", pid.output);
 }
 
 #[tokio::test]

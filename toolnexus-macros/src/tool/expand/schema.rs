@@ -25,7 +25,14 @@ pub fn input(plan: &Plan) -> TokenStream {
     let assertions = plan.fields.iter().map(|field| {
         let alias = field.param_type();
         let span = field.param.ty.span();
-        quote_spanned!(span=> #private::assert_deserialize::<#alias>();)
+        // A header carries a string, an integer or a boolean (SEP-2243).
+        let header = field
+            .param
+            .attr
+            .header
+            .as_ref()
+            .map(|_| quote_spanned!(span=> #private::assert_header::<#alias>();));
+        quote_spanned!(span=> #private::assert_deserialize::<#alias>(); #header)
     });
     let defaults = plan.fields.iter().filter_map(default_fn);
     let described: Vec<Option<Described>> = plan
@@ -158,6 +165,11 @@ fn schema_field(field: &Field, described: Option<&Described>) -> TokenStream {
         .rename
         .as_ref()
         .map(|rename| quote!(#[serde(rename = #rename)]));
+    let header = param
+        .attr
+        .header
+        .as_ref()
+        .map(|header| quote!(#[schemars(extend("x-mcp-header" = #header))]));
     let forwarded = &param.forwarded.attrs;
     let with = described.map(|described| {
         let with = &described.with;
@@ -180,6 +192,7 @@ fn schema_field(field: &Field, described: Option<&Described>) -> TokenStream {
     quote! {
         #describe
         #rename
+        #header
         #(#forwarded)*
         #with
         #optional

@@ -5,10 +5,12 @@
 //! Where SPEC §13 pins the mapping it is followed; where it is silent, the Python port's
 //! (`toolnexus==0.21.0`, `mcp_source.py`) choices are, so that results read the same in both:
 //! an embedded resource carrying text joins the output (it is text the server meant the model
-//! to read), only non-text content gives one `describe_part` line per part, and every result
+//! to read; SPEC §13 makes it a file part as well), only non-text content gives one `describe_part` line per part, and every result
 //! carries `metadata.server`. `tests/vectors/mcp_client_results.json` holds both ports'
 //! answers, and says where SPEC §13 makes them differ.
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
 
 use crate::result::ToolResult;
@@ -51,8 +53,13 @@ pub(crate) fn tool_result(server: &str, result: &Value) -> ToolResult {
             Some("resource") => {
                 let resource = block.get("resource").unwrap_or(&Value::Null);
                 let field = |key: &str| resource.get(key).and_then(Value::as_str);
+                // SPEC §13: an embedded resource is a file part; one carrying text also joins
+                // the output (as in the Python port), so the model reads it either way.
                 if let Some(text) = field("text") {
                     embedded.push(text.to_owned());
+                    let mime = field("mimeType").unwrap_or("text/plain");
+                    let source = Source::Data(STANDARD.encode(text));
+                    parts.push(ContentPart::File(media(mime, source, field("uri"))));
                 } else if let Some(blob) = field("blob") {
                     let mime = field("mimeType").unwrap_or("application/octet-stream");
                     let source = Source::Data(blob.to_owned());

@@ -1,13 +1,12 @@
 //! The client side of one connection (rmcp's [`ClientHandler`]): a server's elicitation as a
-//! §10 suspension the agent answers, its progress notifications routed to the call they
-//! belong to, and its list changes.
+//! §10 suspension the agent answers, and its list changes. (Progress is routed as it is read,
+//! by `inbound`.)
 
 use std::sync::Weak;
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, FormElicitationCapability, Implementation, ProgressNotificationParam,
-    UrlElicitationCapability,
+    ElicitationCapability, FormElicitationCapability, Implementation, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::{ClientHandler, ErrorData};
@@ -59,20 +58,6 @@ impl ClientHandler for Handler {
         let wire = elicit_result(&answer);
         serde_json::from_value(wire)
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))
-    }
-
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let Some(shared) = self.shared.upgrade() else {
-            return;
-        };
-        let progress = shared.progress.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(call) = progress.get(&params.progress_token) {
-            let _ = call.send((params.progress, params.total, params.message));
-        }
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {

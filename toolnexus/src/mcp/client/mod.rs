@@ -6,20 +6,20 @@ mod config;
 mod convert;
 mod error;
 mod handler;
+mod inbound;
 mod oauth;
 mod remote;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use rmcp::model::{ProgressToken, ProtocolVersion};
+use rmcp::model::ProtocolVersion;
 use rmcp::service::{Peer, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientLifecycleMode, ClientServiceExt};
-use tokio::sync::mpsc;
 
 use crate::result::suspend::{Answer, Request};
 use crate::tool::future::BoxFuture;
@@ -31,6 +31,7 @@ use config::{Endpoint, expand_env, http_config};
 pub use error::McpClientError;
 pub(crate) use error::Unconnected;
 use handler::Handler;
+use inbound::{Inbound, Routes};
 pub use oauth::{CallbackListener, FileTokenStore, MemoryTokenStore, OAuthClient, TokenStore};
 use remote::{RemoteDef, RemoteTool};
 
@@ -68,8 +69,8 @@ type Elicit = Arc<dyn Fn(Request) -> BoxFuture<'static, Answer> + Send + Sync>;
 ///   read (`format`, `dependentRequired`, …) are left to the server. A refused call sends
 ///   nothing.
 /// - **Results map as the other ports map them:** text blocks join the output with `"\n"`
-///   (an embedded text resource too); images and audio become parts; an embedded blob a file
-///   part named by its uri; a resource link a line `resource link: <uri>` and a file part with
+///   (an embedded text resource too); images and audio become parts; an embedded resource
+///   (blob or text) a file part named by its uri; a resource link a line `resource link: <uri>` and a file part with
 ///   that url; `structuredContent` without text becomes the output as JSON; only non-text
 ///   content gives one line per part ([`describe_part`](crate::parts::describe_part)); `isError` is
 ///   kept; `metadata.server` names the server.
@@ -85,7 +86,8 @@ type Elicit = Arc<dyn Fn(Request) -> BoxFuture<'static, Answer> + Send + Sync>;
 ///   authorization URL), from a call or from [`connect`](HttpBuilder::connect)
 ///   ([`McpClientError::pending`]).
 /// - **Progress, deadlines, cancellation:** the server's progress reaches
-///   [`ToolContext::report_progress`](crate::ToolContext::report_progress); at the call's
+///   [`ToolContext::report_progress`](crate::ToolContext::report_progress), every step the
+///   server sent before its result before the call returns; at the call's
 ///   deadline ([`ToolContext::timeout`](crate::ToolContext::timeout), else
 ///   [`with_call_timeout`](Self::with_call_timeout), else [`DEFAULT_CALL_TIMEOUT`]) or on
 ///   [`ToolContext::cancel`](crate::ToolContext::cancel) the call resolves at once and the
@@ -98,7 +100,9 @@ type Elicit = Arc<dyn Fn(Request) -> BoxFuture<'static, Answer> + Send + Sync>;
 ///   returns; a reconnection does too.
 ///
 /// It speaks MCP 2026-07-28 (`server/discover`) and falls back to `initialize` with
-/// 2025-11-25 for older servers, which may answer 2025-06-18. Plain `http://` URLs work out
+/// 2025-11-25 for older servers, which may answer 2025-06-18 (an error, or a success that is
+/// not a discover result — 2025-era servers may answer an unknown method with `{}` — both mean
+/// an older server). Plain `http://` URLs work out
 /// of the box; for `https://` enable rmcp's `reqwest` feature (TLS) in your own
 /// `Cargo.toml`.
 ///
@@ -214,7 +218,7 @@ impl McpTools {
             link: tokio::sync::Mutex::new(Link::default()),
             defs: RwLock::new(Arc::from([])),
             elicit: RwLock::new(None),
-            progress: Mutex::default(),
+            progress: Arc::default(),
             suspended: Mutex::default(),
             call_timeout: RwLock::new(DEFAULT_CALL_TIMEOUT),
         });
@@ -319,8 +323,8 @@ pub(crate) struct Shared {
     link: tokio::sync::Mutex<Link>,
     defs: RwLock<Arc<[Arc<RemoteDef>]>>,
     elicit: RwLock<Option<Elicit>>,
-    /// Where each call in flight wants its progress, by the token rmcp gave its request.
-    progress: Mutex<HashMap<ProgressToken, mpsc::UnboundedSender<remote::ProgressStep>>>,
+    /// Where each call in flight wants its progress (read by the connection's [`Inbound`]).
+    progress: Arc<Routes>,
     /// The input key and `requestState` of each suspended 2026-07-28 call, by request id.
     suspended: Mutex<BTreeMap<String, remote::Suspended>>,
     call_timeout: RwLock<Duration>,
@@ -456,6 +460,7 @@ impl Shared {
             Endpoint::Stdio { command, args, env } => {
                 let transport = ChildTransport::spawn(command, args, env, Arc::clone(&fault))
                     .map_err(|error| format!("could not be started (`{command}`): {error}"))?;
+                let transport = Inbound::new(transport, Arc::clone(&self.progress));
                 handler.serve_with_lifecycle(transport, lifecycle).await
             }
             Endpoint::Http { url, headers } => {
@@ -463,11 +468,13 @@ impl Shared {
                 match &self.oauth {
                     None => {
                         let transport = StreamableHttpClientTransport::from_config(config);
+                        let transport = Inbound::new(transport, Arc::clone(&self.progress));
                         handler.serve_with_lifecycle(transport, lifecycle).await
                     }
                     Some(oauth) => {
                         let client = oauth.client(url).await?;
                         let transport = StreamableHttpClientTransport::with_client(client, config);
+                        let transport = Inbound::new(transport, Arc::clone(&self.progress));
                         handler.serve_with_lifecycle(transport, lifecycle).await
                     }
                 }

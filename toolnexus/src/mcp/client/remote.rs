@@ -140,11 +140,7 @@ struct InFlight<'a> {
 
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
-        self.shared
-            .progress
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&self.token);
+        self.shared.progress.close(&self.token);
         if let Some(id) = self.id.take() {
             let peer = self.peer.clone();
             let cancelled = CancelledNotification::new(CancelledNotificationParam::new(
@@ -160,9 +156,6 @@ impl Drop for InFlight<'_> {
         }
     }
 }
-
-/// One `notifications/progress`, passed to the call it belongs to.
-pub(crate) type ProgressStep = (f64, Option<f64>, Option<String>);
 
 impl RemoteTool {
     async fn call(&self, args: Value, ctx: &ToolContext) -> ToolResult {
@@ -230,11 +223,7 @@ impl RemoteTool {
                         id: Some(handle.id.clone()),
                         token: token.clone(),
                     };
-                    self.shared
-                        .progress
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .insert(token, progress);
+                    self.shared.progress.follow(token, progress);
                     let answered = match handle.rx.await {
                         Ok(answered) => answered,
                         Err(_) => Err(ServiceError::TransportClosed),
@@ -301,19 +290,10 @@ impl RemoteTool {
             )),
             () = ctx.cancel.cancelled() => ToolResult::error(format!("tool `{}` was cancelled", self.name)),
         };
-        // rmcp hands each notification to a task of its own, spawned before the result
-        // wakes this call, so progress the server sent first may still be on its way: let
-        // those tasks run, then pass it on; again while more arrives (up to 4 rounds).
-        for _ in 0..4 {
-            tokio::task::yield_now().await;
-            let mut arrived = false;
-            while let Ok((done, total, message)) = steps.try_recv() {
-                ctx.report_progress(done, total, message.as_deref());
-                arrived = true;
-            }
-            if !arrived {
-                break;
-            }
+        // Every step the server sent before its result is in the channel by now (the
+        // connection's reader routed it before handing the result on): pass the rest on.
+        while let Ok((done, total, message)) = steps.try_recv() {
+            ctx.report_progress(done, total, message.as_deref());
         }
         result
     }

@@ -77,8 +77,18 @@ struct CallParams<'a> {
     /// "session gone"); here they get `-32602` saying what they must be (SPEC §10B).
     #[serde(borrow, rename = "requestState")]
     request_state: Option<&'a RawValue>,
-    #[serde(borrow, rename = "inputResponses")]
+    #[serde(
+        borrow,
+        rename = "inputResponses",
+        default,
+        deserialize_with = "present"
+    )]
     input_responses: Option<&'a RawValue>,
+}
+
+/// A field that is there, `null` included (serde reads a `null` `Option` as absent).
+fn present<'de, D: serde::Deserializer<'de>>(field: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(field).map(Some)
 }
 
 /// Reads one JSON-RPC message (a request, a notification or a reply).
@@ -182,11 +192,29 @@ pub(crate) fn screen(bytes: &[u8]) -> Screened {
             "`requestState` must be a string, the one the server sent with its input request",
         );
     }
-    if !is(params.input_responses, '{') {
-        return invalid_params(
-            head,
-            "`inputResponses` must be an object of answers keyed by input request id",
-        );
+    // `inputResponses` is never taken as absent: `null`, or an answer that is not an object
+    // (a client's result for the input request), is a protocol error the client must hear
+    // about, not a first call (the suite's `sep-2322-validate-input-responses`).
+    if let Some(responses) = params.input_responses {
+        let answers = serde_json::from_str::<BTreeMap<String, &RawValue>>(responses.get());
+        let Ok(answers) = answers else {
+            return invalid_params(
+                head,
+                "`inputResponses` must be an object of answers keyed by input request id",
+            );
+        };
+        if let Some((key, _)) = answers
+            .iter()
+            .find(|(_, answer)| !answer.get().starts_with('{'))
+        {
+            return invalid_params(
+                head,
+                &format!(
+                    "`inputResponses.{}` must be an object, the client's result for that input request",
+                    quoted(key)
+                ),
+            );
+        }
     }
     let Some(arguments) = params.arguments else {
         return Screened::Pass(head);
@@ -349,6 +377,16 @@ mod tests {
             ),
             (
                 r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","inputResponses":[]}}"#,
+                INVALID_PARAMS,
+                json!(1),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","inputResponses":null}}"#,
+                INVALID_PARAMS,
+                json!(1),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","inputResponses":{"q":5}}}"#,
                 INVALID_PARAMS,
                 json!(1),
             ),

@@ -195,6 +195,21 @@ impl ServerHandler for McpServer {
         mut request: CallToolRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // SPEC §8: over MCP a name the caller cannot call (none such, or hidden from it by
+        // `visible_if`) is a JSON-RPC `-32602`, as the protocol asks; in process it stays the
+        // `isError` result with the same words.
+        let callable = self.toolkit.get(&request.name).is_some_and(|tool| {
+            !self.toolkit.has_visibility_rule()
+                || self
+                    .toolkit
+                    .is_visible(tool.as_ref(), &caller::context_of(&context))
+        });
+        if !callable {
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool: {}", request.name),
+                None,
+            ));
+        }
         let args = incoming::Arguments::take(&mut request, &mut context.meta);
         Ok(self.call(request, args, context).await)
     }

@@ -438,3 +438,63 @@ async fn notifications_cancelled_over_http_drops_the_tool() {
     client.cancel().await.unwrap();
     running.shut_down().await;
 }
+
+/// A parameter marked `x-mcp-header` (what `#[param(header = "Region")]` writes, SEP-2243) is
+/// checked against the `Mcp-Param-Region` header of a 2026-07-28 request: the same value
+/// runs the tool; another value, or no header while the argument is there, is `-32020` with
+/// HTTP 400 and the tool does not run.
+#[tokio::test]
+async fn a_header_parameter_must_match_its_mcp_param_header() {
+    let ran = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = Arc::clone(&ran);
+    let region = define_tool(
+        "region",
+        "Echoes the region",
+        json!({"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}, "required": ["region"]}),
+    )
+    .unwrap()
+    .sync(move |args: Value, _ctx: &ToolContext| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        args["region"].as_str().unwrap_or_default().to_owned()
+    });
+    let running = mcp_raw::start(
+        Toolkit::new().with(region),
+        HttpOptions::new().stateless(true),
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let call = |header: Option<&'static str>| {
+        let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "region", "arguments": {"region": "eu-west"}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }}});
+        let mut request = http
+            .post(running.url())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "region")
+            .body(body.to_string());
+        if let Some(value) = header {
+            request = request.header("mcp-param-region", value);
+        }
+        async move {
+            let response = request.send().await.unwrap();
+            let status = response.status();
+            (status, mcp_raw::message_in(&response.text().await.unwrap()))
+        }
+    };
+    let (status, same) = call(Some("eu-west")).await;
+    assert_eq!(status, 200, "{same}");
+    assert_eq!(same["result"]["content"][0]["text"], "eu-west", "{same}");
+    for header in [Some("us-east"), None] {
+        let (status, refused) = call(header).await;
+        assert_eq!(status, 400, "{header:?}: {refused}");
+        assert_eq!(refused["error"]["code"], -32020, "{header:?}: {refused}");
+        assert_eq!(refused["id"], 7);
+    }
+    assert_eq!(ran.load(Ordering::SeqCst), 1, "only the matching call ran");
+    running.shut_down().await;
+}
