@@ -202,6 +202,8 @@ pub use tool::context::{Extension, FromToolContext, State, ToolContext};
 pub use tool::define::{DefineToolError, FnTool, ToolDef, define_tool};
 pub use tool::future::{BoxFuture, ToolFuture};
 pub use tool::{Tool, ToolAnnotations, ToolSource, sanitize};
+#[cfg(feature = "tasks")]
+pub use toolkit::spawn::{AnswerError, TaskHandle, TaskSnapshot, TaskStatus};
 pub use toolkit::{Next, Toolkit};
 pub use toolnexus_macros::*;
 

@@ -97,8 +97,9 @@ pub use client::{DEFAULT_CALL_TIMEOUT, HttpBuilder, McpClientError, McpTools, St
 pub use lines::MAX_LINE_BYTES;
 #[cfg(feature = "mcp")]
 pub use server::{
-    CallerId, ClientInfo, InMemoryStateStore, LineTransport, McpServer, MissingState,
-    StateKeyError, StateStore, StateStoreError, serve_stdio,
+    CallerId, ClientInfo, InMemoryStateStore, InMemoryTaskStore, Lease, LineTransport, McpServer,
+    MissingState, StateKeyError, StateStore, StateStoreError, TaskEvent, TaskListener, TaskRecord,
+    TaskSignal, TaskStore, TaskStoreError, serve_stdio,
 };
 #[cfg(feature = "mcp-http")]
 pub use server::{HttpOptions, HttpServer, HttpService, MCP_PATH, MetadataService, serve_http};

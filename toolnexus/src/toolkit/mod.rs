@@ -6,6 +6,8 @@ pub(crate) mod deadline;
 mod definitions;
 mod guarded;
 mod run_calls;
+#[cfg(feature = "tasks")]
+pub(crate) mod spawn;
 #[cfg(feature = "tracing")]
 pub(crate) mod trace;
 

@@ -24,12 +24,17 @@ pub(crate) mod incoming;
 pub(crate) mod notify_progress;
 pub(crate) mod stdio;
 pub(crate) mod suspend;
+pub(crate) mod tasks;
 
 pub use caller::{ClientInfo, MissingState};
 #[cfg(feature = "mcp-http")]
 pub use http::{HttpOptions, HttpServer, HttpService, MCP_PATH, MetadataService, serve_http};
 pub use stdio::LineTransport;
 pub use suspend::{CallerId, InMemoryStateStore, StateKeyError, StateStore, StateStoreError};
+pub use tasks::{
+    InMemoryTaskStore, Lease, TaskEvent, TaskListener, TaskRecord, TaskSignal, TaskStore,
+    TaskStoreError,
+};
 
 use suspend::StateSeal;
 
