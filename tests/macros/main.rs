@@ -12,6 +12,7 @@ mod context;
 mod json_schema_derive;
 mod lowering;
 mod schema_snapshots;
+mod tasks;
 mod tool_macro;
 mod tool_output;
 mod tool_result;

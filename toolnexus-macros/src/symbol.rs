@@ -28,6 +28,7 @@ pub const DESTRUCTIVE: Symbol = Symbol("destructive");
 pub const IDEMPOTENT: Symbol = Symbol("idempotent");
 pub const OPEN_WORLD: Symbol = Symbol("open_world");
 pub const APPROVAL: Symbol = Symbol("approval");
+pub const TASK: Symbol = Symbol("task");
 pub const CRATE: Symbol = Symbol("crate");
 pub const RENAME: Symbol = Symbol("rename");
 pub const DEFAULT: Symbol = Symbol("default");

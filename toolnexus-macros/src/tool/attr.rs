@@ -13,11 +13,11 @@ use crate::errors::Errors;
 use crate::symbol::{
     APPROVAL, CRATE, DEFAULT, DESCRIPTION, DESERIALIZE_WITH, DESTRUCTIVE, FLATTEN, IDEMPOTENT,
     INJECT, NAME, OPEN_WORLD, PARAM, READ_ONLY, RENAME, SCHEMA_WITH, SCHEMARS, SERDE, Symbol,
-    TITLE, WITH,
+    TASK, TITLE, WITH,
 };
 
 /// `#[tool(name = "…", description = "…", title = "…", read_only, destructive, idempotent,
-/// open_world, approval = "…", crate = "…")]`.
+/// open_world, approval = "…", task, task = "required", crate = "…")]`.
 #[derive(Default)]
 pub struct ToolArgs {
     pub name: Option<LitStr>,
@@ -25,7 +25,14 @@ pub struct ToolArgs {
     pub title: Option<LitStr>,
     pub annotations: Annotations,
     pub approval: Option<LitStr>,
+    pub task: Option<Task>,
     pub krate: Option<CratePath>,
+}
+
+/// `task` (optional) or `task = "optional" | "required"`, with the key for error spans.
+pub struct Task {
+    pub key: Ident,
+    pub required: bool,
 }
 
 /// The MCP annotation flags, each with the key that set it (for error spans).
@@ -43,7 +50,7 @@ pub struct Flag {
     pub value: bool,
 }
 
-const TOOL_KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, `open_world`, `approval` or `crate`";
+const TOOL_KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, `open_world`, `approval`, `task` or `crate`";
 
 pub fn parse_tool_args(args: TokenStream, errors: &mut Errors) -> ToolArgs {
     let mut parsed = ToolArgs::default();
@@ -71,6 +78,8 @@ pub fn parse_tool_args(args: TokenStream, errors: &mut Errors) -> ToolArgs {
             set_once(&meta, &mut parsed.title, TITLE)
         } else if meta.path == APPROVAL {
             set_once(&meta, &mut parsed.approval, APPROVAL)
+        } else if meta.path == TASK {
+            set_task(&meta, &mut parsed.task)
         } else if meta.path == CRATE {
             crate_path::set(&meta, &mut parsed.krate, "tool")
         } else {
@@ -103,6 +112,33 @@ pub fn parse_toolbox_args(args: TokenStream, errors: &mut Errors) -> Option<Crat
         errors.push(error);
     }
     krate
+}
+
+/// `task`, `task = "optional"` or `task = "required"`, once.
+fn set_task(meta: &ParseNestedMeta, slot: &mut Option<Task>) -> syn::Result<()> {
+    let key = meta.path.require_ident()?.clone();
+    let required = if meta.input.peek(syn::Token![=]) {
+        let mode: LitStr = meta.value()?.parse()?;
+        match mode.value().as_str() {
+            "optional" => false,
+            "required" => true,
+            other => {
+                return Err(syn::Error::new(
+                    mode.span(),
+                    format_args!(
+                        "unknown `#[tool(task = \"{other}\")]` mode; expected `task` (or `task = \"optional\"`: may run as a task) or `task = \"required\"` (only as one)"
+                    ),
+                ));
+            }
+        }
+    } else {
+        false
+    };
+    if slot.is_some() {
+        return Err(meta.error("duplicate key `task`"));
+    }
+    *slot = Some(Task { key, required });
+    Ok(())
 }
 
 fn set_flag(meta: &ParseNestedMeta, slot: &mut Option<Flag>) -> syn::Result<()> {

@@ -30,6 +30,6 @@ pub use tool_macro::{
 };
 // The public items generated code names, reached the same way as everything else here.
 pub use crate::{
-    BoxFuture, IntoToolResult, Request, Tool, ToolAnnotations, ToolContext, ToolFuture, ToolResult,
-    pending,
+    BoxFuture, IntoToolResult, Request, TaskSupport, Tool, ToolAnnotations, ToolContext,
+    ToolFuture, ToolResult, pending,
 };
