@@ -63,7 +63,9 @@ fn the_attribute_sets_what_the_tool_says_and_nothing_else() {
 #[tokio::test]
 async fn a_task_tool_still_runs_inline_and_keeps_its_approval_gate() {
     let ctx = ToolContext::default();
-    let done = QuarterlyReportTool.execute(json!({"quarter": 3}), &ctx).await;
+    let done = QuarterlyReportTool
+        .execute(json!({"quarter": 3}), &ctx)
+        .await;
     assert_eq!(done.output, "Q3");
     let asked = PublishReportTool.execute(json!({"name": "q3"}), &ctx).await;
     assert_eq!(asked.pending().unwrap().prompt, "Publish q3?");
@@ -72,11 +74,16 @@ async fn a_task_tool_still_runs_inline_and_keeps_its_approval_gate() {
 #[test]
 fn toolbox_methods_take_it_too() {
     let tools = Arc::new(Reports).tools();
-    let support: Vec<(&str, TaskSupport)> =
-        tools.iter().map(|tool| (tool.name(), tool.task_support())).collect();
+    let support: Vec<(&str, TaskSupport)> = tools
+        .iter()
+        .map(|tool| (tool.name(), tool.task_support()))
+        .collect();
     assert_eq!(
         support,
-        [("crawl", TaskSupport::Required), ("count", TaskSupport::Forbidden)]
+        [
+            ("crawl", TaskSupport::Required),
+            ("count", TaskSupport::Forbidden)
+        ]
     );
 }
 
@@ -86,7 +93,9 @@ fn tools_defined_at_run_time_say_it_with_tool_def_task() {
     let plain = make().run(|_: Value, _: ToolContext| async { "ok" });
     assert_eq!(plain.task_support(), TaskSupport::Forbidden);
     for support in [TaskSupport::Optional, TaskSupport::Required] {
-        let tool = make().task(support).run(|_: Value, _: ToolContext| async { "ok" });
+        let tool = make()
+            .task(support)
+            .run(|_: Value, _: ToolContext| async { "ok" });
         assert_eq!(tool.task_support(), support);
         assert_eq!(support.to_string(), support.as_str());
     }

@@ -12,8 +12,8 @@ use crate::crate_path::{self, CratePath};
 use crate::errors::Errors;
 use crate::symbol::{
     APPROVAL, CRATE, DEFAULT, DESCRIPTION, DESERIALIZE_WITH, DESTRUCTIVE, FLATTEN, IDEMPOTENT,
-    INJECT, NAME, OPEN_WORLD, PARAM, READ_ONLY, RENAME, SCHEMA_WITH, SCHEMARS, SERDE, Symbol,
-    TASK, TITLE, WITH,
+    INJECT, NAME, OPEN_WORLD, PARAM, READ_ONLY, RENAME, SCHEMA_WITH, SCHEMARS, SERDE, Symbol, TASK,
+    TITLE, WITH,
 };
 
 /// `#[tool(name = "…", description = "…", title = "…", read_only, destructive, idempotent,

@@ -191,7 +191,8 @@ impl TaskHandle {
     /// then; once the task has ended, returns at once. For code that mirrors a task
     /// elsewhere (the MCP server writes each change to its `TaskStore`).
     pub async fn changed(&mut self) -> TaskSnapshot {
-        if !self.seen.borrow_and_update().status.is_terminal() {
+        let unseen = self.seen.has_changed().unwrap_or(true);
+        if !unseen && !self.seen.borrow().status.is_terminal() {
             // The sender lives in `shared`, which this handle holds: the wait cannot fail.
             let _ = self.seen.changed().await;
         }
@@ -296,13 +297,15 @@ impl Toolkit {
     /// # });
     /// ```
     pub fn spawn(&self, name: &str, args: Value, ctx: ToolContext) -> TaskHandle {
-        spawn_in(Arc::new(self.clone()), name, args, ctx)
+        spawn_in(Arc::new(self.clone()), task_id(), name, args, ctx)
     }
 }
 
-/// [`Toolkit::spawn`] on a toolkit already shared (the MCP server's), without a clone of it.
+/// [`Toolkit::spawn`] on a toolkit already shared (the MCP server's), without a clone of it,
+/// under an id chosen first (the server records the task before it runs).
 pub(crate) fn spawn_in(
     toolkit: Arc<Toolkit>,
+    id: String,
     name: &str,
     args: Value,
     mut ctx: ToolContext,
@@ -314,7 +317,7 @@ pub(crate) fn spawn_in(
         result: None,
     });
     let shared = Arc::new(Shared {
-        id: task_id(),
+        id,
         tool: name.to_owned(),
         state,
         cancel: ctx.cancel.clone(),

@@ -19,6 +19,7 @@ mod mcp_load_balancer;
 mod mcp_parity;
 mod mcp_revisions;
 mod mcp_stdio;
+mod mcp_tasks;
 #[cfg(feature = "mcp-http")]
 mod mounted;
 #[cfg(feature = "mcp-http")]

@@ -5,8 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams,
+    GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, Tool as McpTool, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
@@ -14,6 +15,7 @@ use serde_json::Value;
 
 use crate::provider::mcp_result::definition;
 use crate::tool::Tool;
+use crate::tool::task_support::TaskSupport;
 use crate::toolkit::Toolkit;
 
 pub(crate) mod call_tool;
@@ -61,6 +63,8 @@ pub struct McpServer {
     call_timeout: Option<Duration>,
     /// Seals the `requestState` of a suspended 2026-07-28 call.
     seal: StateSeal,
+    /// Calls that outlive their request (SPEC §14).
+    tasks: tasks::Tasks,
 }
 
 impl McpServer {
@@ -72,7 +76,18 @@ impl McpServer {
             .iter()
             .map(|tool| mcp_tool(tool.as_ref()))
             .collect();
-        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        // The tasks extension is advertised when a tool can run as a task.
+        let tasks = toolkit
+            .tools()
+            .iter()
+            .any(|tool| tool.task_support() != TaskSupport::Forbidden);
+        let capabilities = ServerCapabilities::builder().enable_tools();
+        let capabilities = if tasks {
+            capabilities.enable_tasks().build()
+        } else {
+            capabilities.build()
+        };
+        let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("toolnexus", env!("CARGO_PKG_VERSION")));
         Self {
             toolkit,
@@ -80,6 +95,7 @@ impl McpServer {
             info,
             call_timeout: None,
             seal: StateSeal::random(),
+            tasks: tasks::Tasks::new(),
         }
     }
 
@@ -201,7 +217,39 @@ impl ServerHandler for McpServer {
         mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = incoming::Arguments::take(&mut request, &mut context.meta);
+        // SPEC §14: a task-capable tool, called by a client that can follow a task.
+        if let Some(support) = self.task_mode(&request, &args, &context)? {
+            if let incoming::Arguments::Object(args) = args {
+                return Ok(self
+                    .call_as_task(&request.name, args, support, context)
+                    .await);
+            }
+        }
         Ok(self.call(request, args, context).await)
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.get_task_now(request, &context).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.update_task_now(request, &context).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.cancel_task_now(request, &context).await
     }
 }
 

@@ -285,6 +285,17 @@ impl StateSeal {
     }
 }
 
+/// Who owns a task started by the call `context` belongs to (SPEC §14): digests of the stdio
+/// connection and of the verified caller, where known; calls with neither share `":"`.
+pub(crate) fn owner_of(context: &RequestContext<RoleServer>) -> String {
+    let Binding { connection, caller } = Binding::of(context);
+    format!(
+        "{}:{}",
+        connection.unwrap_or_default(),
+        caller.unwrap_or_default()
+    )
+}
+
 /// Why a retry whose state has expired did not run.
 const EXPIRED: &str = "its requestState has expired; call the tool again";
 

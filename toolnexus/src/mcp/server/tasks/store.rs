@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
+use super::clock::now_ms;
 use crate::result::ToolResult;
 use crate::result::suspend::{Answer, Request};
 use crate::tool::future::BoxFuture;
@@ -416,12 +417,4 @@ impl TaskStore for InMemoryTaskStore {
             .unwrap_or_else(PoisonError::into_inner)
             .push(listener);
     }
-}
-
-/// Now, in milliseconds since the Unix epoch.
-pub(crate) fn now_ms() -> u64 {
-    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
-    since.map_or(0, |since| {
-        u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
-    })
 }
