@@ -388,3 +388,48 @@ async fn a_task_whose_server_went_away_is_reported_failed() {
     };
     check_log(&ProtocolVersion::V_2026_07_28, &log);
 }
+
+/// Over streamable HTTP, with sessions and stateless: rmcp's client sends `Mcp-Name` (the task
+/// id) on every `tasks/*`, which the transport checks against the body.
+#[cfg(feature = "mcp-http")]
+#[tokio::test]
+async fn over_http_with_sessions_and_stateless_a_task_is_polled_to_its_result() {
+    use crate::common::mcp_raw;
+    use toolnexus::mcp::HttpOptions;
+
+    for options in [HttpOptions::new(), HttpOptions::new().stateless(true)] {
+        let (toolkit, gate, _) = with_handles();
+        let server = McpServer::new(toolkit).task_after(Duration::from_millis(20));
+        let running = mcp_raw::serve(server, options).await;
+        let mut client = TestClient::new(ProtocolVersion::V_2026_07_28, Modes::Both);
+        client.tasks = true;
+        let (client, log) = mcp_client::connect_http(&running.url(), client).await;
+        let id = started(&client, "slow", json!({})).await.task.task_id;
+        assert_eq!(get(&client, &id).await["status"], "working");
+        gate.notify_one();
+        let done = until(&client, &id, "completed").await;
+        assert_eq!(done["result"]["content"][0]["text"], "through the gate");
+        let asked = started(&client, "publish_report", json!({"name": "q1"}))
+            .await
+            .task
+            .task_id;
+        let asking = until(&client, &asked, "input_required").await;
+        let key = asking["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .next()
+            .unwrap()
+            .clone();
+        let accept = [(key, json!({"action": "accept", "content": {}}))].into();
+        client
+            .update_task(UpdateTaskParams::new(&asked, accept))
+            .await
+            .unwrap();
+        let published = until(&client, &asked, "completed").await;
+        assert_eq!(published["result"]["content"][0]["text"], "published q1");
+        check_log(&ProtocolVersion::V_2026_07_28, &log);
+        drop(client);
+        running.shut_down().await;
+    }
+}
