@@ -238,6 +238,8 @@ mod mcp_server {
                 .env_remove("MCP_BEARER_TOKEN")
                 .env_remove("MCP_RESOURCE")
                 .env_remove("MCP_AUTHORIZATION_SERVER")
+                .env_remove("MCP_TASK_AFTER_MS")
+                .env_remove("MCP_TASK_TTL_MS")
                 .envs(env.iter().copied());
             if stateless {
                 command.arg("--stateless");
@@ -296,14 +298,28 @@ mod mcp_server {
 
     /// A 2026-07-28 request as an HTTP/1.1 POST on a fresh connection; the status and the
     /// JSON-RPC answer.
-    fn post(addr: &str, method: &str, mut params: Value) -> (u16, Value) {
+    fn post(addr: &str, method: &str, params: Value) -> (u16, Value) {
+        post_declaring(addr, method, params, json!({"elicitation": {"form": {}}}))
+    }
+
+    /// [`post`] from a client declaring `capabilities`; `Mcp-Name` is the tool's name or,
+    /// for `tasks/*`, the task's id.
+    fn post_declaring(
+        addr: &str,
+        method: &str,
+        mut params: Value,
+        capabilities: Value,
+    ) -> (u16, Value) {
         params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
         });
         let body =
             json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
-        let name = params["name"].as_str().unwrap_or_default();
+        let name = params["name"]
+            .as_str()
+            .or(params["taskId"].as_str())
+            .unwrap_or_default();
         let request = format!(
             "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
              Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
@@ -316,6 +332,101 @@ mod mcp_server {
         let message = serde_json::from_str(&body)
             .unwrap_or_else(|error| panic!("not JSON ({error}): {head}\r\n\r\n{body}"));
         (status, message)
+    }
+
+    /// A client that follows tasks (and answers forms).
+    fn with_tasks() -> Value {
+        json!({"elicitation": {"form": {}}, "extensions": {"io.modelcontextprotocol/tasks": {}}})
+    }
+
+    /// `tasks/get` of `id` until its status is `status` (a bounded number of polls).
+    fn until(server: &Server, id: &str, status: &str) -> Value {
+        for _ in 0..500 {
+            let (code, answer) = post_declaring(
+                &server.addr,
+                "tasks/get",
+                json!({"taskId": id}),
+                with_tasks(),
+            );
+            assert_eq!(code, 200, "{answer}");
+            if answer["result"]["status"] == status {
+                return answer["result"].clone();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("task {id} never became {status}");
+    }
+
+    /// README "Long-running tools": `long_count` outlasts `MCP_TASK_AFTER_MS` and becomes a
+    /// task polled to its result, progress as its `statusMessage`; its schema refuses a count
+    /// over 1,000; `publish_report` runs only as a task, asks first, and is refused `-32021`
+    /// to a client that cannot follow a task.
+    #[test]
+    fn long_count_and_publish_report_run_as_tasks() {
+        let server = Server::start_with(
+            &[("MCP_TASK_AFTER_MS", "50"), ("MCP_TASK_TTL_MS", "60000")],
+            true,
+        );
+        let call = |name: &str, arguments: Value, capabilities: Value| {
+            post_declaring(
+                &server.addr,
+                "tools/call",
+                json!({"name": name, "arguments": arguments}),
+                capabilities,
+            )
+        };
+        let (_, quick) = call("long_count", json!({"n": 1, "delay_ms": 0}), with_tasks());
+        assert_eq!(
+            quick["result"]["content"][0]["text"], "counted to 1",
+            "inline: {quick}"
+        );
+        let (_, created) = call("long_count", json!({"n": 5, "delay_ms": 100}), with_tasks());
+        let task = &created["result"];
+        assert_eq!(task["resultType"], "task", "{created}");
+        assert_eq!(task["ttlMs"], 60000);
+        let id = task["taskId"].as_str().unwrap();
+        let done = until(&server, id, "completed");
+        assert_eq!(done["result"]["content"][0]["text"], "counted to 5");
+        assert_eq!(done["statusMessage"], "5 of 5");
+
+        let (_, refused) = call(
+            "long_count",
+            json!({"n": 1001, "delay_ms": 0}),
+            with_tasks(),
+        );
+        assert_eq!(refused["result"]["isError"], true, "{refused}");
+        let text = refused["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.starts_with("invalid arguments for `long_count`: field `n`"),
+            "{text}"
+        );
+
+        let (_, missing) = call("publish_report", json!({"name": "q3"}), json!({}));
+        assert_eq!(missing["error"]["code"], -32021, "{missing}");
+        let (_, created) = call("publish_report", json!({"name": "q3"}), with_tasks());
+        let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+        let asking = until(&server, &id, "input_required");
+        let (key, question) = asking["inputRequests"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .next()
+            .unwrap();
+        assert_eq!(question["params"]["message"], "Publish report q3?");
+        let responses = json!({key.clone(): {"action": "accept", "content": {}}});
+        let (code, ack) = post_declaring(
+            &server.addr,
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": responses}),
+            with_tasks(),
+        );
+        assert_eq!(
+            (code, &ack["result"]["resultType"]),
+            (200, &json!("complete")),
+            "{ack}"
+        );
+        let done = until(&server, &id, "completed");
+        assert_eq!(done["result"]["content"][0]["text"], "published q3");
     }
 
     /// The first round of `delete_note` on `server`: the answer's request id and its

@@ -82,13 +82,18 @@ type Client = RunningService<RoleClient, TestClient>;
 
 /// `server` over a stdio connection of its own, and a 2026-07-28 client on it.
 async fn connect(server: McpServer, tasks: bool) -> (Client, Log) {
+    connect_at(server, ProtocolVersion::V_2026_07_28, tasks).await
+}
+
+/// `server` over a stdio connection of its own, and a client speaking `revision` on it.
+async fn connect_at(server: McpServer, revision: ProtocolVersion, tasks: bool) -> (Client, Log) {
     let (server_end, client_end) = tokio::io::duplex(64 * 1024);
     let (read, write) = tokio::io::split(server_end);
     tokio::spawn(async move {
         let running = server.serve(LineTransport::new(read, write)).await.unwrap();
         let _ = running.waiting().await;
     });
-    let mut client = TestClient::new(ProtocolVersion::V_2026_07_28, Modes::Both);
+    let mut client = TestClient::new(revision, Modes::Both);
     client.tasks = tasks;
     let log = Log::default();
     let (read, write) = tokio::io::split(client_end);
@@ -217,6 +222,29 @@ async fn a_client_without_the_extension_gets_optional_tools_inline_and_required_
         json!({"io.modelcontextprotocol/tasks": {}})
     );
     check_log(&ProtocolVersion::V_2026_07_28, &log);
+}
+
+#[tokio::test]
+async fn older_revisions_get_task_tools_inline_and_required_ones_refused() {
+    for revision in [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2025_06_18] {
+        let server = McpServer::new(toolkit()).task_after(Duration::ZERO);
+        let (client, log) = connect_at(server, revision.clone(), false).await;
+        let inline = client
+            .call_tool(call("quick", json!({"n": 2})))
+            .await
+            .unwrap();
+        assert_eq!(
+            serde_json::to_value(&inline).unwrap()["content"][0]["text"],
+            "quick 2"
+        );
+        let refused = error_of(
+            client
+                .call_tool_once(call("publish_report", json!({"name": "q3"})))
+                .await,
+        );
+        assert_eq!(refused.code, ErrorCode(-32021), "{revision}");
+        check_log(&revision, &log);
+    }
 }
 
 #[tokio::test]
