@@ -4,3 +4,4 @@
 mod mcp_client;
 mod mcp_client_faults;
 mod mcp_client_real_schemas;
+mod mcp_client_tasks;

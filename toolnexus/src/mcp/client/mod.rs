@@ -6,6 +6,7 @@ mod config;
 mod convert;
 mod handler;
 mod remote;
+mod tasks;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
