@@ -95,6 +95,8 @@ mod server;
 #[cfg(feature = "mcp-client")]
 pub use client::{DEFAULT_CALL_TIMEOUT, HttpBuilder, McpClientError, McpTools, StdioBuilder};
 pub use lines::MAX_LINE_BYTES;
+#[cfg(feature = "redis")]
+pub use server::RedisStore;
 #[cfg(feature = "mcp")]
 pub use server::{
     CallerId, ClientInfo, InMemoryStateStore, InMemoryTaskStore, Lease, LineTransport, McpServer,

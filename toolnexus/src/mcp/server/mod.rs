@@ -24,6 +24,8 @@ pub(crate) mod caller;
 pub(crate) mod http;
 pub(crate) mod incoming;
 pub(crate) mod notify_progress;
+#[cfg(feature = "redis")]
+mod redis_store;
 pub(crate) mod stdio;
 pub(crate) mod suspend;
 pub(crate) mod tasks;
@@ -31,6 +33,8 @@ pub(crate) mod tasks;
 pub use caller::{ClientInfo, MissingState};
 #[cfg(feature = "mcp-http")]
 pub use http::{HttpOptions, HttpServer, HttpService, MCP_PATH, MetadataService, serve_http};
+#[cfg(feature = "redis")]
+pub use redis_store::RedisStore;
 pub use stdio::LineTransport;
 pub use suspend::{CallerId, InMemoryStateStore, StateKeyError, StateStore, StateStoreError};
 pub use tasks::{

@@ -274,7 +274,7 @@ impl StateSeal {
             Ok(false) => return Err(refused("its requestState was already used")),
             Err(error) => {
                 return Err(refused(&format!(
-                    "whether its requestState was already used could not be told ({error})"
+                    "its requestState could not be recorded as used: {error}; nothing ran"
                 )));
             }
         }

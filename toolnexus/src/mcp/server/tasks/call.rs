@@ -10,7 +10,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use super::clock::now_ms;
-use super::{LEASE, Lease, TaskRecord, Tasks};
+use super::{Lease, TaskRecord, Tasks};
 use crate::mcp::server::incoming::Arguments;
 use crate::mcp::server::{McpServer, caller, suspend};
 use crate::result::ToolResult;
@@ -130,7 +130,7 @@ impl Tasks {
         let now = now_ms();
         let lease = Lease {
             holder: self.holder.to_string(),
-            expires_at_ms: now + millis(LEASE),
+            expires_at_ms: now + millis(self.lease),
         };
         let mut record = TaskRecord::new(id, owner, tool, now, millis(self.ttl), lease);
         apply(&mut record, snapshot);
@@ -159,7 +159,7 @@ impl Tasks {
         self.running.insert(handle.clone());
         let tasks = self.clone();
         tokio::spawn(async move {
-            let mut renew = tokio::time::interval(LEASE / 3);
+            let mut renew = tokio::time::interval(tasks.lease / 3);
             renew.tick().await;
             loop {
                 let ended = tokio::select! {
@@ -173,7 +173,7 @@ impl Tasks {
                 record.updated_at_ms = now;
                 record.lease = (!ended).then(|| Lease {
                     holder: tasks.holder.to_string(),
-                    expires_at_ms: now + millis(LEASE),
+                    expires_at_ms: now + millis(tasks.lease),
                 });
                 // Refused: the task ended elsewhere (reported lost) or was forgotten, so it
                 // stops here too. A store out of reach: the lease lapses, and the task is

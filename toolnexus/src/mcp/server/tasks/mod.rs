@@ -20,7 +20,8 @@ use super::McpServer;
 use crate::toolkit::spawn::TaskHandle;
 
 /// How long a server running a task may go without renewing its lease before another one
-/// reports the task `failed`; renewed every third of it.
+/// reports the task `failed`, unless `McpServer::task_lease` says otherwise; renewed every
+/// third of it.
 const LEASE: Duration = Duration::from_secs(30);
 
 /// The `pollIntervalMs` clients are asked to keep between two `tasks/get`.
@@ -32,6 +33,7 @@ pub(crate) struct Tasks {
     pub(crate) after: Duration,
     pub(crate) ttl: Duration,
     pub(crate) max: usize,
+    pub(crate) lease: Duration,
     store: Arc<dyn TaskStore>,
     /// Tasks this process runs, by id: where the store's signals for them are acted on.
     running: Arc<Running>,
@@ -77,6 +79,7 @@ impl Tasks {
             after: Duration::from_secs(1),
             ttl: Duration::from_secs(60 * 60),
             max: 10_000,
+            lease: LEASE,
             store: listened(Arc::new(InMemoryTaskStore::new()), &running),
             running,
             holder: crate::toolkit::spawn::task_id().into(),
@@ -137,6 +140,15 @@ impl McpServer {
     #[must_use]
     pub fn max_tasks(mut self, max: usize) -> Self {
         self.tasks.max = max;
+        self
+    }
+
+    /// How long this server's lease on a task it runs lasts (default 30 s; renewed every third
+    /// of it): a replica that reads a task whose lease lapsed reports it `failed`. Shorter
+    /// finds a lost task sooner, at one store write per task per third of it.
+    #[must_use]
+    pub fn task_lease(mut self, lease: Duration) -> Self {
+        self.tasks.lease = lease.max(Duration::from_millis(3));
         self
     }
 
