@@ -12,6 +12,11 @@
 //!   replicas given the same key complete each other's approvals and forms, where without it
 //!   each process seals with its own random key and refuses the others' as tampered with.
 //!
+//!   Set `MCP_REDIS_URL` (`redis://host:6379/`, feature `redis`) to keep both the record of
+//!   used `requestState`s and the tasks in that Redis (`toolnexus::mcp::RedisStore`): replicas
+//!   on one Redis run a replayed approval once, and any of them answers for any task. An
+//!   unreachable Redis stops the server at start, naming the url.
+//!
 //!   `MCP_TASK_AFTER_MS` sets how long a call to a task-capable tool may run before the client
 //!   gets a task instead (default 1000), `MCP_TASK_TTL_MS` how long an ended task's result is
 //!   kept (default 3600000).
@@ -198,19 +203,20 @@ async fn main() -> Result<(), Error> {
             use toolnexus::mcp::{LineTransport, ServiceExt};
             eprintln!("toolnexus MCP server: {} tools on stdio", toolkit.len());
             let stdio = LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
-            server(toolkit)?.serve(stdio).await?.waiting().await?;
+            server(toolkit).await?.serve(stdio).await?.waiting().await?;
             Ok(())
         }
-        ["--http", addr] => serve_http(server(toolkit)?, addr, false).await,
-        ["--http", addr, "--stateless"] => serve_http(server(toolkit)?, addr, true).await,
+        ["--http", addr] => serve_http(server(toolkit).await?, addr, false).await,
+        ["--http", addr, "--stateless"] => serve_http(server(toolkit).await?, addr, true).await,
         _ => Err(USAGE.into()),
     }
 }
 
 /// `toolkit` as an MCP server, sealing `requestState` with `MCP_STATE_KEY` when it is set,
-/// with the task settings of `MCP_TASK_AFTER_MS` and `MCP_TASK_TTL_MS`.
-fn server(toolkit: Toolkit) -> Result<toolnexus::mcp::McpServer, Error> {
-    let mut server = toolnexus::mcp::McpServer::new(toolkit);
+/// with the task settings of `MCP_TASK_AFTER_MS` and `MCP_TASK_TTL_MS`, its stores on the
+/// Redis of `MCP_REDIS_URL` when that is set.
+async fn server(toolkit: Toolkit) -> Result<toolnexus::mcp::McpServer, Error> {
+    let mut server = shared(toolnexus::mcp::McpServer::new(toolkit)).await?;
     if let Some(after) = millis("MCP_TASK_AFTER_MS")? {
         server = server.task_after(after);
     }
@@ -223,6 +229,33 @@ fn server(toolkit: Toolkit) -> Result<toolnexus::mcp::McpServer, Error> {
             .map_err(|error| format!("MCP_STATE_KEY: {error}"))?),
         Err(std::env::VarError::NotPresent) => Ok(server),
         Err(error) => Err(format!("MCP_STATE_KEY: {error}").into()),
+    }
+}
+
+/// `server` with the used `requestState`s and the tasks on the Redis of `MCP_REDIS_URL`, when
+/// it is set: what replicas behind a load balancer share.
+#[cfg(feature = "redis")]
+async fn shared(server: toolnexus::mcp::McpServer) -> Result<toolnexus::mcp::McpServer, Error> {
+    match std::env::var("MCP_REDIS_URL") {
+        Ok(url) => {
+            let store = toolnexus::mcp::RedisStore::connect(&url)
+                .await
+                .map_err(|error| format!("MCP_REDIS_URL: {error}"))?;
+            let store = std::sync::Arc::new(store);
+            Ok(server
+                .with_state_store(store.clone())
+                .with_task_store(store))
+        }
+        Err(std::env::VarError::NotPresent) => Ok(server),
+        Err(error) => Err(format!("MCP_REDIS_URL: {error}").into()),
+    }
+}
+
+#[cfg(not(feature = "redis"))]
+async fn shared(server: toolnexus::mcp::McpServer) -> Result<toolnexus::mcp::McpServer, Error> {
+    match std::env::var_os("MCP_REDIS_URL") {
+        Some(_) => Err("MCP_REDIS_URL needs the `redis` feature (--features redis)".into()),
+        None => Ok(server),
     }
 }
 

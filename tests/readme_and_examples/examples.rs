@@ -240,6 +240,7 @@ mod mcp_server {
                 .env_remove("MCP_AUTHORIZATION_SERVER")
                 .env_remove("MCP_TASK_AFTER_MS")
                 .env_remove("MCP_TASK_TTL_MS")
+                .env_remove("MCP_REDIS_URL")
                 .envs(env.iter().copied());
             if stateless {
                 command.arg("--stateless");
@@ -504,6 +505,109 @@ mod mcp_server {
         );
     }
 
+    /// The Redis `.ci/run` starts (`TOOLNEXUS_TEST_REDIS_URL`): `None` with a word on how to
+    /// get one outside CI; in CI its absence fails the test rather than skip it.
+    #[cfg(feature = "redis")]
+    fn redis_url() -> Option<String> {
+        match std::env::var("TOOLNEXUS_TEST_REDIS_URL") {
+            Ok(url) => Some(url),
+            Err(_) if std::env::var_os("CI").is_some() => {
+                panic!("TOOLNEXUS_TEST_REDIS_URL is not set, and CI is: .ci/run starts a Redis")
+            }
+            Err(_) => {
+                eprintln!(
+                    "skipped: set TOOLNEXUS_TEST_REDIS_URL to a Redis (`redis-server --port \
+                     6390 --save ''`, then redis://127.0.0.1:6390/), or run .ci/run"
+                );
+                None
+            }
+        }
+    }
+
+    /// README "Replicas behind a load balancer": on one Redis (`MCP_REDIS_URL`), a replayed
+    /// approval runs once across the replicas, and a task started on one is answered by the
+    /// other; without it, the same replay runs again on the other replica.
+    #[cfg(feature = "redis")]
+    #[test]
+    fn replicas_on_one_redis_run_a_replay_once_and_answer_for_each_others_tasks() {
+        let Some(url) = redis_url() else { return };
+        let env = [("MCP_STATE_KEY", KEY), ("MCP_REDIS_URL", url.as_str())];
+        let (one, two) = (
+            Server::start_with(&env, true),
+            Server::start_with(&env, true),
+        );
+        let (id, state) = suspend(&one);
+        assert_eq!(
+            approve(&two, &id, &state),
+            ("deleted note 3".to_owned(), false)
+        );
+        let used = (
+            "tool `delete_note` did not run: its requestState was already used".to_owned(),
+            true,
+        );
+        assert_eq!(approve(&one, &id, &state), used);
+        assert_eq!(approve(&two, &id, &state), used);
+
+        let (_, created) = post_declaring(
+            &one.addr,
+            "tools/call",
+            json!({"name": "publish_report", "arguments": {"name": "q4"}}),
+            with_tasks(),
+        );
+        let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+        let asking = until(&two, &task, "input_required");
+        let key = asking["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .next()
+            .unwrap();
+        let responses = json!({key.clone(): {"action": "accept", "content": {}}});
+        let (code, ack) = post_declaring(
+            &two.addr,
+            "tasks/update",
+            json!({"taskId": task, "inputResponses": responses}),
+            with_tasks(),
+        );
+        assert_eq!(code, 200, "{ack}");
+        let done = until(&one, &task, "completed");
+        assert_eq!(done["result"]["content"][0]["text"], "published q4");
+
+        // Each replica with only its own memory: the replay runs on each one it reaches.
+        let (three, four) = (
+            Server::start(Some(KEY), true),
+            Server::start(Some(KEY), true),
+        );
+        let (id, state) = suspend(&three);
+        assert_eq!(
+            approve(&four, &id, &state),
+            ("deleted note 3".to_owned(), false)
+        );
+        assert_eq!(
+            approve(&three, &id, &state),
+            ("deleted note 3".to_owned(), false)
+        );
+    }
+
+    /// An unreachable `MCP_REDIS_URL` stops the example before it serves anything, naming it.
+    #[cfg(feature = "redis")]
+    #[test]
+    fn an_unreachable_redis_is_refused_at_start() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let url = format!("redis://127.0.0.1:{port}/");
+        let stderr = refusal_at_start(&[("MCP_REDIS_URL", url.as_str())]);
+        assert!(
+            stderr.contains(&format!(
+                "MCP_REDIS_URL: Redis at redis://127.0.0.1:{port}/0 could not be reached"
+            )),
+            "{stderr}"
+        );
+    }
+
     /// README: with `MCP_RESOURCE` and `MCP_AUTHORIZATION_SERVER` a client refused for want of
     /// a token is pointed to the Protected Resource Metadata, which names both.
     #[test]
@@ -556,6 +660,7 @@ mod mcp_server {
             .env_remove("MCP_STATE_KEY")
             .env_remove("MCP_RESOURCE")
             .env_remove("MCP_AUTHORIZATION_SERVER")
+            .env_remove("MCP_REDIS_URL")
             .envs(env.iter().copied())
             .stdin(Stdio::null())
             .output()
