@@ -19,7 +19,8 @@
 //!
 //!   `MCP_TASK_AFTER_MS` sets how long a call to a task-capable tool may run before the client
 //!   gets a task instead (default 1000), `MCP_TASK_TTL_MS` how long an ended task's result is
-//!   kept (default 3600000).
+//!   kept (default 3600000), `MCP_TASK_LEASE_MS` how long a replica that went away holds its
+//!   tasks before another reports them `failed` (default 30000).
 //!
 //! Beside the quickstart's tools it serves the ones that show MCP's newer parts: `delete_note`
 //! asks for approval, `pick_environment` asks for input with a form, `count_to` reports
@@ -213,7 +214,7 @@ async fn main() -> Result<(), Error> {
 }
 
 /// `toolkit` as an MCP server, sealing `requestState` with `MCP_STATE_KEY` when it is set,
-/// with the task settings of `MCP_TASK_AFTER_MS` and `MCP_TASK_TTL_MS`, its stores on the
+/// with the task settings of `MCP_TASK_AFTER_MS`, `MCP_TASK_TTL_MS` and `MCP_TASK_LEASE_MS`, its stores on the
 /// Redis of `MCP_REDIS_URL` when that is set.
 async fn server(toolkit: Toolkit) -> Result<toolnexus::mcp::McpServer, Error> {
     let mut server = shared(toolnexus::mcp::McpServer::new(toolkit)).await?;
@@ -222,6 +223,9 @@ async fn server(toolkit: Toolkit) -> Result<toolnexus::mcp::McpServer, Error> {
     }
     if let Some(ttl) = millis("MCP_TASK_TTL_MS")? {
         server = server.task_ttl(ttl);
+    }
+    if let Some(lease) = millis("MCP_TASK_LEASE_MS")? {
+        server = server.task_lease(lease);
     }
     match std::env::var("MCP_STATE_KEY") {
         Ok(key) => Ok(server

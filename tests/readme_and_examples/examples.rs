@@ -308,9 +308,23 @@ mod mcp_server {
     fn post_declaring(
         addr: &str,
         method: &str,
-        mut params: Value,
+        params: Value,
         capabilities: Value,
     ) -> (u16, Value) {
+        let (head, body) = exchange_declaring(addr, method, params, capabilities);
+        let status = head[9..12].parse().unwrap();
+        let message = serde_json::from_str(&body)
+            .unwrap_or_else(|error| panic!("not JSON ({error}): {head}\r\n\r\n{body}"));
+        (status, message)
+    }
+
+    /// The request of [`post_declaring`], sent: the answer's head and body as they came.
+    fn exchange_declaring(
+        addr: &str,
+        method: &str,
+        mut params: Value,
+        capabilities: Value,
+    ) -> (String, String) {
         params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": capabilities,
@@ -328,11 +342,17 @@ mod mcp_server {
              Connection: close\r\n\r\n{body}",
             body.len()
         );
-        let (head, body) = exchange(addr, &request);
-        let status = head[9..12].parse().unwrap();
-        let message = serde_json::from_str(&body)
-            .unwrap_or_else(|error| panic!("not JSON ({error}): {head}\r\n\r\n{body}"));
-        (status, message)
+        exchange(addr, &request)
+    }
+
+    /// [`post_declaring`] through a load balancer, with tasks: `None` when the balancer
+    /// answered for a replica it could not reach (502 and the like, not JSON).
+    #[cfg(feature = "redis")]
+    fn post_through(addr: &str, method: &str, params: Value) -> Option<Value> {
+        let (head, body) = exchange_declaring(addr, method, params, with_tasks());
+        head.starts_with("HTTP/1.1 200")
+            .then(|| serde_json::from_str(&body).ok())
+            .flatten()
     }
 
     /// A client that follows tasks (and answers forms).
@@ -587,6 +607,111 @@ mod mcp_server {
             approve(&three, &id, &state),
             ("deleted note 3".to_owned(), false)
         );
+    }
+
+    /// `scripts/load-balancer.sh`: three `mcp_server` replicas on one Redis behind nginx
+    /// (`TOOLNEXUS_LB_REDIS_ADDR`); `TOOLNEXUS_LB_REDIS_VICTIM` is the pid of the one killed
+    /// with SIGKILL mid-run. Counts printed: a replayed approval runs once, 50 tasks started
+    /// and polled through the balancer complete, and every task of the killed replica ends
+    /// (completed, or `failed` saying its server went away) — none stays `working`.
+    #[cfg(feature = "redis")]
+    #[test]
+    #[ignore = "needs replicas on Redis behind nginx: scripts/load-balancer.sh"]
+    fn replicas_on_one_redis_behind_nginx_lose_nothing() {
+        let addr = std::env::var("TOOLNEXUS_LB_REDIS_ADDR").expect("TOOLNEXUS_LB_REDIS_ADDR");
+        let victim = std::env::var("TOOLNEXUS_LB_REDIS_VICTIM").expect("the victim's pid");
+        let call = |name: &str, arguments: Value| {
+            post_through(
+                &addr,
+                "tools/call",
+                json!({"name": name, "arguments": arguments}),
+            )
+            .expect("a replica answers")
+        };
+
+        // One approval, its retry replayed through the balancer: round robin, every replica.
+        let asked = call("delete_note", json!({"id": 3}));
+        let (id, _) = asked["result"]["inputRequests"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .next()
+            .unwrap();
+        let retry = json!({
+            "name": "delete_note",
+            "arguments": {"id": 3},
+            "inputResponses": {id.clone(): {"action": "accept", "content": {}}},
+            "requestState": asked["result"]["requestState"],
+        });
+        let (mut ran, mut used) = (0, 0);
+        for _ in 0..6 {
+            let answer = post_through(&addr, "tools/call", retry.clone()).unwrap();
+            match answer["result"]["content"][0]["text"].as_str().unwrap() {
+                "deleted note 3" => ran += 1,
+                "tool `delete_note` did not run: its requestState was already used" => used += 1,
+                other => panic!("{other}"),
+            }
+        }
+        eprintln!("a replayed approval sent 6 times: ran {ran}, refused as already used {used}");
+        assert_eq!((ran, used), (1, 5));
+
+        let start = |count: usize, n: u32, delay_ms: u32| -> Vec<String> {
+            (0..count)
+                .map(|_| {
+                    let created = call("long_count", json!({"n": n, "delay_ms": delay_ms}));
+                    assert_eq!(created["result"]["resultType"], "task", "{created}");
+                    created["result"]["taskId"].as_str().unwrap().to_owned()
+                })
+                .collect()
+        };
+        // Polls `id` through the balancer until it ends (bounded); its last state.
+        let ended = |id: &str| -> Value {
+            for _ in 0..1500 {
+                if let Some(answer) = post_through(&addr, "tasks/get", json!({"taskId": id})) {
+                    let status = answer["result"]["status"].as_str().unwrap_or_default();
+                    if ["completed", "failed", "cancelled"].contains(&status) {
+                        return answer["result"].clone();
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            panic!("task {id} never ended");
+        };
+        let tasks = start(50, 3, 20);
+        let completed = tasks
+            .iter()
+            .filter(|id| ended(id)["result"]["content"][0]["text"] == "counted to 3")
+            .count();
+        eprintln!("50 tasks started and polled through the balancer: {completed} completed");
+        assert_eq!(completed, 50);
+
+        let tasks = start(12, 40, 50);
+        let killed = Command::new("kill")
+            .args(["-KILL", &victim])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let (mut done, mut lost, mut other) = (0, 0, Vec::new());
+        for id in &tasks {
+            let task = ended(id);
+            if task["status"] == "completed" {
+                done += 1;
+            } else if task["error"]["message"]
+                == "tool `long_count` stopped: the server running it went away"
+            {
+                lost += 1;
+            } else {
+                other.push(task);
+            }
+        }
+        eprintln!(
+            "12 tasks, a replica killed with SIGKILL mid-run: {done} completed, {lost} failed \
+             saying their server went away, {} otherwise",
+            other.len()
+        );
+        assert!(other.is_empty(), "{other:?}");
+        assert_eq!(done + lost, 12);
+        assert!(lost > 0, "the killed replica ran some of them");
     }
 
     /// An unreachable `MCP_REDIS_URL` stops the example before it serves anything, naming it.
