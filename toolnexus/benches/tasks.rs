@@ -7,7 +7,9 @@
 //! and `TOOLNEXUS_BENCH_ROUTINE=plain|task` it times nothing: it makes N calls inside
 //! `measured_loop`, for `valgrind --tool=callgrind --toggle-collect='tasks::measured_loop*'`
 //! (everything on one thread). `TOOLNEXUS_BENCH_ROUTINE=live` starts 10,000 tasks that never
-//! end and prints the resident memory they added.
+//! end and prints the resident memory they added. With `mcp-http`, it also times `tasks/get`
+//! of an ended task against a `tools/call` of `add`, both on one keep-alive HTTP connection
+//! to `HttpServer` (2026-07-28 has no sessions), taking turns round by round: p50 of each.
 
 mod common;
 
@@ -139,6 +141,103 @@ fn live(runtime: &tokio::runtime::Runtime, params: &CallToolRequestParams) {
     });
 }
 
+/// Instant: ends as soon as it runs.
+#[cfg(feature = "mcp-http")]
+#[tool(task = "required")]
+async fn instant() -> &'static str {
+    "done"
+}
+
+/// `tasks/get` p50 against `tools/call` p50 over one keep-alive HTTP connection.
+#[cfg(feature = "mcp-http")]
+fn over_http(runtime: &tokio::runtime::Runtime) {
+    use std::time::{Duration, Instant};
+    use toolnexus::mcp::{HttpOptions, HttpServer};
+
+    runtime.block_on(async {
+        let toolkit = Toolkit::new().with_all(tools![add, instant]);
+        let http = HttpServer::bind("127.0.0.1:0", McpServer::new(toolkit), HttpOptions::new())
+            .await
+            .unwrap();
+        let url = format!("http://{}/mcp", http.local_addr());
+        tokio::spawn(http.run_until(std::future::pending()));
+        let client = reqwest::Client::new();
+        let post = |method: &'static str, name: String, mut params: serde_json::Value| {
+            params["_meta"] = json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities":
+                    {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+                "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
+            });
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+            let request = client
+                .post(&url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", method)
+                .header("mcp-name", name)
+                .body(body.to_string());
+            async move {
+                let text = request.send().await.unwrap().text().await.unwrap();
+                serde_json::from_str::<serde_json::Value>(&text).unwrap()
+            }
+        };
+        let created = post(
+            "tools/call",
+            "instant".into(),
+            json!({"name": "instant", "arguments": {}}),
+        )
+        .await;
+        let id = created["result"]["taskId"]
+            .as_str()
+            .expect("a task")
+            .to_owned();
+        loop {
+            let now = post("tasks/get", id.clone(), json!({"taskId": id})).await;
+            if now["result"]["status"] == "completed" {
+                break;
+            }
+        }
+        let call = || {
+            post(
+                "tools/call",
+                "add".into(),
+                json!({"name": "add", "arguments": {"a": 2, "b": 40}}),
+            )
+        };
+        let get = || post("tasks/get", id.clone(), json!({"taskId": id}));
+        for _ in 0..20 {
+            call().await;
+            get().await;
+        }
+        let (mut calls, mut gets): (Vec<Duration>, Vec<Duration>) = (Vec::new(), Vec::new());
+        for _ in 0..20 {
+            for _ in 0..50 {
+                let started = Instant::now();
+                let answer = call().await;
+                calls.push(started.elapsed());
+                assert_eq!(answer["result"]["content"][0]["text"], "42");
+            }
+            for _ in 0..50 {
+                let started = Instant::now();
+                let answer = get().await;
+                gets.push(started.elapsed());
+                assert_eq!(answer["result"]["status"], "completed");
+            }
+        }
+        calls.sort();
+        gets.sort();
+        let (call, get) = (calls[calls.len() / 2], gets[gets.len() / 2]);
+        println!(
+            "over HTTP: tools/call p50 {:.0} µs, tasks/get p50 {:.0} µs, ratio {:.3} (budget 1.2)",
+            call.as_secs_f64() * 1e6,
+            get.as_secs_f64() * 1e6,
+            get.as_secs_f64() / call.as_secs_f64()
+        );
+    });
+}
+
 fn main() {
     let mut c = common::criterion();
     let mut summary = common::Summary::new();
@@ -160,6 +259,8 @@ fn main() {
             "plain" => plain(),
             "task" => task(),
             "live" => return live(&runtime, &params),
+            #[cfg(feature = "mcp-http")]
+            "http" => return over_http(&runtime),
             other => panic!("no routine {other}"),
         };
         let connected = runtime.block_on(connect(McpServer::new(toolkit)));
