@@ -37,6 +37,10 @@
 //!   [`ToolContext::cancel`](crate::ToolContext::cancel) signal: the toolkit resolves the
 //!   call at once and drops the tool's future (rmcp then sends no response, as MCP asks).
 //!   [`McpServer::with_call_timeout`] gives every call a deadline.
+//! - A tool marked `#[tool(task)]` (or `task = "required"`) runs as a task of the 2026-07-28
+//!   tasks extension for a client that declared it: answered inline when it ends within
+//!   [`McpServer::task_after`], else with a task the client follows with `tasks/get`,
+//!   `tasks/update` and `tasks/cancel` (SPEC §14; kept in a [`TaskStore`]).
 //!
 //! ```no_run
 //! use toolnexus::{Toolkit, define_tool, serde_json::json};

@@ -308,8 +308,23 @@ pub(crate) fn spawn_in(
     id: String,
     name: &str,
     args: Value,
-    mut ctx: ToolContext,
+    ctx: ToolContext,
 ) -> TaskHandle {
+    let (handle, work) = prepare(toolkit, id, name, args, ctx);
+    tokio::spawn(work);
+    handle
+}
+
+/// The work of a task (boxed: its caller may poll it in place for a while and then hand it
+/// to `tokio::spawn` as it is, a pointer rather than a large future) and its handle. Nothing
+/// runs until the work is polled.
+pub(crate) fn prepare(
+    toolkit: Arc<Toolkit>,
+    id: String,
+    name: &str,
+    args: Value,
+    mut ctx: ToolContext,
+) -> (TaskHandle, crate::tool::future::BoxFuture<'static, ()>) {
     let (state, seen) = watch::channel(TaskSnapshot {
         status: TaskStatus::Working,
         message: None,
@@ -325,7 +340,7 @@ pub(crate) fn spawn_in(
     });
     ctx.progress = progress_into(Arc::clone(&shared), ctx.progress.clone());
     let running = Arc::clone(&shared);
-    tokio::spawn(async move {
+    let work = Box::pin(async move {
         let asking = Arc::clone(&running);
         let wait_for = move |request: Request| ask(asking, request);
         let result = toolkit.call_with(&running.tool, args, &ctx, wait_for).await;
@@ -346,7 +361,7 @@ pub(crate) fn spawn_in(
             task.result = Some(result);
         });
     });
-    TaskHandle { shared, seen }
+    (TaskHandle { shared, seen }, work)
 }
 
 /// The suspension's wait: the task is `input_required` until [`TaskHandle::answer`] sends.
@@ -385,7 +400,14 @@ fn progress_into(shared: Arc<Shared>, previous: Progress) -> Progress {
 
 /// 128 random bits as 32 lowercase hex digits.
 pub(crate) fn task_id() -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut bytes = [0_u8; 16];
     getrandom::fill(&mut bytes).expect("the OS random source for a task id");
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    // By table, not `format!` per byte: this is on every task-capable call's path.
+    let mut id = String::with_capacity(32);
+    for byte in bytes {
+        id.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        id.push(char::from(DIGITS[usize::from(byte & 0xf)]));
+    }
+    id
 }

@@ -461,3 +461,59 @@ async fn over_http_with_sessions_and_stateless_a_task_is_polled_to_its_result() 
         running.shut_down().await;
     }
 }
+
+/// Bad `tasks/*` params, sent as raw lines: each answered `-32602`, and the server goes on.
+#[tokio::test]
+async fn bad_tasks_params_are_answered_invalid_params() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(async move {
+        let running = McpServer::new(toolkit())
+            .serve(LineTransport::new(read, write))
+            .await;
+        if let Ok(running) = running {
+            let _ = running.waiting().await;
+        }
+    });
+    let (read, mut write) = tokio::io::split(client_end);
+    let mut lines = BufReader::new(read).lines();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":
+            {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    });
+    let bad = [
+        ("tasks/get", json!({})),
+        ("tasks/get", json!({"taskId": 5})),
+        ("tasks/get", json!({"taskId": "no-such-task"})),
+        ("tasks/cancel", json!({"taskId": null})),
+        ("tasks/update", json!({"taskId": "no-such-task"})),
+        (
+            "tasks/update",
+            json!({"taskId": "no-such-task", "inputResponses": "yes"}),
+        ),
+        (
+            "tasks/update",
+            json!({"taskId": "no-such-task", "inputResponses": {}}),
+        ),
+    ];
+    for (id, (method, mut params)) in bad.into_iter().enumerate() {
+        params["_meta"] = meta.clone();
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        write
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .unwrap();
+        let reply = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("an answer")
+            .unwrap()
+            .expect("a line");
+        let reply: Value = serde_json::from_str(&reply).unwrap();
+        assert_eq!(reply["id"], id, "{reply}");
+        assert_eq!(reply["error"]["code"], -32602, "{method} {line}: {reply}");
+    }
+}

@@ -16,7 +16,7 @@ use crate::mcp::server::{McpServer, caller, suspend};
 use crate::result::ToolResult;
 use crate::tool::context::ToolContext;
 use crate::tool::task_support::TaskSupport;
-use crate::toolkit::spawn::{TaskHandle, TaskSnapshot, TaskStatus, spawn_in, task_id};
+use crate::toolkit::spawn::{TaskHandle, TaskSnapshot, TaskStatus, prepare, spawn_in, task_id};
 
 impl McpServer {
     /// Whether this call runs the task way, and how; `-32021` for a tool that runs only as a
@@ -64,9 +64,12 @@ impl McpServer {
             timeout: self.call_timeout,
             ..caller::context_of(&context)
         };
-        let owner = suspend::owner_of(&context);
         let id = task_id();
-        let record = |snapshot: &TaskSnapshot| self.tasks.record(&id, &owner, name, snapshot);
+        // The owner's digests only for a call that becomes a task.
+        let record = |snapshot: &TaskSnapshot| {
+            let owner = suspend::owner_of(&context);
+            self.tasks.record(&id, &owner, name, snapshot)
+        };
         if support == TaskSupport::Required {
             let first = record(&TaskSnapshot::working());
             if let Err(refused) = self.tasks.create(&first).await {
@@ -75,17 +78,17 @@ impl McpServer {
             let handle = spawn_in(Arc::clone(&self.toolkit), id, name, args, ctx);
             return self.tasks.follow(handle, first).into();
         }
-        let mut handle = spawn_in(Arc::clone(&self.toolkit), id.clone(), name, args, ctx);
-        // Inline while it ends within `task_after` and does not ask: the client's own
+        // Polled here, in the request, while it ends within `task_after` and does not ask;
+        // handed to the runtime as a task only when it outlasts that. The client's own
         // cancellation stops it as any call's does.
+        let (mut handle, mut work) =
+            prepare(Arc::clone(&self.toolkit), id.clone(), name, args, ctx);
         let window = tokio::time::sleep(self.tasks.after);
         tokio::pin!(window);
         loop {
             tokio::select! {
+                () = &mut work => return self.complete(name, &handle.result().await),
                 snapshot = handle.changed() => {
-                    if snapshot.status.is_terminal() {
-                        return self.complete(name, &handle.result().await);
-                    }
                     if snapshot.status == TaskStatus::InputRequired {
                         break;
                     }
@@ -93,10 +96,12 @@ impl McpServer {
                 () = &mut window => break,
                 () = context.ct.cancelled() => {
                     handle.cancel();
+                    work.await;
                     return self.complete(name, &handle.result().await);
                 }
             }
         }
+        tokio::spawn(work);
         let first = record(&handle.snapshot());
         if self.tasks.create(&first).await.is_err() {
             // No room for another task: the call goes on inline rather than be dropped.

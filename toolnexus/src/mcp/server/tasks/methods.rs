@@ -177,6 +177,27 @@ impl McpServer {
     }
 }
 
+/// The error for a request rmcp could not read as one of its own: a `tasks/*` request whose
+/// params are not what the extension says is `-32602` naming what is wrong (rmcp would
+/// answer it as an unknown method); anything else is an unknown method.
+pub(crate) fn unread_request(request: &rmcp::model::CustomRequest) -> ErrorData {
+    let params = request.params.clone().unwrap_or(Value::Null);
+    let refused = match request.method.as_str() {
+        "tasks/get" => GetTaskParams::deserialize(params).err(),
+        "tasks/update" => UpdateTaskParams::deserialize(params).err(),
+        "tasks/cancel" => CancelTaskParams::deserialize(params).err(),
+        _ => None,
+    };
+    match refused {
+        Some(why) => ErrorData::invalid_params(format!("`{}`: {why}", request.method), None),
+        None => ErrorData::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            request.method.clone(),
+            None,
+        ),
+    }
+}
+
 /// The record's `Task` fields, as the create result and `tasks/get` send them.
 pub(super) fn task_of(record: &TaskRecord) -> Task {
     let status = match record.status {

@@ -4,6 +4,8 @@
 mod call;
 pub(crate) mod clock;
 mod methods;
+
+pub(crate) use methods::unread_request;
 pub(crate) mod store;
 
 use std::collections::HashMap;
