@@ -41,6 +41,9 @@
 //!   tasks extension for a client that declared it: answered inline when it ends within
 //!   [`McpServer::task_after`], else with a task the client follows with `tasks/get`,
 //!   `tasks/update` and `tasks/cancel` (SPEC §14; kept in a [`TaskStore`]).
+//! - Replicas behind a load balancer share one Redis through `RedisStore` (feature `redis`,
+//!   SPEC §14B), both the record of used `requestState`s and the tasks: an approved retry
+//!   runs once across them, and any replica answers for any task.
 //!
 //! ```no_run
 //! use toolnexus::{Toolkit, define_tool, serde_json::json};

@@ -42,7 +42,10 @@ const SKEW: Duration = Duration::from_secs(60);
 /// | `owner:OWNER` | the ids of a caller's tasks (`tasks/list`) | with its last task |
 /// | `live:HOLDER` | the tasks a replica runs, by lease expiry (`max_tasks`) | with the last lease |
 ///
-/// and publishes every record change and signal on the channel `events`. A record is at
+/// and publishes every record change and signal on the channel `events`. Redis pub/sub does
+/// not keep messages: a `tasks/update` or `tasks/cancel` sent while the replica running the
+/// task is cut off from Redis does not reach it, and the task stays as it was (still asking,
+/// still running) for the client to send it again. A record is at
 /// most [`max_record_bytes`](Self::max_record_bytes) (4 MiB by default): a task whose result
 /// is larger completes with an error result saying so, rather than be truncated. It needs
 /// Redis 7 or later (RESP3, `PEXPIRETIME`), standalone or a primary (its scripts name keys
