@@ -4,13 +4,13 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use serde_json::json;
 use tokio::sync::Semaphore;
 use toolnexus::mcp::{
-    HttpOptions, McpServer, RedisStore, TaskListener, TaskRecord, TaskSignal, TaskStore,
-    TaskStoreError,
+    HttpOptions, McpServer, RedisStore, StateStore, TaskListener, TaskRecord, TaskSignal,
+    TaskStore, TaskStoreError,
 };
 use toolnexus::{BoxFuture, State, ToolContext, Toolkit, tool, tools};
 
@@ -59,6 +59,43 @@ async fn redis_stopped_refuses_an_approved_retry_and_redis_back_lets_the_next_on
     );
     assert!(text_of(&client, retry).await.1);
     assert_eq!(runs.load(Ordering::SeqCst), 2);
+}
+
+/// Once the connection manager has given up reconnecting (Redis down longer than its retries),
+/// the first call after Redis is back succeeds: it is not answered with the failed
+/// reconnection's error.
+#[tokio::test]
+async fn after_a_long_outage_the_first_call_once_redis_is_back_succeeds() {
+    if shared_url().is_none() {
+        return;
+    }
+    let mut redis = OwnRedis::start();
+    let store = store_on(&redis.url(), &prefix()).await;
+    let later = SystemTime::now() + Duration::from_secs(60);
+    assert!(store.first_use("before", later).await.unwrap());
+    redis.stop();
+    let mut refused = false;
+    for _ in 0..50 {
+        let error = store
+            .first_use("during", later)
+            .await
+            .unwrap_err()
+            .to_string();
+        if error.contains("Connection refused") {
+            refused = true;
+            break;
+        }
+    }
+    assert!(refused, "the reconnection is refused while Redis is down");
+    // Longer than the manager's whole reconnection budget (two retries, 500 ms at most):
+    // it has given up by then.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    redis.start_again();
+    assert!(store.first_use("after", later).await.unwrap());
+    assert!(
+        store.first_use("during", later).await.unwrap(),
+        "nothing was recorded then"
+    );
 }
 
 /// Opens when the test says so.

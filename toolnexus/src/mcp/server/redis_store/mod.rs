@@ -172,6 +172,33 @@ impl RedisStore {
         format!("{}{kind}:{id}", self.prefix)
     }
 
+    /// Runs `command`, once more if the connection was refused. The manager reconnects after
+    /// such an error, but the first command after Redis came back would otherwise fail on the
+    /// reconnection that failed while it was down; a refused command was never sent, so the
+    /// second try cannot apply it twice.
+    async fn run<T, Fut>(
+        &self,
+        command: impl Fn(ConnectionManager) -> Fut,
+    ) -> Result<T, StateStoreError>
+    where
+        Fut: Future<Output = redis::RedisResult<T>>,
+    {
+        match command(self.connection.clone()).await {
+            Err(error) if error.is_connection_refusal() => command(self.connection.clone()).await,
+            done => done,
+        }
+        .map_err(|error| self.failed(&error))
+    }
+
+    /// One command, as [`run`](Self::run) runs it.
+    async fn query<T: redis::FromRedisValue>(
+        &self,
+        command: &redis::Cmd,
+    ) -> Result<T, StateStoreError> {
+        self.run(|mut connection| async move { command.query_async(&mut connection).await })
+            .await
+    }
+
     /// A Redis error as the message a client or caller gets.
     fn failed(&self, error: &redis::RedisError) -> StateStoreError {
         format!("Redis at {} did not answer ({error})", self.shown).into()
@@ -197,16 +224,13 @@ impl StateStore for RedisStore {
     ) -> BoxFuture<'a, Result<bool, StateStoreError>> {
         Box::pin(async move {
             let at = tasks::millis(expires_at + SKEW);
-            let mut connection = self.connection.clone();
-            let set: Option<String> = redis::cmd("SET")
-                .arg(self.key("state", id))
+            let mut set = redis::cmd("SET");
+            set.arg(self.key("state", id))
                 .arg(1)
                 .arg("NX")
                 .arg("PXAT")
-                .arg(at)
-                .query_async(&mut connection)
-                .await
-                .map_err(|error| self.failed(&error))?;
+                .arg(at);
+            let set: Option<String> = self.query(&set).await?;
             Ok(set.is_some())
         })
     }

@@ -129,19 +129,19 @@ impl RedisStore {
 
     async fn write(&self, record: &TaskRecord) -> Result<bool, TaskStoreError> {
         let (json, ended) = self.encode(record)?;
-        let mut connection = self.connection.clone();
-        let replaced: i64 = PUT
-            .key(self.key("task", &record.id))
+        let mut put = PUT.prepare_invoke();
+        put.key(self.key("task", &record.id))
             .key(self.key("owner", &record.owner))
             .arg(&record.id)
             .arg(json)
             .arg(u8::from(ended))
             .arg(record.forget_at_ms())
             .arg(lease_expires(record))
-            .arg(channel(&self.prefix))
-            .invoke_async(&mut connection)
-            .await
-            .map_err(|error| self.failed(&error))?;
+            .arg(channel(&self.prefix));
+        let put = &put;
+        let replaced: i64 = self
+            .run(|mut connection| async move { put.invoke_async(&mut connection).await })
+            .await?;
         Ok(replaced == 1)
     }
 
@@ -194,8 +194,8 @@ impl TaskStore for RedisStore {
         Box::pin(async move {
             let (json, ended) = self.encode(record)?;
             let holder = record.lease.as_ref().map_or("", |lease| &lease.holder);
-            let mut connection = self.connection.clone();
-            let created: i64 = CREATE
+            let mut create = CREATE.prepare_invoke();
+            create
                 .key(self.key("task", &record.id))
                 .key(self.key("owner", &record.owner))
                 .key(self.key("live", holder))
@@ -207,23 +207,20 @@ impl TaskStore for RedisStore {
                 .arg(max_live)
                 .arg(millis(SystemTime::now()))
                 .arg(record.created_at_ms)
-                .arg(channel(&self.prefix))
-                .invoke_async(&mut connection)
-                .await
-                .map_err(|error| self.failed(&error))?;
+                .arg(channel(&self.prefix));
+            let create = &create;
+            let created: i64 = self
+                .run(|mut connection| async move { create.invoke_async(&mut connection).await })
+                .await?;
             Ok(created == 1)
         })
     }
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
         Box::pin(async move {
-            let mut connection = self.connection.clone();
-            let json: Option<String> = redis::cmd("HGET")
-                .arg(self.key("task", id))
-                .arg("record")
-                .query_async(&mut connection)
-                .await
-                .map_err(|error| self.failed(&error))?;
+            let mut get = redis::cmd("HGET");
+            get.arg(self.key("task", id)).arg("record");
+            let json: Option<String> = self.query(&get).await?;
             json.map(|json| decode(id, &json)).transpose()
         })
     }
@@ -246,15 +243,10 @@ impl TaskStore for RedisStore {
         owner: &'a str,
     ) -> BoxFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>> {
         Box::pin(async move {
-            let mut connection = self.connection.clone();
             let owner_key = self.key("owner", owner);
-            let ids: Vec<String> = redis::cmd("ZRANGE")
-                .arg(&owner_key)
-                .arg(0)
-                .arg(-1)
-                .query_async(&mut connection)
-                .await
-                .map_err(|error| self.failed(&error))?;
+            let mut range = redis::cmd("ZRANGE");
+            range.arg(&owner_key).arg(0).arg(-1);
+            let ids: Vec<String> = self.query(&range).await?;
             if ids.is_empty() {
                 return Ok(Vec::new());
             }
@@ -262,10 +254,10 @@ impl TaskStore for RedisStore {
             for id in &ids {
                 fetch.cmd("HGET").arg(self.key("task", id)).arg("record");
             }
-            let found: Vec<Option<String>> = fetch
-                .query_async(&mut connection)
-                .await
-                .map_err(|error| self.failed(&error))?;
+            let fetch = &fetch;
+            let found: Vec<Option<String>> = self
+                .run(|mut connection| async move { fetch.query_async(&mut connection).await })
+                .await?;
             let mut records = Vec::with_capacity(ids.len());
             let mut gone = Vec::new();
             for (id, json) in ids.iter().zip(found) {
@@ -275,12 +267,9 @@ impl TaskStore for RedisStore {
                 }
             }
             if !gone.is_empty() {
-                let _: i64 = redis::cmd("ZREM")
-                    .arg(&owner_key)
-                    .arg(gone)
-                    .query_async(&mut connection)
-                    .await
-                    .map_err(|error| self.failed(&error))?;
+                let mut forget = redis::cmd("ZREM");
+                forget.arg(&owner_key).arg(gone);
+                let _: i64 = self.query(&forget).await?;
             }
             Ok(records)
         })
@@ -297,13 +286,9 @@ impl TaskStore for RedisStore {
                 id: id.to_owned(),
                 signal,
             })?;
-            let mut connection = self.connection.clone();
-            let _: i64 = redis::cmd("PUBLISH")
-                .arg(channel(&self.prefix))
-                .arg(wire)
-                .query_async(&mut connection)
-                .await
-                .map_err(|error| self.failed(&error))?;
+            let mut publish = redis::cmd("PUBLISH");
+            publish.arg(channel(&self.prefix)).arg(wire);
+            let _: i64 = self.query(&publish).await?;
             Ok(())
         })
     }
