@@ -655,6 +655,36 @@ mod mcp_server {
         eprintln!("a replayed approval sent 6 times: ran {ran}, refused as already used {used}");
         assert_eq!((ran, used), (1, 5));
 
+        // Plain calls/s through nginx, with Redis and without (`TOOLNEXUS_LB_PLAIN_ADDR`), in
+        // alternating rounds: printed, not asserted (a measurement, not a test of timing).
+        let plain = std::env::var("TOOLNEXUS_LB_PLAIN_ADDR").expect("TOOLNEXUS_LB_PLAIN_ADDR");
+        let add = |at: &str| {
+            let answer = post_through(
+                at,
+                "tools/call",
+                json!({"name": "add", "arguments": {"a": 2, "b": 40}}),
+            )
+            .expect("a replica answers");
+            assert_eq!(answer["result"]["content"][0]["text"], "42", "{answer}");
+        };
+        let (mut with_redis, mut without) = (Duration::ZERO, Duration::ZERO);
+        for _ in 0..10 {
+            let started = Instant::now();
+            (0..100).for_each(|_| add(&plain));
+            without += started.elapsed();
+            let started = Instant::now();
+            (0..100).for_each(|_| add(&addr));
+            with_redis += started.elapsed();
+        }
+        let rate = |took: Duration| 1000.0 / took.as_secs_f64();
+        eprintln!(
+            "1,000 plain calls through nginx: {:.0}/s without Redis, {:.0}/s with: {:.3} \
+             (budget >= 0.90)",
+            rate(without),
+            rate(with_redis),
+            rate(with_redis) / rate(without)
+        );
+
         let start = |count: usize, n: u32, delay_ms: u32| -> Vec<String> {
             (0..count)
                 .map(|_| {
