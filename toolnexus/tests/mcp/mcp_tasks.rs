@@ -517,3 +517,43 @@ async fn bad_tasks_params_are_answered_invalid_params() {
         assert_eq!(reply["error"]["code"], -32602, "{method} {line}: {reply}");
     }
 }
+
+/// `subscriptions/listen` on 2026-07-28: `toolsListChanged` is acknowledged, over stdio and
+/// over HTTP; the stream stays open until the client cancels it.
+#[tokio::test]
+async fn subscriptions_listen_acknowledges_tools_list_changed() {
+    use rmcp::model::SubscriptionFilter;
+
+    let wanted = SubscriptionFilter::builder().tools_list_changed().build();
+    let (client, log) = connect(McpServer::new(toolkit()), true).await;
+    let mut listening = client.peer().listen(wanted.clone()).await.unwrap();
+    assert_eq!(listening.acknowledged().tools_list_changed, Some(true));
+    listening.cancel().await.unwrap();
+    // Still serving calls.
+    let done = client
+        .call_tool(call("quick", json!({"n": 3})))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&done).unwrap()["content"][0]["text"],
+        "quick 3"
+    );
+    check_log(&ProtocolVersion::V_2026_07_28, &log);
+
+    #[cfg(feature = "mcp-http")]
+    {
+        use toolnexus::mcp::HttpOptions;
+        for options in [HttpOptions::new(), HttpOptions::new().stateless(true)] {
+            let running = crate::common::mcp_raw::serve(McpServer::new(toolkit()), options).await;
+            let mut client = TestClient::new(ProtocolVersion::V_2026_07_28, Modes::Both);
+            client.tasks = true;
+            let (client, log) = mcp_client::connect_http(&running.url(), client).await;
+            let mut listening = client.peer().listen(wanted.clone()).await.unwrap();
+            assert_eq!(listening.acknowledged().tools_list_changed, Some(true));
+            listening.cancel().await.unwrap();
+            check_log(&ProtocolVersion::V_2026_07_28, &log);
+            drop(client);
+            running.shut_down().await;
+        }
+    }
+}
