@@ -391,6 +391,35 @@ async fn past_max_tasks_a_required_task_is_refused_and_does_not_run() {
 }
 
 #[tokio::test]
+async fn past_max_tasks_a_call_that_may_be_a_task_goes_on_inline() {
+    let (toolkit, gate, _) = with_handles();
+    let server = McpServer::new(toolkit)
+        .max_tasks(1)
+        .task_after(Duration::from_millis(20));
+    let (client, log) = connect(server, true).await;
+    started(&client, "stuck", json!({})).await;
+    // `slow` outlasts `task_after`, finds no room for a task, and is answered inline once
+    // the gate opens.
+    let opener = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        gate.notify_one();
+    });
+    let response = client
+        .call_tool_once(call("slow", json!({})))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(result) = response else {
+        panic!("answered inline: {response:?}");
+    };
+    assert_eq!(
+        serde_json::to_value(result).unwrap()["content"][0]["text"],
+        "through the gate"
+    );
+    opener.await.unwrap();
+    check_log(&ProtocolVersion::V_2026_07_28, &log);
+}
+
+#[tokio::test]
 async fn a_task_whose_server_went_away_is_reported_failed() {
     let store = Arc::new(InMemoryTaskStore::new());
     let server =
