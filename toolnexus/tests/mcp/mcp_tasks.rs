@@ -63,12 +63,12 @@ async fn stuck(dropped: State<Dropped>) -> String {
     std::future::pending::<String>().await
 }
 
-fn toolkit() -> Toolkit {
+pub(crate) fn toolkit() -> Toolkit {
     with_handles().0
 }
 
 /// The toolkit, its gate and the flag set when `stuck` is dropped.
-fn with_handles() -> (Toolkit, Arc<Notify>, Arc<AtomicBool>) {
+pub(crate) fn with_handles() -> (Toolkit, Arc<Notify>, Arc<AtomicBool>) {
     let gate = Arc::new(Notify::new());
     let dropped = Arc::new(AtomicBool::new(false));
     let toolkit = Toolkit::new()
@@ -81,7 +81,7 @@ fn with_handles() -> (Toolkit, Arc<Notify>, Arc<AtomicBool>) {
 type Client = RunningService<RoleClient, TestClient>;
 
 /// `server` over a stdio connection of its own, and a 2026-07-28 client on it.
-async fn connect(server: McpServer, tasks: bool) -> (Client, Log) {
+pub(crate) async fn connect(server: McpServer, tasks: bool) -> (Client, Log) {
     connect_at(server, ProtocolVersion::V_2026_07_28, tasks).await
 }
 
@@ -101,25 +101,25 @@ async fn connect_at(server: McpServer, revision: ProtocolVersion, tasks: bool) -
     (connect_over(client, transport, &log).await, log)
 }
 
-fn call(name: &str, arguments: Value) -> CallToolRequestParams {
+pub(crate) fn call(name: &str, arguments: Value) -> CallToolRequestParams {
     CallToolRequestParams::new(name.to_owned())
         .with_arguments(arguments.as_object().unwrap().clone())
 }
 
-async fn started(client: &Client, name: &str, arguments: Value) -> CreateTaskResult {
+pub(crate) async fn started(client: &Client, name: &str, arguments: Value) -> CreateTaskResult {
     match client.call_tool_once(call(name, arguments)).await.unwrap() {
         CallToolResponse::Task(created) => created,
         other => panic!("expected a task, got {other:?}"),
     }
 }
 
-async fn get(client: &Client, id: &str) -> Value {
+pub(crate) async fn get(client: &Client, id: &str) -> Value {
     let task: GetTaskResult = client.get_task(GetTaskParams::new(id)).await.unwrap();
     serde_json::to_value(task).unwrap()
 }
 
 /// Polls until the task's status is `status` (a bounded number of polls, not a deadline).
-async fn until(client: &Client, id: &str, status: &str) -> Value {
+pub(crate) async fn until(client: &Client, id: &str, status: &str) -> Value {
     for _ in 0..2000 {
         let task = get(client, id).await;
         if task["status"] == status {
@@ -391,6 +391,35 @@ async fn past_max_tasks_a_required_task_is_refused_and_does_not_run() {
 }
 
 #[tokio::test]
+async fn past_max_tasks_a_call_that_may_be_a_task_goes_on_inline() {
+    let (toolkit, gate, _) = with_handles();
+    let server = McpServer::new(toolkit)
+        .max_tasks(1)
+        .task_after(Duration::from_millis(20));
+    let (client, log) = connect(server, true).await;
+    started(&client, "stuck", json!({})).await;
+    // `slow` outlasts `task_after`, finds no room for a task, and is answered inline once
+    // the gate opens.
+    let opener = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        gate.notify_one();
+    });
+    let response = client
+        .call_tool_once(call("slow", json!({})))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(result) = response else {
+        panic!("answered inline: {response:?}");
+    };
+    assert_eq!(
+        serde_json::to_value(result).unwrap()["content"][0]["text"],
+        "through the gate"
+    );
+    opener.await.unwrap();
+    check_log(&ProtocolVersion::V_2026_07_28, &log);
+}
+
+#[tokio::test]
 async fn a_task_whose_server_went_away_is_reported_failed() {
     let store = Arc::new(InMemoryTaskStore::new());
     let server =
@@ -415,105 +444,4 @@ async fn a_task_whose_server_went_away_is_reported_failed() {
         panic!("a failed payload");
     };
     check_log(&ProtocolVersion::V_2026_07_28, &log);
-}
-
-/// Over streamable HTTP, with sessions and stateless: rmcp's client sends `Mcp-Name` (the task
-/// id) on every `tasks/*`, which the transport checks against the body.
-#[cfg(feature = "mcp-http")]
-#[tokio::test]
-async fn over_http_with_sessions_and_stateless_a_task_is_polled_to_its_result() {
-    use crate::common::mcp_raw;
-    use toolnexus::mcp::HttpOptions;
-
-    for options in [HttpOptions::new(), HttpOptions::new().stateless(true)] {
-        let (toolkit, gate, _) = with_handles();
-        let server = McpServer::new(toolkit).task_after(Duration::from_millis(20));
-        let running = mcp_raw::serve(server, options).await;
-        let mut client = TestClient::new(ProtocolVersion::V_2026_07_28, Modes::Both);
-        client.tasks = true;
-        let (client, log) = mcp_client::connect_http(&running.url(), client).await;
-        let id = started(&client, "slow", json!({})).await.task.task_id;
-        assert_eq!(get(&client, &id).await["status"], "working");
-        gate.notify_one();
-        let done = until(&client, &id, "completed").await;
-        assert_eq!(done["result"]["content"][0]["text"], "through the gate");
-        let asked = started(&client, "publish_report", json!({"name": "q1"}))
-            .await
-            .task
-            .task_id;
-        let asking = until(&client, &asked, "input_required").await;
-        let key = asking["inputRequests"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .next()
-            .unwrap()
-            .clone();
-        let accept = [(key, json!({"action": "accept", "content": {}}))].into();
-        client
-            .update_task(UpdateTaskParams::new(&asked, accept))
-            .await
-            .unwrap();
-        let published = until(&client, &asked, "completed").await;
-        assert_eq!(published["result"]["content"][0]["text"], "published q1");
-        check_log(&ProtocolVersion::V_2026_07_28, &log);
-        drop(client);
-        running.shut_down().await;
-    }
-}
-
-/// Bad `tasks/*` params, sent as raw lines: each answered `-32602`, and the server goes on.
-#[tokio::test]
-async fn bad_tasks_params_are_answered_invalid_params() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-
-    let (server_end, client_end) = tokio::io::duplex(64 * 1024);
-    let (read, write) = tokio::io::split(server_end);
-    tokio::spawn(async move {
-        let running = McpServer::new(toolkit())
-            .serve(LineTransport::new(read, write))
-            .await;
-        if let Ok(running) = running {
-            let _ = running.waiting().await;
-        }
-    });
-    let (read, mut write) = tokio::io::split(client_end);
-    let mut lines = BufReader::new(read).lines();
-    let meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities":
-            {"extensions": {"io.modelcontextprotocol/tasks": {}}},
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
-    });
-    let bad = [
-        ("tasks/get", json!({})),
-        ("tasks/get", json!({"taskId": 5})),
-        ("tasks/get", json!({"taskId": "no-such-task"})),
-        ("tasks/cancel", json!({"taskId": null})),
-        ("tasks/update", json!({"taskId": "no-such-task"})),
-        (
-            "tasks/update",
-            json!({"taskId": "no-such-task", "inputResponses": "yes"}),
-        ),
-        (
-            "tasks/update",
-            json!({"taskId": "no-such-task", "inputResponses": {}}),
-        ),
-    ];
-    for (id, (method, mut params)) in bad.into_iter().enumerate() {
-        params["_meta"] = meta.clone();
-        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        write
-            .write_all(format!("{line}\n").as_bytes())
-            .await
-            .unwrap();
-        let reply = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-            .await
-            .expect("an answer")
-            .unwrap()
-            .expect("a line");
-        let reply: Value = serde_json::from_str(&reply).unwrap();
-        assert_eq!(reply["id"], id, "{reply}");
-        assert_eq!(reply["error"]["code"], -32602, "{method} {line}: {reply}");
-    }
 }

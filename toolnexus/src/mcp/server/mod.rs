@@ -7,7 +7,8 @@ use std::time::Duration;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CustomRequest,
     CustomResult, GetTaskParams, GetTaskResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool, UpdateTaskParams,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool as McpTool,
+    UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
@@ -85,7 +86,11 @@ impl McpServer {
             .tools()
             .iter()
             .any(|tool| tool.task_support() != TaskSupport::Forbidden);
-        let capabilities = ServerCapabilities::builder().enable_tools();
+        // `listChanged`: a 2026-07-28 client may subscribe to it (`subscriptions/listen`);
+        // the list is fixed when the server is built, so no change is ever sent.
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed();
         let capabilities = if tasks {
             capabilities.enable_tasks().build()
         } else {
@@ -254,6 +259,18 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.cancel_task_now(request, &context).await
+    }
+
+    /// `subscriptions/listen` (2026-07-28): `toolsListChanged` is accepted; the stream stays
+    /// open until the client cancels it. `taskIds` is not: rmcp 3.11's filter has no field
+    /// for it and its sink refuses `notifications/tasks`, so clients poll `tasks/get`.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = requested.tools_list_changed;
+        Some(accepted)
     }
 
     async fn on_custom_request(
