@@ -7,8 +7,9 @@
 //! cargo run --example mcp_probe --features mcp-client -- mcp.json [calls.json] [--dump DIR]
 //! ```
 //!
-//! `calls.json` is a list of `{"server", "tool", "args", "answer"?}`; a call that suspends is
-//! answered with `answer` (an `Answer` without its id; none ⇒ approve) through `call_with`.
+//! `calls.json` is a list of `{"server", "tool", "args", "answer"?, "timeout_ms"?}`; a call
+//! that suspends is answered with `answer` (an `Answer` without its id; none ⇒ approve)
+//! through `call_with`; each call's deadline is `timeout_ms` (default 30,000).
 //! `--dump DIR` writes each server's `tools/list` (as `Toolkit::to_mcp` sends it) to
 //! `DIR/<server>.json`.
 
@@ -99,8 +100,9 @@ async fn main() -> Result<(), Error> {
         };
         let progress = Arc::new(Mutex::new(0_usize));
         let seen = Arc::clone(&progress);
+        let timeout = call["timeout_ms"].as_u64().unwrap_or(30_000);
         let ctx = ToolContext {
-            timeout: Some(Duration::from_secs(30)),
+            timeout: Some(Duration::from_millis(timeout)),
             ..ToolContext::default()
         }
         .on_progress(move |_, _, _| *seen.lock().unwrap() += 1);

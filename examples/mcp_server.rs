@@ -12,11 +12,22 @@
 //!   replicas given the same key complete each other's approvals and forms, where without it
 //!   each process seals with its own random key and refuses the others' as tampered with.
 //!
+//!   Set `MCP_REDIS_URL` (`redis://host:6379/`, feature `redis`) to keep both the record of
+//!   used `requestState`s and the tasks in that Redis (`toolnexus::mcp::RedisStore`): replicas
+//!   on one Redis run a replayed approval once, and any of them answers for any task. An
+//!   unreachable Redis stops the server at start, naming the url.
+//!
+//!   `MCP_TASK_AFTER_MS` sets how long a call to a task-capable tool may run before the client
+//!   gets a task instead (default 1000), `MCP_TASK_TTL_MS` how long an ended task's result is
+//!   kept (default 3600000), `MCP_TASK_LEASE_MS` how long a replica that went away holds its
+//!   tasks before another reports them `failed` (default 30000).
+//!
 //! Beside the quickstart's tools it serves the ones that show MCP's newer parts: `delete_note`
 //! asks for approval, `pick_environment` asks for input with a form, `count_to` reports
 //! progress, `note_stats` answers structured content (`Json<T>`, with an output schema), and
 //! `whoami` reads who is calling (SPEC §12: the client's name and revision, as an extension of
-//! the call's context).
+//! the call's context). `long_count` may run as a task, and `publish_report` runs only as one,
+//! after asking for approval (SPEC §14).
 //! A client that can ask its user (elicitation, or 2026-07-28's input requests) shows the
 //! questions; one that cannot sees them as `isError` text.
 
@@ -109,6 +120,35 @@ async fn count_to(
     format!("counted to {n}")
 }
 
+/// Counts to `n`, sleeping `delay_ms` per step and reporting each step; a long count runs as a
+/// task the client polls.
+#[tool(task)]
+async fn long_count(
+    /// Where to stop (at most 1,000)
+    #[schemars(range(max = 1000))]
+    n: u32,
+    /// How long each step takes, in milliseconds (at most 10,000)
+    #[schemars(range(max = 10000))]
+    delay_ms: u64,
+    ctx: ToolContext,
+) -> String {
+    for i in 1..=n {
+        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+        ctx.report_progress(f64::from(i), Some(f64::from(n)), None);
+    }
+    format!("counted to {n}")
+}
+
+/// Publishes a report, once a human approved; always runs as a task.
+#[tool(task = "required", approval = "Publish report {name}?")]
+async fn publish_report(
+    /// The report's name
+    name: String,
+) -> String {
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    format!("published {name}")
+}
+
 /// How many notes there are, and how long they are.
 #[derive(Serialize, JsonSchema)]
 struct NoteStats {
@@ -154,29 +194,86 @@ async fn main() -> Result<(), Error> {
         pick_environment,
         count_to,
         note_stats,
-        whoami
+        whoami,
+        long_count,
+        publish_report
     ]);
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [] => {
+            use toolnexus::mcp::{LineTransport, ServiceExt};
             eprintln!("toolnexus MCP server: {} tools on stdio", toolkit.len());
-            toolnexus::mcp::serve_stdio(toolkit).await
+            let stdio = LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
+            server(toolkit).await?.serve(stdio).await?.waiting().await?;
+            Ok(())
         }
-        ["--http", addr] => serve_http(server(toolkit)?, addr, false).await,
-        ["--http", addr, "--stateless"] => serve_http(server(toolkit)?, addr, true).await,
+        ["--http", addr] => serve_http(server(toolkit).await?, addr, false).await,
+        ["--http", addr, "--stateless"] => serve_http(server(toolkit).await?, addr, true).await,
         _ => Err(USAGE.into()),
     }
 }
 
-/// `toolkit` as an MCP server, sealing `requestState` with `MCP_STATE_KEY` when it is set.
-fn server(toolkit: Toolkit) -> Result<toolnexus::mcp::McpServer, Error> {
-    let server = toolnexus::mcp::McpServer::new(toolkit);
+/// `toolkit` as an MCP server, sealing `requestState` with `MCP_STATE_KEY` when it is set,
+/// with the task settings of `MCP_TASK_AFTER_MS`, `MCP_TASK_TTL_MS` and `MCP_TASK_LEASE_MS`, its stores on the
+/// Redis of `MCP_REDIS_URL` when that is set.
+async fn server(toolkit: Toolkit) -> Result<toolnexus::mcp::McpServer, Error> {
+    let mut server = shared(toolnexus::mcp::McpServer::new(toolkit)).await?;
+    if let Some(after) = millis("MCP_TASK_AFTER_MS")? {
+        server = server.task_after(after);
+    }
+    if let Some(ttl) = millis("MCP_TASK_TTL_MS")? {
+        server = server.task_ttl(ttl);
+    }
+    if let Some(lease) = millis("MCP_TASK_LEASE_MS")? {
+        server = server.task_lease(lease);
+    }
     match std::env::var("MCP_STATE_KEY") {
         Ok(key) => Ok(server
             .with_state_key(key)
             .map_err(|error| format!("MCP_STATE_KEY: {error}"))?),
         Err(std::env::VarError::NotPresent) => Ok(server),
         Err(error) => Err(format!("MCP_STATE_KEY: {error}").into()),
+    }
+}
+
+/// `server` with the used `requestState`s and the tasks on the Redis of `MCP_REDIS_URL`, when
+/// it is set: what replicas behind a load balancer share.
+#[cfg(feature = "redis")]
+async fn shared(server: toolnexus::mcp::McpServer) -> Result<toolnexus::mcp::McpServer, Error> {
+    match std::env::var("MCP_REDIS_URL") {
+        Ok(url) => {
+            let store = toolnexus::mcp::RedisStore::connect(&url)
+                .await
+                .map_err(|error| format!("MCP_REDIS_URL: {error}"))?;
+            let store = std::sync::Arc::new(store);
+            Ok(server
+                .with_state_store(store.clone())
+                .with_task_store(store))
+        }
+        Err(std::env::VarError::NotPresent) => Ok(server),
+        Err(error) => Err(format!("MCP_REDIS_URL: {error}").into()),
+    }
+}
+
+#[cfg(not(feature = "redis"))]
+async fn shared(server: toolnexus::mcp::McpServer) -> Result<toolnexus::mcp::McpServer, Error> {
+    match std::env::var_os("MCP_REDIS_URL") {
+        Some(_) => Err("MCP_REDIS_URL needs the `redis` feature (--features redis)".into()),
+        None => Ok(server),
+    }
+}
+
+/// The environment variable `name` as a number of milliseconds, if it is set.
+fn millis(name: &str) -> Result<Option<Duration>, Error> {
+    match std::env::var(name) {
+        Ok(text) => match text.trim().parse::<u64>() {
+            Ok(ms) => Ok(Some(Duration::from_millis(ms))),
+            Err(_) => {
+                Err(format!("{name}: expected a whole number of milliseconds, got {text:?}").into())
+            }
+        },
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(error) => Err(format!("{name}: {error}").into()),
     }
 }
 

@@ -13,6 +13,7 @@ mod json_schema_derive;
 mod lowering;
 mod retry;
 mod schema_snapshots;
+mod tasks;
 mod tool_macro;
 mod tool_output;
 mod tool_result;

@@ -238,6 +238,9 @@ mod mcp_server {
                 .env_remove("MCP_BEARER_TOKEN")
                 .env_remove("MCP_RESOURCE")
                 .env_remove("MCP_AUTHORIZATION_SERVER")
+                .env_remove("MCP_TASK_AFTER_MS")
+                .env_remove("MCP_TASK_TTL_MS")
+                .env_remove("MCP_REDIS_URL")
                 .envs(env.iter().copied());
             if stateless {
                 command.arg("--stateless");
@@ -296,14 +299,42 @@ mod mcp_server {
 
     /// A 2026-07-28 request as an HTTP/1.1 POST on a fresh connection; the status and the
     /// JSON-RPC answer.
-    fn post(addr: &str, method: &str, mut params: Value) -> (u16, Value) {
+    fn post(addr: &str, method: &str, params: Value) -> (u16, Value) {
+        post_declaring(addr, method, params, json!({"elicitation": {"form": {}}}))
+    }
+
+    /// [`post`] from a client declaring `capabilities`; `Mcp-Name` is the tool's name or,
+    /// for `tasks/*`, the task's id.
+    fn post_declaring(
+        addr: &str,
+        method: &str,
+        params: Value,
+        capabilities: Value,
+    ) -> (u16, Value) {
+        let (head, body) = exchange_declaring(addr, method, params, capabilities);
+        let status = head[9..12].parse().unwrap();
+        let message = serde_json::from_str(&body)
+            .unwrap_or_else(|error| panic!("not JSON ({error}): {head}\r\n\r\n{body}"));
+        (status, message)
+    }
+
+    /// The request of [`post_declaring`], sent: the answer's head and body as they came.
+    fn exchange_declaring(
+        addr: &str,
+        method: &str,
+        mut params: Value,
+        capabilities: Value,
+    ) -> (String, String) {
         params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
         });
         let body =
             json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
-        let name = params["name"].as_str().unwrap_or_default();
+        let name = params["name"]
+            .as_str()
+            .or(params["taskId"].as_str())
+            .unwrap_or_default();
         let request = format!(
             "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
              Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
@@ -311,11 +342,112 @@ mod mcp_server {
              Connection: close\r\n\r\n{body}",
             body.len()
         );
-        let (head, body) = exchange(addr, &request);
-        let status = head[9..12].parse().unwrap();
-        let message = serde_json::from_str(&body)
-            .unwrap_or_else(|error| panic!("not JSON ({error}): {head}\r\n\r\n{body}"));
-        (status, message)
+        exchange(addr, &request)
+    }
+
+    /// [`post_declaring`] through a load balancer, with tasks: `None` when the balancer
+    /// answered for a replica it could not reach (502 and the like, not JSON).
+    #[cfg(feature = "redis")]
+    fn post_through(addr: &str, method: &str, params: Value) -> Option<Value> {
+        let (head, body) = exchange_declaring(addr, method, params, with_tasks());
+        head.starts_with("HTTP/1.1 200")
+            .then(|| serde_json::from_str(&body).ok())
+            .flatten()
+    }
+
+    /// A client that follows tasks (and answers forms).
+    fn with_tasks() -> Value {
+        json!({"elicitation": {"form": {}}, "extensions": {"io.modelcontextprotocol/tasks": {}}})
+    }
+
+    /// `tasks/get` of `id` until its status is `status` (a bounded number of polls).
+    fn until(server: &Server, id: &str, status: &str) -> Value {
+        for _ in 0..500 {
+            let (code, answer) = post_declaring(
+                &server.addr,
+                "tasks/get",
+                json!({"taskId": id}),
+                with_tasks(),
+            );
+            assert_eq!(code, 200, "{answer}");
+            if answer["result"]["status"] == status {
+                return answer["result"].clone();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("task {id} never became {status}");
+    }
+
+    /// README "Long-running tools": `long_count` outlasts `MCP_TASK_AFTER_MS` and becomes a
+    /// task polled to its result, progress as its `statusMessage`; its schema refuses a count
+    /// over 1,000; `publish_report` runs only as a task, asks first, and is refused `-32021`
+    /// to a client that cannot follow a task.
+    #[test]
+    fn long_count_and_publish_report_run_as_tasks() {
+        let server = Server::start_with(
+            &[("MCP_TASK_AFTER_MS", "50"), ("MCP_TASK_TTL_MS", "60000")],
+            true,
+        );
+        let call = |name: &str, arguments: Value, capabilities: Value| {
+            post_declaring(
+                &server.addr,
+                "tools/call",
+                json!({"name": name, "arguments": arguments}),
+                capabilities,
+            )
+        };
+        let (_, quick) = call("long_count", json!({"n": 1, "delay_ms": 0}), with_tasks());
+        assert_eq!(
+            quick["result"]["content"][0]["text"], "counted to 1",
+            "inline: {quick}"
+        );
+        let (_, created) = call("long_count", json!({"n": 5, "delay_ms": 100}), with_tasks());
+        let task = &created["result"];
+        assert_eq!(task["resultType"], "task", "{created}");
+        assert_eq!(task["ttlMs"], 60000);
+        let id = task["taskId"].as_str().unwrap();
+        let done = until(&server, id, "completed");
+        assert_eq!(done["result"]["content"][0]["text"], "counted to 5");
+        assert_eq!(done["statusMessage"], "5 of 5");
+
+        let (_, refused) = call(
+            "long_count",
+            json!({"n": 1001, "delay_ms": 0}),
+            with_tasks(),
+        );
+        assert_eq!(refused["result"]["isError"], true, "{refused}");
+        let text = refused["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.starts_with("invalid arguments for `long_count`: field `n`"),
+            "{text}"
+        );
+
+        let (_, missing) = call("publish_report", json!({"name": "q3"}), json!({}));
+        assert_eq!(missing["error"]["code"], -32021, "{missing}");
+        let (_, created) = call("publish_report", json!({"name": "q3"}), with_tasks());
+        let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+        let asking = until(&server, &id, "input_required");
+        let (key, question) = asking["inputRequests"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .next()
+            .unwrap();
+        assert_eq!(question["params"]["message"], "Publish report q3?");
+        let responses = json!({key.clone(): {"action": "accept", "content": {}}});
+        let (code, ack) = post_declaring(
+            &server.addr,
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": responses}),
+            with_tasks(),
+        );
+        assert_eq!(
+            (code, &ack["result"]["resultType"]),
+            (200, &json!("complete")),
+            "{ack}"
+        );
+        let done = until(&server, &id, "completed");
+        assert_eq!(done["result"]["content"][0]["text"], "published q3");
     }
 
     /// The first round of `delete_note` on `server`: the answer's request id and its
@@ -393,6 +525,244 @@ mod mcp_server {
         );
     }
 
+    /// The Redis `.ci/run` starts (`TOOLNEXUS_TEST_REDIS_URL`): `None` with a word on how to
+    /// get one outside CI; in CI its absence fails the test rather than skip it.
+    #[cfg(feature = "redis")]
+    fn redis_url() -> Option<String> {
+        match std::env::var("TOOLNEXUS_TEST_REDIS_URL") {
+            Ok(url) => Some(url),
+            Err(_) if std::env::var_os("CI").is_some() => {
+                panic!("TOOLNEXUS_TEST_REDIS_URL is not set, and CI is: .ci/run starts a Redis")
+            }
+            Err(_) => {
+                eprintln!(
+                    "skipped: set TOOLNEXUS_TEST_REDIS_URL to a Redis (`redis-server --port \
+                     6390 --save ''`, then redis://127.0.0.1:6390/), or run .ci/run"
+                );
+                None
+            }
+        }
+    }
+
+    /// README "Replicas behind a load balancer": on one Redis (`MCP_REDIS_URL`), a replayed
+    /// approval runs once across the replicas, and a task started on one is answered by the
+    /// other; without it, the same replay runs again on the other replica.
+    #[cfg(feature = "redis")]
+    #[test]
+    fn replicas_on_one_redis_run_a_replay_once_and_answer_for_each_others_tasks() {
+        let Some(url) = redis_url() else { return };
+        let env = [("MCP_STATE_KEY", KEY), ("MCP_REDIS_URL", url.as_str())];
+        let (one, two) = (
+            Server::start_with(&env, true),
+            Server::start_with(&env, true),
+        );
+        let (id, state) = suspend(&one);
+        assert_eq!(
+            approve(&two, &id, &state),
+            ("deleted note 3".to_owned(), false)
+        );
+        let used = (
+            "tool `delete_note` did not run: its requestState was already used".to_owned(),
+            true,
+        );
+        assert_eq!(approve(&one, &id, &state), used);
+        assert_eq!(approve(&two, &id, &state), used);
+
+        let (_, created) = post_declaring(
+            &one.addr,
+            "tools/call",
+            json!({"name": "publish_report", "arguments": {"name": "q4"}}),
+            with_tasks(),
+        );
+        let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+        let asking = until(&two, &task, "input_required");
+        let key = asking["inputRequests"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .next()
+            .unwrap();
+        let responses = json!({key.clone(): {"action": "accept", "content": {}}});
+        let (code, ack) = post_declaring(
+            &two.addr,
+            "tasks/update",
+            json!({"taskId": task, "inputResponses": responses}),
+            with_tasks(),
+        );
+        assert_eq!(code, 200, "{ack}");
+        let done = until(&one, &task, "completed");
+        assert_eq!(done["result"]["content"][0]["text"], "published q4");
+
+        // Each replica with only its own memory: the replay runs on each one it reaches.
+        let (three, four) = (
+            Server::start(Some(KEY), true),
+            Server::start(Some(KEY), true),
+        );
+        let (id, state) = suspend(&three);
+        assert_eq!(
+            approve(&four, &id, &state),
+            ("deleted note 3".to_owned(), false)
+        );
+        assert_eq!(
+            approve(&three, &id, &state),
+            ("deleted note 3".to_owned(), false)
+        );
+    }
+
+    /// `scripts/load-balancer.sh`: three `mcp_server` replicas on one Redis behind nginx
+    /// (`TOOLNEXUS_LB_REDIS_ADDR`); `TOOLNEXUS_LB_REDIS_VICTIM` is the pid of the one killed
+    /// with SIGKILL mid-run. Counts printed: a replayed approval runs once, 50 tasks started
+    /// and polled through the balancer complete, and every task of the killed replica ends
+    /// (completed, or `failed` saying its server went away) — none stays `working`.
+    #[cfg(feature = "redis")]
+    #[test]
+    #[ignore = "needs replicas on Redis behind nginx: scripts/load-balancer.sh"]
+    fn replicas_on_one_redis_behind_nginx_lose_nothing() {
+        let addr = std::env::var("TOOLNEXUS_LB_REDIS_ADDR").expect("TOOLNEXUS_LB_REDIS_ADDR");
+        let victim = std::env::var("TOOLNEXUS_LB_REDIS_VICTIM").expect("the victim's pid");
+        let call = |name: &str, arguments: Value| {
+            post_through(
+                &addr,
+                "tools/call",
+                json!({"name": name, "arguments": arguments}),
+            )
+            .expect("a replica answers")
+        };
+
+        // One approval, its retry replayed through the balancer: round robin, every replica.
+        let asked = call("delete_note", json!({"id": 3}));
+        let (id, _) = asked["result"]["inputRequests"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .next()
+            .unwrap();
+        let retry = json!({
+            "name": "delete_note",
+            "arguments": {"id": 3},
+            "inputResponses": {id.clone(): {"action": "accept", "content": {}}},
+            "requestState": asked["result"]["requestState"],
+        });
+        let (mut ran, mut used) = (0, 0);
+        for _ in 0..6 {
+            let answer = post_through(&addr, "tools/call", retry.clone()).unwrap();
+            match answer["result"]["content"][0]["text"].as_str().unwrap() {
+                "deleted note 3" => ran += 1,
+                "tool `delete_note` did not run: its requestState was already used" => used += 1,
+                other => panic!("{other}"),
+            }
+        }
+        eprintln!("a replayed approval sent 6 times: ran {ran}, refused as already used {used}");
+        assert_eq!((ran, used), (1, 5));
+
+        // Plain calls/s through nginx, with Redis and without (`TOOLNEXUS_LB_PLAIN_ADDR`), in
+        // alternating rounds: printed, not asserted (a measurement, not a test of timing).
+        let plain = std::env::var("TOOLNEXUS_LB_PLAIN_ADDR").expect("TOOLNEXUS_LB_PLAIN_ADDR");
+        let add = |at: &str| {
+            let answer = post_through(
+                at,
+                "tools/call",
+                json!({"name": "add", "arguments": {"a": 2, "b": 40}}),
+            )
+            .expect("a replica answers");
+            assert_eq!(answer["result"]["content"][0]["text"], "42", "{answer}");
+        };
+        let (mut with_redis, mut without) = (Duration::ZERO, Duration::ZERO);
+        for _ in 0..10 {
+            let started = Instant::now();
+            (0..100).for_each(|_| add(&plain));
+            without += started.elapsed();
+            let started = Instant::now();
+            (0..100).for_each(|_| add(&addr));
+            with_redis += started.elapsed();
+        }
+        let rate = |took: Duration| 1000.0 / took.as_secs_f64();
+        eprintln!(
+            "1,000 plain calls through nginx: {:.0}/s without Redis, {:.0}/s with: {:.3} \
+             (budget >= 0.90)",
+            rate(without),
+            rate(with_redis),
+            rate(with_redis) / rate(without)
+        );
+
+        let start = |count: usize, n: u32, delay_ms: u32| -> Vec<String> {
+            (0..count)
+                .map(|_| {
+                    let created = call("long_count", json!({"n": n, "delay_ms": delay_ms}));
+                    assert_eq!(created["result"]["resultType"], "task", "{created}");
+                    created["result"]["taskId"].as_str().unwrap().to_owned()
+                })
+                .collect()
+        };
+        // Polls `id` through the balancer until it ends (bounded); its last state.
+        let ended = |id: &str| -> Value {
+            for _ in 0..1500 {
+                if let Some(answer) = post_through(&addr, "tasks/get", json!({"taskId": id})) {
+                    let status = answer["result"]["status"].as_str().unwrap_or_default();
+                    if ["completed", "failed", "cancelled"].contains(&status) {
+                        return answer["result"].clone();
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            panic!("task {id} never ended");
+        };
+        let tasks = start(50, 3, 20);
+        let completed = tasks
+            .iter()
+            .filter(|id| ended(id)["result"]["content"][0]["text"] == "counted to 3")
+            .count();
+        eprintln!("50 tasks started and polled through the balancer: {completed} completed");
+        assert_eq!(completed, 50);
+
+        let tasks = start(12, 40, 50);
+        let killed = Command::new("kill")
+            .args(["-KILL", &victim])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let (mut done, mut lost, mut other) = (0, 0, Vec::new());
+        for id in &tasks {
+            let task = ended(id);
+            if task["status"] == "completed" {
+                done += 1;
+            } else if task["error"]["message"]
+                == "tool `long_count` stopped: the server running it went away"
+            {
+                lost += 1;
+            } else {
+                other.push(task);
+            }
+        }
+        eprintln!(
+            "12 tasks, a replica killed with SIGKILL mid-run: {done} completed, {lost} failed \
+             saying their server went away, {} otherwise",
+            other.len()
+        );
+        assert!(other.is_empty(), "{other:?}");
+        assert_eq!(done + lost, 12);
+        assert!(lost > 0, "the killed replica ran some of them");
+    }
+
+    /// An unreachable `MCP_REDIS_URL` stops the example before it serves anything, naming it.
+    #[cfg(feature = "redis")]
+    #[test]
+    fn an_unreachable_redis_is_refused_at_start() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let url = format!("redis://127.0.0.1:{port}/");
+        let stderr = refusal_at_start(&[("MCP_REDIS_URL", url.as_str())]);
+        assert!(
+            stderr.contains(&format!(
+                "MCP_REDIS_URL: Redis at redis://127.0.0.1:{port}/0 could not be reached"
+            )),
+            "{stderr}"
+        );
+    }
+
     /// README: with `MCP_RESOURCE` and `MCP_AUTHORIZATION_SERVER` a client refused for want of
     /// a token is pointed to the Protected Resource Metadata, which names both.
     #[test]
@@ -445,6 +815,7 @@ mod mcp_server {
             .env_remove("MCP_STATE_KEY")
             .env_remove("MCP_RESOURCE")
             .env_remove("MCP_AUTHORIZATION_SERVER")
+            .env_remove("MCP_REDIS_URL")
             .envs(env.iter().copied())
             .stdin(Stdio::null())
             .output()

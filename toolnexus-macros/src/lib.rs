@@ -77,6 +77,12 @@ mod tool;
 ///   §15).
 /// - `retries = N`: how many failed calls in a row the model may retry before a run gives up
 ///   on the tool ([`Tool::retries`], SPEC §15B; a whole number, default the toolkit's).
+/// - `task`, `task = "required"`: the tool may run as a long-lived task, or only as one
+///   ([`Tool::task_support`], SPEC §14): an MCP server answers a call that outlasts its
+///   `task_after` with a task the client polls. `task` needs an `async fn`: a sync fn runs
+///   inside a poll, and would hold one of the runtime's async threads for the whole task, so
+///   it is a compile error rather than a silent stall; move blocking work into
+///   `tokio::task::spawn_blocking` inside the async fn.
 /// - `crate = "path"`: where toolnexus is, when your `Cargo.toml` renames it
 ///   (`tnx = { package = "toolnexus", … }` ⇒ `#[tool(crate = "tnx")]`); every path the
 ///   expansion names goes through it, and `tools![…]` of such tools reaches toolnexus
@@ -192,6 +198,7 @@ mod tool;
 ///
 /// [`Tool::title`]: ../toolnexus/trait.Tool.html#method.title
 /// [`Tool::annotations`]: ../toolnexus/trait.Tool.html#method.annotations
+/// [`Tool::task_support`]: ../toolnexus/trait.Tool.html#method.task_support
 /// [`Tool::output_schema`]: ../toolnexus/trait.Tool.html#method.output_schema
 /// [`Tool::deferred`]: ../toolnexus/trait.Tool.html#method.deferred
 /// [`Tool::retries`]: ../toolnexus/trait.Tool.html#method.retries

@@ -30,6 +30,7 @@ pub const OPEN_WORLD: Symbol = Symbol("open_world");
 pub const APPROVAL: Symbol = Symbol("approval");
 pub const DEFER: Symbol = Symbol("defer");
 pub const RETRIES: Symbol = Symbol("retries");
+pub const TASK: Symbol = Symbol("task");
 pub const CRATE: Symbol = Symbol("crate");
 pub const RENAME: Symbol = Symbol("rename");
 pub const DEFAULT: Symbol = Symbol("default");

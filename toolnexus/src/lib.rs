@@ -208,8 +208,11 @@ pub use tool::cancel::CancelSignal;
 pub use tool::context::{Extension, FromToolContext, State, ToolContext};
 pub use tool::define::{DefineToolError, FnTool, ToolDef, define_tool};
 pub use tool::future::{BoxFuture, ToolFuture};
+pub use tool::task_support::TaskSupport;
 pub use tool::{Tool, ToolAnnotations, ToolSource, sanitize};
 pub use toolkit::run_state::RunState;
+#[cfg(feature = "tasks")]
+pub use toolkit::spawn::{AnswerError, TaskHandle, TaskSnapshot, TaskStatus};
 pub use toolkit::{Next, Toolkit};
 pub use toolnexus_macros::*;
 

@@ -13,11 +13,11 @@ use crate::errors::Errors;
 use crate::symbol::{
     APPROVAL, CRATE, DEFAULT, DEFER, DESCRIPTION, DESERIALIZE_WITH, DESTRUCTIVE, FLATTEN, HEADER,
     IDEMPOTENT, INJECT, NAME, OPEN_WORLD, PARAM, READ_ONLY, RENAME, RETRIES, SCHEMA_WITH, SCHEMARS,
-    SERDE, Symbol, TITLE, WITH,
+    SERDE, Symbol, TASK, TITLE, WITH,
 };
 
 /// `#[tool(name = "…", description = "…", title = "…", read_only, destructive, idempotent,
-/// open_world, approval = "…", defer, retries = N, crate = "…")]`.
+/// open_world, approval = "…", defer, retries = N, task, task = "required", crate = "…")]`.
 #[derive(Default)]
 pub struct ToolArgs {
     pub name: Option<LitStr>,
@@ -29,7 +29,14 @@ pub struct ToolArgs {
     pub defer: Option<Flag>,
     /// `retries = N` (SPEC §15B): the tool's retry budget.
     pub retries: Option<syn::LitInt>,
+    pub task: Option<Task>,
     pub krate: Option<CratePath>,
+}
+
+/// `task` (optional) or `task = "optional" | "required"`, with the key for error spans.
+pub struct Task {
+    pub key: Ident,
+    pub required: bool,
 }
 
 /// The MCP annotation flags, each with the key that set it (for error spans).
@@ -47,7 +54,7 @@ pub struct Flag {
     pub value: bool,
 }
 
-const TOOL_KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, `open_world`, `approval`, `defer`, `retries` or `crate`";
+const TOOL_KEYS: &str = "`name`, `description`, `title`, `read_only`, `destructive`, `idempotent`, `open_world`, `approval`, `defer`, `retries`, `task` or `crate`";
 
 pub fn parse_tool_args(args: TokenStream, errors: &mut Errors) -> ToolArgs {
     let mut parsed = ToolArgs::default();
@@ -79,6 +86,8 @@ pub fn parse_tool_args(args: TokenStream, errors: &mut Errors) -> ToolArgs {
             set_flag(&meta, &mut parsed.defer)
         } else if meta.path == RETRIES {
             set_retries(&meta, &mut parsed.retries)
+        } else if meta.path == TASK {
+            set_task(&meta, &mut parsed.task)
         } else if meta.path == CRATE {
             crate_path::set(&meta, &mut parsed.krate, "tool")
         } else {
@@ -136,6 +145,33 @@ fn set_retries(meta: &ParseNestedMeta, slot: &mut Option<syn::LitInt>) -> syn::R
         }
         other => Err(syn::Error::new(other.span(), expected)),
     }
+}
+
+/// `task`, `task = "optional"` or `task = "required"`, once.
+fn set_task(meta: &ParseNestedMeta, slot: &mut Option<Task>) -> syn::Result<()> {
+    let key = meta.path.require_ident()?.clone();
+    let required = if meta.input.peek(syn::Token![=]) {
+        let mode: LitStr = meta.value()?.parse()?;
+        match mode.value().as_str() {
+            "optional" => false,
+            "required" => true,
+            other => {
+                return Err(syn::Error::new(
+                    mode.span(),
+                    format_args!(
+                        "unknown `#[tool(task = \"{other}\")]` mode; expected `task` (or `task = \"optional\"`: may run as a task) or `task = \"required\"` (only as one)"
+                    ),
+                ));
+            }
+        }
+    } else {
+        false
+    };
+    if slot.is_some() {
+        return Err(meta.error("duplicate key `task`"));
+    }
+    *slot = Some(Task { key, required });
+    Ok(())
 }
 
 fn set_flag(meta: &ParseNestedMeta, slot: &mut Option<Flag>) -> syn::Result<()> {

@@ -115,6 +115,7 @@ pub fn validate<'a>(
     let sig = tool.sig;
     check_signature(tool, place, errors);
     check_annotations(tool, errors);
+    check_task(tool, errors);
     let name = resolve_name(tool, errors);
     let description = match &tool.args.description {
         Some(text) => text.value().trim().to_owned(),
@@ -162,6 +163,21 @@ fn check_annotations(tool: &ToolFn, errors: &mut Errors) {
                 "`#[tool(read_only, destructive)]` contradict each other: a read-only tool is not destructive; drop one of them",
             );
         }
+    }
+}
+
+/// A task runs for minutes; a sync fn would hold one of the runtime's async threads for all
+/// of them (its work happens inside a poll), stalling every other call on that thread. So
+/// `task` needs an `async fn`, whose blocking parts the author moves off those threads.
+fn check_task(tool: &ToolFn, errors: &mut Errors) {
+    if let (Some(task), None) = (&tool.args.task, &tool.sig.asyncness) {
+        errors.spanned(
+            &task.key,
+            format_args!(
+                "`#[tool(task)]` needs an `async fn`: a sync fn would block an async thread for as long as the task runs; write `async fn {}` and move blocking work into `tokio::task::spawn_blocking`",
+                tool.sig.ident
+            ),
+        );
     }
 }
 

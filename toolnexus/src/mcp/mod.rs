@@ -37,6 +37,13 @@
 //!   [`ToolContext::cancel`](crate::ToolContext::cancel) signal: the toolkit resolves the
 //!   call at once and drops the tool's future (rmcp then sends no response, as MCP asks).
 //!   [`McpServer::with_call_timeout`] gives every call a deadline.
+//! - A tool marked `#[tool(task)]` (or `task = "required"`) runs as a task of the 2026-07-28
+//!   tasks extension for a client that declared it: answered inline when it ends within
+//!   [`McpServer::task_after`], else with a task the client follows with `tasks/get`,
+//!   `tasks/update` and `tasks/cancel` (SPEC §14; kept in a [`TaskStore`]).
+//! - Replicas behind a load balancer share one Redis through `RedisStore` (feature `redis`,
+//!   SPEC §14B), both the record of used `requestState`s and the tasks: an approved retry
+//!   runs once across them, and any replica answers for any task.
 //!
 //! ```no_run
 //! use toolnexus::{Toolkit, define_tool, serde_json::json};
@@ -98,10 +105,13 @@ pub use client::{
     MemoryTokenStore, OAuthClient, StdioBuilder, TokenStore,
 };
 pub use lines::MAX_LINE_BYTES;
+#[cfg(feature = "redis")]
+pub use server::RedisStore;
 #[cfg(feature = "mcp")]
 pub use server::{
-    CallerId, ClientInfo, InMemoryStateStore, LineTransport, McpServer, MissingState,
-    StateKeyError, StateStore, StateStoreError, serve_stdio,
+    CallerId, ClientInfo, InMemoryStateStore, InMemoryTaskStore, Lease, LineTransport, McpServer,
+    MissingState, StateKeyError, StateStore, StateStoreError, TaskEvent, TaskListener, TaskRecord,
+    TaskSignal, TaskStore, TaskStoreError, serve_stdio,
 };
 #[cfg(feature = "mcp-http")]
 pub use server::{HttpOptions, HttpServer, HttpService, MCP_PATH, MetadataService, serve_http};

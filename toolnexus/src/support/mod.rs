@@ -38,6 +38,6 @@ pub use tool_macro::{
 };
 // The public items generated code names, reached the same way as everything else here.
 pub use crate::{
-    BoxFuture, IntoToolError, IntoToolResult, Request, Retry, Tool, ToolAnnotations, ToolContext,
-    ToolFuture, ToolResult, pending,
+    BoxFuture, IntoToolError, IntoToolResult, Request, Retry, TaskSupport, Tool, ToolAnnotations,
+    ToolContext, ToolFuture, ToolResult, pending,
 };

@@ -14,6 +14,7 @@ use crate::result::lower::IntoToolResult;
 use crate::tool::approval::{approval_data, format_prompt, gate};
 use crate::tool::context::ToolContext;
 use crate::tool::future::BoxFuture;
+use crate::tool::task_support::TaskSupport;
 use crate::tool::{Tool, ToolAnnotations, ToolSource};
 
 /// Starts a tool described by data at run time (the JavaScript `defineTool`): a name, a
@@ -74,6 +75,7 @@ pub fn define_tool(
         approval: None,
         deferred: false,
         retries: None,
+        task: TaskSupport::Forbidden,
     })
 }
 
@@ -115,6 +117,7 @@ pub struct ToolDef {
     approval: Option<String>,
     deferred: bool,
     retries: Option<u32>,
+    task: TaskSupport,
 }
 
 type Run = dyn Fn(Value, &ToolContext) -> BoxFuture<'static, ToolResult> + Send + Sync;
@@ -269,6 +272,27 @@ impl ToolDef {
         self
     }
 
+    /// Whether the tool may run as a task (SPEC §14), as `#[tool(task)]` says for a fn;
+    /// [`TaskSupport::Forbidden`] unless set. A closure given to [`sync`](Self::sync) runs on
+    /// the thread that polls it: a long task should be [`run`](Self::run) with blocking work
+    /// moved off the async threads (`tokio::task::spawn_blocking`).
+    ///
+    /// ```
+    /// use toolnexus::serde_json::{json, Value};
+    /// use toolnexus::{define_tool, TaskSupport, Tool, ToolContext};
+    ///
+    /// let crawl = define_tool("crawl", "Crawls a site", json!({"type": "object"}))
+    ///     .unwrap()
+    ///     .task(TaskSupport::Required)
+    ///     .run(|_: Value, _: ToolContext| async { "crawled" });
+    /// assert_eq!(crawl.task_support(), TaskSupport::Required);
+    /// ```
+    #[must_use]
+    pub fn task(mut self, support: TaskSupport) -> Self {
+        self.task = support;
+        self
+    }
+
     /// Finishes the tool with a synchronous closure. It runs when the returned future is polled.
     pub fn sync<F, R>(self, f: F) -> FnTool
     where
@@ -350,6 +374,10 @@ impl Tool for FnTool {
 
     fn retries(&self) -> Option<u32> {
         self.def.retries
+    }
+
+    fn task_support(&self) -> TaskSupport {
+        self.def.task
     }
 
     fn execute<'a>(&'a self, args: Value, ctx: &'a ToolContext) -> BoxFuture<'a, ToolResult> {

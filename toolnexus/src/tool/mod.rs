@@ -8,6 +8,7 @@ pub(crate) mod context;
 pub(crate) mod define;
 pub(crate) mod future;
 pub(crate) mod progress;
+pub(crate) mod task_support;
 
 use std::fmt;
 
@@ -18,6 +19,7 @@ use crate::decode::parse_args;
 use crate::result::ToolResult;
 use crate::tool::context::{StateType, ToolContext};
 use crate::tool::future::{BoxFuture, ToolFuture};
+use crate::tool::task_support::TaskSupport;
 
 /// Where a tool comes from. Serialized lowercase (`"native"`, `"mcp"`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -138,6 +140,11 @@ pub trait Tool: Send + Sync {
     /// default.
     fn namespace(&self) -> Option<&str> {
         None
+    }
+    /// Whether the tool may run as a long-lived task (SPEC §14); `#[tool(task)]` and
+    /// `#[tool(task = "required")]` set it. [`TaskSupport::Forbidden`] by default.
+    fn task_support(&self) -> TaskSupport {
+        TaskSupport::Forbidden
     }
     /// The toolkit state types the tool reads ([`ToolContext::state`]), so that
     /// [`Toolkit::missing_state`](crate::Toolkit::missing_state) can find a toolkit that

@@ -9,6 +9,8 @@ mod guarded;
 mod run_calls;
 pub(crate) mod run_state;
 mod search;
+#[cfg(feature = "tasks")]
+pub(crate) mod spawn;
 #[cfg(feature = "tracing")]
 pub(crate) mod trace;
 

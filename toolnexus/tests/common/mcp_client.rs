@@ -51,6 +51,8 @@ pub struct TestClient {
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
     /// With no scripted answer left, never answer (rather than decline).
     pub stall: bool,
+    /// Declares the tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28).
+    pub tasks: bool,
 }
 
 impl TestClient {
@@ -62,6 +64,7 @@ impl TestClient {
             asked: Arc::default(),
             progress: Arc::default(),
             stall: false,
+            tasks: false,
         }
     }
 
@@ -100,6 +103,15 @@ impl ClientHandler for TestClient {
             Modes::Url => Some(ElicitationCapability::new().with_url(url)),
             Modes::Both => Some(ElicitationCapability::new().with_form(form).with_url(url)),
         };
+        if self.tasks {
+            capabilities.extensions = Some(
+                [(
+                    rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                    Default::default(),
+                )]
+                .into(),
+            );
+        }
         ClientConfig::new(capabilities, Implementation::new("toolnexus-tests", "0"))
             .with_protocol_version(self.revision.clone())
     }
@@ -301,6 +313,50 @@ pub fn valid_as(revision: &ProtocolVersion, name: &str, value: &Value) -> Result
     }
 }
 
+/// Whether `value` is valid as definition `name` of the tasks extension's schema
+/// (`tests/mcp-schema/ext-tasks-draft.json`, from `modelcontextprotocol/ext-tasks`).
+pub fn valid_as_task_shape(name: &str, value: &Value) -> Result<(), String> {
+    static VALIDATORS: OnceLock<Mutex<BTreeMap<String, Arc<jsonschema::Validator>>>> =
+        OnceLock::new();
+    let validators = VALIDATORS.get_or_init(Mutex::default);
+    let validator = validators.lock().unwrap().get(name).cloned();
+    let validator = validator.unwrap_or_else(|| {
+        let mut root: Value =
+            serde_json::from_str(include_str!("../mcp-schema/ext-tasks-draft.json")).unwrap();
+        assert!(
+            root["$defs"].get(name).is_some(),
+            "the extension defines no {name}"
+        );
+        root["$ref"] = json!(format!("#/$defs/{name}"));
+        let validator = Arc::new(jsonschema::validator_for(&root).expect("the schema compiles"));
+        validators
+            .lock()
+            .unwrap()
+            .insert(name.to_owned(), Arc::clone(&validator));
+        validator
+    });
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|error| format!("{error} at {}", error.instance_path))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("; "))
+    }
+}
+
+/// The tasks extension's definition for a result of `method`, where it defines one.
+fn task_definition(method: &str, result: &Value) -> Option<&'static str> {
+    match method {
+        "tools/call" if result["resultType"] == "task" => Some("CreateTaskResult"),
+        "tasks/get" => Some("GetTaskResult"),
+        "tasks/update" => Some("UpdateTaskResult"),
+        "tasks/cancel" => Some("CancelTaskResult"),
+        _ => None,
+    }
+}
+
 /// The schema definition a result of `method` must satisfy at `revision`.
 fn result_definition(revision: &ProtocolVersion, method: &str, result: &Value) -> &'static str {
     match method {
@@ -345,6 +401,12 @@ pub fn check_log(revision: &ProtocolVersion, log: &Log) -> usize {
                 let method = methods
                     .get(&id.to_string())
                     .unwrap_or_else(|| panic!("a response to an unknown request {id}"));
+                if let Some(definition) = task_definition(method, result) {
+                    valid_as_task_shape(definition, result)
+                        .unwrap_or_else(|p| fail(&format!("{method} result ({definition})"), p));
+                    checked += 1;
+                    continue;
+                }
                 let definition = result_definition(revision, method, result);
                 valid_as(revision, definition, result)
                     .unwrap_or_else(|p| fail(&format!("{method} result ({definition})"), p));
@@ -356,6 +418,10 @@ pub fn check_log(revision: &ProtocolVersion, log: &Log) -> usize {
                 );
                 valid_as(revision, "ServerRequest", message)
                     .unwrap_or_else(|p| fail("server request", p));
+            }
+            (None, Some(method), _) if method == "notifications/tasks" => {
+                valid_as_task_shape("TaskStatusNotification", message)
+                    .unwrap_or_else(|p| fail("notification", p));
             }
             (None, Some(_), _) => valid_as(revision, "ServerNotification", message)
                 .unwrap_or_else(|p| fail("notification", p)),

@@ -19,6 +19,8 @@ mod mcp_load_balancer;
 mod mcp_parity;
 mod mcp_revisions;
 mod mcp_stdio;
+mod mcp_tasks;
+mod mcp_tasks_wire;
 #[cfg(feature = "mcp-http")]
 mod mounted;
 #[cfg(feature = "mcp-http")]

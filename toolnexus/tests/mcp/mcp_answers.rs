@@ -714,7 +714,7 @@ async fn a_store_that_cannot_tell_refuses_the_retry() {
         assert_eq!(
             text(&refused.await),
             (
-                "tool `delete_note` did not run: whether its requestState was already used could not be told (the store is out of reach)",
+                "tool `delete_note` did not run: its requestState could not be recorded as used: the store is out of reach; nothing ran",
                 Some(true)
             ),
             "over {over:?}"

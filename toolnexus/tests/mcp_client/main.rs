@@ -6,5 +6,6 @@ mod mcp_client_faults;
 mod mcp_client_oauth;
 mod mcp_client_oauth_tokens;
 mod mcp_client_real_schemas;
+mod mcp_client_tasks;
 mod oauth_fixture;
 mod oauth_server;

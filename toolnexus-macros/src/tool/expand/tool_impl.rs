@@ -102,6 +102,18 @@ pub fn expand(
             }
         }
     });
+    let task_support = model.args.task.as_ref().map(|task| {
+        let support = if task.required {
+            quote!(Required)
+        } else {
+            quote!(Optional)
+        };
+        quote! {
+            fn task_support(&self) -> #private::TaskSupport {
+                #private::TaskSupport::#support
+            }
+        }
+    });
     let self_ty = match target {
         CallTarget::Method(_, self_ty) => Some(*self_ty),
         CallTarget::Free(_) => None,
@@ -157,6 +169,7 @@ pub fn expand(
                 #annotations
                 #deferred
                 #retries
+                #task_support
 
                 fn input_schema(&self) -> &#map {
                     &#schema_fn().input

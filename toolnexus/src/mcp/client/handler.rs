@@ -31,6 +31,14 @@ impl ClientHandler for Handler {
                 .with_form(FormElicitationCapability::default())
                 .with_url(UrlElicitationCapability::new()),
         );
+        // SPEC §14: a server may answer a call with a task, which the call follows.
+        capabilities.extensions = Some(
+            [(
+                rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                Default::default(),
+            )]
+            .into(),
+        );
         ClientConfig::new(
             capabilities,
             Implementation::new("toolnexus", env!("CARGO_PKG_VERSION")),

@@ -9,6 +9,7 @@ mod handler;
 mod inbound;
 mod oauth;
 mod remote;
+mod tasks;
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -125,6 +125,8 @@ pub(crate) struct Suspended {
     /// The key of the server's input request, which the answer is sent under.
     key: String,
     request_state: Option<String>,
+    /// The task that asked, when a task did: the answer goes back with `tasks/update`.
+    task: Option<String>,
 }
 
 /// A `tools/call` on its way: dropped before its answer (the caller's deadline or
@@ -179,6 +181,8 @@ impl RemoteTool {
         };
         let mut params =
             CallToolRequestParams::new(self.def.remote_name.clone()).with_arguments(args);
+        // The answer to a task's question resumes that task rather than call again.
+        let mut resumed_task = None;
         if let Some(answer) = &ctx.answer {
             // The answer to a login this server asked for: sign in, then call on a new
             // connection that carries the token.
@@ -190,12 +194,16 @@ impl RemoteTool {
                 }
             }
             if let Some(suspended) = self.shared.take_suspended(&answer.id) {
-                params.input_responses = Some(
-                    [(suspended.key, elicit_result(answer))]
-                        .into_iter()
-                        .collect(),
-                );
-                params.request_state = suspended.request_state;
+                let responses = [(suspended.key, elicit_result(answer))]
+                    .into_iter()
+                    .collect();
+                match suspended.task {
+                    Some(task) => resumed_task = Some((task, responses)),
+                    None => {
+                        params.input_responses = Some(responses);
+                        params.request_state = suspended.request_state;
+                    }
+                }
             }
         }
         let (progress, mut steps) = mpsc::unbounded_channel();
@@ -209,6 +217,9 @@ impl RemoteTool {
                 }) => return self.login(login),
                 Err(Unconnected { why, .. }) => return ToolResult::error(why),
             };
+            if let Some((task, responses)) = resumed_task {
+                return self.answer_task(peer, task, responses).await;
+            }
             let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
             let answered = match peer
                 .send_request_with_option(request, PeerRequestOptions::no_options())
@@ -240,7 +251,11 @@ impl RemoteTool {
                 }
                 Ok(ServerResult::InputRequiredResult(question)) => {
                     let wire = serde_json::to_value(&question).unwrap_or(Value::Null);
-                    self.suspend(&wire)
+                    self.suspend(&wire, None)
+                }
+                Ok(ServerResult::CreateTaskResult(created)) => {
+                    let interval = created.task.poll_interval_ms;
+                    self.follow(peer, created.task.task_id, interval).await
                 }
                 // A result without content (rmcp reads `{}` as empty): nothing to say.
                 Ok(ServerResult::EmptyResult(_)) => {
@@ -299,7 +314,7 @@ impl RemoteTool {
     }
 
     /// An `isError` result naming the server, the tool and `what` happened.
-    fn failed(&self, what: &str) -> ToolResult {
+    pub(super) fn failed(&self, what: &str) -> ToolResult {
         ToolResult::error(format!(
             "MCP server `{}` {what} (calling `{}`)",
             self.shared.name, self.def.remote_name
@@ -308,12 +323,13 @@ impl RemoteTool {
     }
 
     /// A login the server asks for, as a §10 suspension (kind `"authorization"`, the url).
-    fn login(&self, login: Request) -> ToolResult {
+    pub(super) fn login(&self, login: Request) -> ToolResult {
         pending(login).with_metadata("server", self.shared.name.as_str())
     }
 
-    /// A 2026-07-28 `InputRequiredResult` as a §10 suspension, its `requestState` kept.
-    fn suspend(&self, question: &Value) -> ToolResult {
+    /// A 2026-07-28 `InputRequiredResult` (or an `input_required` task, `task`) as a §10
+    /// suspension, its `requestState` (or task) kept for the answer.
+    pub(super) fn suspend(&self, question: &Value, task: Option<&str>) -> ToolResult {
         let state = question
             .get("requestState")
             .and_then(Value::as_str)
@@ -334,6 +350,7 @@ impl RemoteTool {
             Suspended {
                 key: key.clone(),
                 request_state: state,
+                task: task.map(str::to_owned),
             },
         );
         pending(request).with_metadata("server", self.shared.name.as_str())
@@ -342,7 +359,7 @@ impl RemoteTool {
 
 /// What went wrong, for a person: the transport's own innermost message (rmcp's wrappers name
 /// Rust types).
-fn plain(error: &ServiceError) -> String {
+pub(super) fn plain(error: &ServiceError) -> String {
     match error {
         ServiceError::TransportSend(sent) => {
             let mut innermost: &(dyn std::error::Error + 'static) = sent.error.as_ref();

@@ -231,7 +231,7 @@ impl McpServer {
     }
 
     /// `result` as the `CallToolResult` of a call to `name`.
-    fn complete(&self, name: &str, result: &ToolResult) -> CallToolResponse {
+    pub(crate) fn complete(&self, name: &str, result: &ToolResult) -> CallToolResponse {
         let wire = match self.toolkit.get(name) {
             Some(tool) => result.to_mcp_for(tool.as_ref()),
             None => result.to_mcp(),

@@ -5,8 +5,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CustomRequest,
+    CustomResult, GetTaskParams, GetTaskResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool as McpTool,
+    UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
@@ -14,6 +16,7 @@ use serde_json::Value;
 
 use crate::provider::mcp_result::definition;
 use crate::tool::Tool;
+use crate::tool::task_support::TaskSupport;
 use crate::toolkit::Toolkit;
 
 pub(crate) mod call_tool;
@@ -22,14 +25,23 @@ pub(crate) mod caller;
 pub(crate) mod http;
 pub(crate) mod incoming;
 pub(crate) mod notify_progress;
+#[cfg(feature = "redis")]
+mod redis_store;
 pub(crate) mod stdio;
 pub(crate) mod suspend;
+pub(crate) mod tasks;
 
 pub use caller::{ClientInfo, MissingState};
 #[cfg(feature = "mcp-http")]
 pub use http::{HttpOptions, HttpServer, HttpService, MCP_PATH, MetadataService, serve_http};
+#[cfg(feature = "redis")]
+pub use redis_store::RedisStore;
 pub use stdio::LineTransport;
 pub use suspend::{CallerId, InMemoryStateStore, StateKeyError, StateStore, StateStoreError};
+pub use tasks::{
+    InMemoryTaskStore, Lease, TaskEvent, TaskListener, TaskRecord, TaskSignal, TaskStore,
+    TaskStoreError,
+};
 
 use suspend::StateSeal;
 
@@ -56,6 +68,8 @@ pub struct McpServer {
     call_timeout: Option<Duration>,
     /// Seals the `requestState` of a suspended 2026-07-28 call.
     seal: StateSeal,
+    /// Calls that outlive their request (SPEC §14).
+    tasks: tasks::Tasks,
 }
 
 impl McpServer {
@@ -67,7 +81,22 @@ impl McpServer {
             .iter()
             .map(|tool| mcp_tool(tool.as_ref()))
             .collect();
-        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        // The tasks extension is advertised when a tool can run as a task.
+        let tasks = toolkit
+            .tools()
+            .iter()
+            .any(|tool| tool.task_support() != TaskSupport::Forbidden);
+        // `listChanged`: a 2026-07-28 client may subscribe to it (`subscriptions/listen`);
+        // the list is fixed when the server is built, so no change is ever sent.
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed();
+        let capabilities = if tasks {
+            capabilities.enable_tasks().build()
+        } else {
+            capabilities.build()
+        };
+        let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("toolnexus", env!("CARGO_PKG_VERSION")));
         Self {
             toolkit,
@@ -75,6 +104,7 @@ impl McpServer {
             info,
             call_timeout: None,
             seal: StateSeal::random(),
+            tasks: tasks::Tasks::new(),
         }
     }
 
@@ -211,7 +241,59 @@ impl ServerHandler for McpServer {
             ));
         }
         let args = incoming::Arguments::take(&mut request, &mut context.meta);
+        // SPEC §14: a task-capable tool, called by a client that can follow a task.
+        if let Some(support) = self.task_mode(&request, &args, &context)? {
+            if let incoming::Arguments::Object(args) = args {
+                return Ok(self
+                    .call_as_task(&request.name, args, support, context)
+                    .await);
+            }
+        }
         Ok(self.call(request, args, context).await)
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.get_task_now(request, &context).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.update_task_now(request, &context).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.cancel_task_now(request, &context).await
+    }
+
+    /// `subscriptions/listen` (2026-07-28): `toolsListChanged` is accepted; the stream stays
+    /// open until the client cancels it. `taskIds` is not: rmcp 3.11's filter has no field
+    /// for it and its sink refuses `notifications/tasks`, so clients poll `tasks/get`.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = requested.tools_list_changed;
+        Some(accepted)
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(tasks::unread_request(&request))
     }
 }
 

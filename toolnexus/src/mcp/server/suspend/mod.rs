@@ -274,7 +274,7 @@ impl StateSeal {
             Ok(false) => return Err(refused("its requestState was already used")),
             Err(error) => {
                 return Err(refused(&format!(
-                    "whether its requestState was already used could not be told ({error})"
+                    "its requestState could not be recorded as used: {error}; nothing ran"
                 )));
             }
         }
@@ -283,6 +283,17 @@ impl StateSeal {
             prompt: sealed.prompt,
         })
     }
+}
+
+/// Who owns a task started by the call `context` belongs to (SPEC §14): digests of the stdio
+/// connection and of the verified caller, where known; calls with neither share `":"`.
+pub(crate) fn owner_of(context: &RequestContext<RoleServer>) -> String {
+    let Binding { connection, caller } = Binding::of(context);
+    format!(
+        "{}:{}",
+        connection.unwrap_or_default(),
+        caller.unwrap_or_default()
+    )
 }
 
 /// Why a retry whose state has expired did not run.

@@ -9,8 +9,8 @@ use crate::tool::future::BoxFuture;
 
 /// Why a [`StateStore`] could not record a use (a shared store out of reach, say): the
 /// retry is refused and the tool does not run. Its text is quoted in the `isError` result
-/// the client gets (``tool `NAME` did not run: whether its requestState was already used
-/// could not be told (ERROR)``), so it should say nothing secret.
+/// the client gets (``tool `NAME` did not run: its requestState could not be recorded as
+/// used: ERROR; nothing ran``), so it should say nothing secret.
 pub type StateStoreError = Box<dyn Error + Send + Sync>;
 
 /// Where an [`McpServer`](super::super::McpServer) records which sealed `requestState`s

@@ -1,0 +1,9 @@
+use toolnexus::tool;
+
+/// Builds a report.
+#[tool(task, task = "required")]
+async fn report(quarter: u8) -> String {
+    quarter.to_string()
+}
+
+fn main() {}

@@ -1,0 +1,210 @@
+//! A `tools/call` of a task-capable tool (SPEC §14): answered inline when it ends within
+//! `task_after`, else with a task (`resultType: "task"`) recorded in the store first; the
+//! task's changes are written to the store while it runs, under a renewed lease.
+
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+use rmcp::model::{CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateTaskResult};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::Value;
+
+use super::clock::now_ms;
+use super::{Lease, TaskRecord, Tasks};
+use crate::mcp::server::incoming::Arguments;
+use crate::mcp::server::{McpServer, caller, suspend};
+use crate::result::ToolResult;
+use crate::tool::context::ToolContext;
+use crate::tool::task_support::TaskSupport;
+use crate::toolkit::spawn::{TaskHandle, TaskSnapshot, TaskStatus, prepare, spawn_in, task_id};
+
+impl McpServer {
+    /// Whether this call runs the task way, and how; `-32021` for a tool that runs only as a
+    /// task, called by a client that did not declare the tasks extension. `None` leaves the
+    /// call to the inline path (a tool that is not a task, arguments it refuses, the retry of
+    /// a suspended call, a client that cannot follow a task).
+    pub(crate) fn task_mode(
+        &self,
+        request: &CallToolRequestParams,
+        args: &Arguments,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Option<TaskSupport>, ErrorData> {
+        let support = match self.toolkit.get(&request.name) {
+            Some(tool) => tool.task_support(),
+            None => return Ok(None),
+        };
+        if support == TaskSupport::Forbidden
+            || request.request_state.is_some()
+            || matches!(args, Arguments::Text(_))
+        {
+            return Ok(None);
+        }
+        let declared = context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
+        match (declared, support) {
+            (true, _) => Ok(Some(support)),
+            (false, TaskSupport::Required) => Err(ErrorData::missing_required_client_capability(
+                ClientCapabilities::builder().enable_tasks().build(),
+            )),
+            (false, _) => Ok(None),
+        }
+    }
+
+    /// Runs the call as a task: `Required` ones are recorded before they run, `Optional`
+    /// ones only once they outlast `task_after`.
+    pub(crate) async fn call_as_task(
+        &self,
+        name: &str,
+        args: Value,
+        support: TaskSupport,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResponse {
+        let ctx = ToolContext {
+            timeout: self.call_timeout,
+            ..caller::context_of(&context)
+        };
+        let id = task_id();
+        // The owner's digests only for a call that becomes a task.
+        let record = |snapshot: &TaskSnapshot| {
+            let owner = suspend::owner_of(&context);
+            self.tasks.record(&id, &owner, name, snapshot)
+        };
+        if support == TaskSupport::Required {
+            let first = record(&TaskSnapshot::working());
+            if let Err(refused) = self.tasks.create(&first).await {
+                return self.complete(name, &refused);
+            }
+            let handle = spawn_in(Arc::clone(&self.toolkit), id, name, args, ctx);
+            return self.tasks.follow(handle, first).into();
+        }
+        // Polled here, in the request, while it ends within `task_after` and does not ask;
+        // handed to the runtime as a task only when it outlasts that. The client's own
+        // cancellation stops it as any call's does.
+        let (mut handle, mut work) =
+            prepare(Arc::clone(&self.toolkit), id.clone(), name, args, ctx);
+        let window = tokio::time::sleep(self.tasks.after);
+        tokio::pin!(window);
+        loop {
+            tokio::select! {
+                () = &mut work => return self.complete(name, &handle.result().await),
+                snapshot = handle.changed() => {
+                    if snapshot.status == TaskStatus::InputRequired {
+                        break;
+                    }
+                }
+                () = &mut window => break,
+                () = context.ct.cancelled() => {
+                    handle.cancel();
+                    work.await;
+                    return self.complete(name, &handle.result().await);
+                }
+            }
+        }
+        tokio::spawn(work);
+        let first = record(&handle.snapshot());
+        if self.tasks.create(&first).await.is_err() {
+            // No room for another task: the call goes on inline rather than be dropped.
+            let done = tokio::select! {
+                result = handle.result() => result,
+                () = context.ct.cancelled() => {
+                    handle.cancel();
+                    handle.result().await
+                }
+            };
+            return self.complete(name, &done);
+        }
+        self.tasks.follow(handle, first).into()
+    }
+}
+
+impl TaskSnapshot {
+    fn working() -> Self {
+        Self {
+            status: TaskStatus::Working,
+            message: None,
+            request: None,
+            result: None,
+        }
+    }
+}
+
+impl Tasks {
+    /// The record of task `id` as `snapshot` shows it, leased to this process.
+    fn record(&self, id: &str, owner: &str, tool: &str, snapshot: &TaskSnapshot) -> TaskRecord {
+        let now = now_ms();
+        let lease = Lease {
+            holder: self.holder.to_string(),
+            expires_at_ms: now + millis(self.lease),
+        };
+        let mut record = TaskRecord::new(id, owner, tool, now, millis(self.ttl), lease);
+        apply(&mut record, snapshot);
+        record
+    }
+
+    /// Records a new task: the `isError` result a call gets instead when there is no room
+    /// or the store cannot be written (the tool does not run, or goes on inline).
+    async fn create(&self, record: &TaskRecord) -> Result<(), ToolResult> {
+        let refused =
+            |why: String| ToolResult::error(format!("tool `{}` did not run: {why}", record.tool));
+        match self.store.create(record, self.max).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(refused(format!(
+                "this server already runs its limit of {} tasks; try again once one has ended",
+                self.max
+            ))),
+            Err(error) => Err(refused(format!("the task could not be recorded ({error})"))),
+        }
+    }
+
+    /// Registers `handle` as running here, writes each of its changes to the store (and
+    /// renews its lease) until it ends, and returns the create result for `record`.
+    fn follow(&self, mut handle: TaskHandle, mut record: TaskRecord) -> CreateTaskResult {
+        let created = CreateTaskResult::new(super::methods::task_of(&record));
+        self.running.insert(handle.clone());
+        let tasks = self.clone();
+        tokio::spawn(async move {
+            let mut renew = tokio::time::interval(tasks.lease / 3);
+            renew.tick().await;
+            loop {
+                let ended = tokio::select! {
+                    snapshot = handle.changed() => {
+                        apply(&mut record, &snapshot);
+                        snapshot.status.is_terminal()
+                    }
+                    _ = renew.tick() => false,
+                };
+                let now = now_ms();
+                record.updated_at_ms = now;
+                record.lease = (!ended).then(|| Lease {
+                    holder: tasks.holder.to_string(),
+                    expires_at_ms: now + millis(tasks.lease),
+                });
+                // Refused: the task ended elsewhere (reported lost) or was forgotten, so it
+                // stops here too. A store out of reach: the lease lapses, and the task is
+                // reported failed by whoever reads it next.
+                let kept = tasks.store.put(&record).await;
+                if ended || !matches!(kept, Ok(true)) {
+                    if !ended {
+                        handle.cancel();
+                    }
+                    tasks.running.remove(handle.id());
+                    return;
+                }
+            }
+        });
+        created
+    }
+}
+
+/// `record` updated to what `snapshot` shows.
+fn apply(record: &mut TaskRecord, snapshot: &TaskSnapshot) {
+    record.status = snapshot.status;
+    record.status_message.clone_from(&snapshot.message);
+    record.request.clone_from(&snapshot.request);
+    record.result.clone_from(&snapshot.result);
+}
+
+fn millis(duration: std::time::Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
