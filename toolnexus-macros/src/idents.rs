@@ -11,6 +11,7 @@
 use proc_macro2::Span;
 use quote::format_ident;
 use syn::Ident;
+use syn::ext::IdentExt as _;
 
 fn local(name: &str) -> Ident {
     Ident::new(name, Span::mixed_site())
@@ -169,4 +170,39 @@ pub fn tuple_field(index: usize) -> Ident {
 /// The private copy of a type that `#[derive(JsonSchema)]` hands to schemars.
 pub fn schema_copy(name: &str) -> Ident {
     format_ident!("__ToolnexusJsonSchemaOf{name}", span = Span::mixed_site())
+}
+
+/// `get_weather` ⇒ `GetWeatherTool`, keeping the fn name's span for navigation.
+pub fn struct_ident(fn_ident: &Ident) -> Ident {
+    Ident::new(&format!("{}Tool", pascal_case(fn_ident)), fn_ident.span())
+}
+
+fn pascal_case(ident: &Ident) -> String {
+    ident
+        .unraw()
+        .to_string()
+        .split('_')
+        .filter(|piece| !piece.is_empty())
+        .map(|piece| {
+            let mut chars = piece.chars();
+            let first = chars.next().map(|c| c.to_ascii_uppercase());
+            first.into_iter().chain(chars).collect::<String>()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pascal_case_names_the_generated_struct() {
+        let ident = |s: &str| Ident::new(s, Span::call_site());
+        assert_eq!(struct_ident(&ident("get_weather")), "GetWeatherTool");
+        assert_eq!(struct_ident(&ident("_add__two")), "AddTwoTool");
+        assert_eq!(
+            struct_ident(&Ident::new_raw("type", Span::call_site())),
+            "TypeTool"
+        );
+    }
 }

@@ -488,39 +488,3 @@ fn check_bullets(tool: &ToolFn, errors: &mut Errors) {
         }
     }
 }
-
-/// `get_weather` ⇒ `GetWeatherTool`, keeping the fn name's span for navigation.
-pub fn struct_ident(fn_ident: &Ident) -> Ident {
-    Ident::new(&format!("{}Tool", pascal_case(fn_ident)), fn_ident.span())
-}
-
-pub fn pascal_case(ident: &Ident) -> String {
-    ident
-        .unraw()
-        .to_string()
-        .split('_')
-        .filter(|piece| !piece.is_empty())
-        .map(|piece| {
-            let mut chars = piece.chars();
-            let first = chars.next().map(|c| c.to_ascii_uppercase());
-            first.into_iter().chain(chars).collect::<String>()
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proc_macro2::Span;
-
-    #[test]
-    fn pascal_case_names_the_generated_struct() {
-        let ident = |s: &str| Ident::new(s, Span::call_site());
-        assert_eq!(struct_ident(&ident("get_weather")), "GetWeatherTool");
-        assert_eq!(struct_ident(&ident("_add__two")), "AddTwoTool");
-        assert_eq!(
-            struct_ident(&Ident::new_raw("type", Span::call_site())),
-            "TypeTool"
-        );
-    }
-}

@@ -35,7 +35,7 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let model = ToolFn::parse(args, &item.sig, &item.attrs, &mut errors);
     let plan = valid::validate(&model, Place::Free, None, &mut errors);
-    let struct_ident = valid::struct_ident(&item.sig.ident);
+    let struct_ident = idents::struct_ident(&item.sig.ident);
     let vis = &item.vis;
     let docs = struct_docs(&item.sig.ident);
     let emitted_fn = strip_param_attrs(item.clone());
@@ -201,7 +201,7 @@ pub fn tools(input: TokenStream) -> syn::Result<TokenStream> {
         .map(|&path| {
             let mut path = path.clone();
             if let Some(last) = path.segments.last_mut() {
-                last.ident = valid::struct_ident(&last.ident);
+                last.ident = idents::struct_ident(&last.ident);
             }
             path
         })

@@ -9,8 +9,8 @@ use rmcp::model::{CancelTaskParams, GetTaskParams, UpdateTaskParams};
 use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde_json::Value;
 
-use super::convert::tool_result;
 use super::Unconnected;
+use super::convert::tool_result;
 use super::remote::{RemoteTool, plain};
 use crate::result::ToolResult;
 
