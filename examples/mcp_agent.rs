@@ -9,14 +9,18 @@
 //! a search has loaded and `search_tools`; the model searches first, the toolkit answers the
 //! search and loads what it found into the run's [`RunState`](toolnexus::RunState), which also
 //! counts retries and stops the loop when a tool is past its budget (SPEC §15B). The server is
-//! the repository's own so that the example runs without node or a network; any
-//! `McpTools::deferred()` server (the filesystem server, GitHub's) joins the same way.
+//! the repository's own so that the example runs without node or a network.
+//!
+//! With `--filesystem DIR` the `mcp.json` also names the official filesystem server
+//! (`npx @modelcontextprotocol/server-filesystem DIR`, which needs node), deferred the same
+//! way: the model then searches for a directory listing, loads it and lists `DIR`.
+//! `scripts/mcp-agent-filesystem.sh` installs the server and runs that.
 //!
 //! Run it with:
 //!
 //! ```text
 //! cargo build --example mcp_server --features mcp
-//! cargo run --example mcp_agent --features mcp-client
+//! cargo run --example mcp_agent --features mcp-client [-- --filesystem DIR]
 //! ```
 
 use std::time::Duration;
@@ -41,12 +45,7 @@ fn word_count(
 /// What the loop does when a tool suspends: a real app asks its user; this one approves.
 async fn ask_the_user(request: Request) -> Answer {
     println!("  ~ asked ({}): {}", request.kind, request.prompt);
-    Answer {
-        id: request.id,
-        ok: true,
-        data: None,
-        reason: None,
-    }
+    Answer::approve(&request)
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -60,9 +59,19 @@ async fn main() -> Result<(), Error> {
         )
         .into());
     }
+    let filesystem = match std::env::args().skip(1).collect::<Vec<_>>().as_slice() {
+        [] => None,
+        [flag, dir] if flag == "--filesystem" => Some(dir.clone()),
+        _ => return Err("usage: mcp_agent [--filesystem DIR]".into()),
+    };
+    let mut servers = json!({"notes": {"command": server, "args": []}});
+    if let Some(dir) = &filesystem {
+        servers["filesystem"] = json!({"command": "npx",
+            "args": ["-y", "@modelcontextprotocol/server-filesystem", dir]});
+    }
     let config =
         std::env::temp_dir().join(format!("toolnexus-mcp-agent-{}.json", std::process::id()));
-    let mcp_json = json!({"mcpServers": {"notes": {"command": server, "args": []}}});
+    let mcp_json = json!({ "mcpServers": servers });
     std::fs::write(&config, serde_json::to_string_pretty(&mcp_json)?)?;
     let servers = McpTools::from_config(&config).await;
     std::fs::remove_file(&config)?;
@@ -79,9 +88,11 @@ async fn main() -> Result<(), Error> {
         timeout: Some(Duration::from_secs(30)),
         ..Default::default()
     };
-    let mut conversation = vec![
-        json!({"role": "user", "content": "Weather in Paris? How long is my note? Then delete note 3."}),
-    ];
+    let mut ask = String::from("Weather in Paris? How long is my note? Then delete note 3.");
+    if filesystem.is_some() {
+        ask.push_str(" And which files do I have?");
+    }
+    let mut conversation = vec![json!({"role": "user", "content": ask})];
     let mut run = RunState::default();
     for turn in 0.. {
         // What this request would carry as `tools`: the local tool, what was loaded, the search.
@@ -98,7 +109,7 @@ async fn main() -> Result<(), Error> {
             toolkit.len() + 1,
             names.join(", ")
         );
-        let reply = model(turn);
+        let reply = model(turn, filesystem.as_deref());
         conversation.push(reply["choices"][0]["message"].clone());
         let calls = tool_calls(api, &reply)?;
         if calls.is_empty() {
@@ -127,25 +138,34 @@ async fn main() -> Result<(), Error> {
     Ok(())
 }
 
-/// The stand-in for the provider: the script's turn `turn` as a Chat Completions response.
-fn model(turn: usize) -> Value {
-    let calls: &[(&str, Value)] = match turn {
-        0 => &[
+/// The stand-in for the provider: the script's turn `turn` as a Chat Completions response;
+/// with the filesystem server's `filesystem` directory, two more turns list it.
+fn model(turn: usize, filesystem: Option<&str>) -> Value {
+    let calls: Vec<(&str, Value)> = match (turn, filesystem) {
+        (0, _) => vec![
             (
                 "search_tools",
                 json!({"query": "weather in a city", "limit": 1}),
             ),
             ("word_count", json!({"text": "buy milk and eggs"})),
         ],
-        1 => &[
+        (1, _) => vec![
             ("notes_get_weather", json!({"city": "Paris"})),
             (
                 "search_tools",
                 json!({"query": "delete a note", "limit": 1}),
             ),
         ],
-        2 => &[("notes_delete_note", json!({"id": 3}))],
-        _ => &[],
+        (2, None) => vec![("notes_delete_note", json!({"id": 3}))],
+        (2, Some(_)) => vec![
+            ("notes_delete_note", json!({"id": 3})),
+            (
+                "search_tools",
+                json!({"query": "list the files in a directory", "limit": 1}),
+            ),
+        ],
+        (3, Some(dir)) => vec![("filesystem_list_directory", json!({"path": dir}))],
+        _ => Vec::new(),
     };
     let tool_calls: Vec<Value> = calls
         .iter()
@@ -156,7 +176,12 @@ fn model(turn: usize) -> Value {
         })
         .collect();
     let message = if calls.is_empty() {
-        json!({"role": "assistant", "content": "Paris is 18°C, your note has 4 words, and note 3 is deleted."})
+        let listed = if filesystem.is_some() {
+            " The directory is listed above."
+        } else {
+            ""
+        };
+        json!({"role": "assistant", "content": format!("Paris is 18°C, your note has 4 words, and note 3 is deleted.{listed}")})
     } else {
         json!({"role": "assistant", "content": null, "tool_calls": tool_calls})
     };

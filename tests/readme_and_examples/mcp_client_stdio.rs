@@ -117,28 +117,52 @@ fn the_mcp_agent_example_loads_deferred_tools_by_search_and_answers_a_remote_app
         "{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    // However many tools the example server has, the agent read them all.
-    assert!(
-        stdout
-            .lines()
-            .any(|line| line.starts_with("notes: ") && line.ends_with(" tools")),
-        "{stdout}"
-    );
+    // However many tools the example server has, the agent read them all; the toolkit holds
+    // them, the local tool and the search.
+    let remote: usize = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("notes: ")?.strip_suffix(" tools"))
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("no `notes: N tools` line in\n{stdout}"));
+    let all = remote + 2;
     for line in [
         // SPEC §15: the server's tools are deferred until a search loads them.
-        "turn 0: sends 2 of 10 tools: word_count, search_tools",
-        "  > search_tools {\"query\":\"weather in a city\",\"limit\":1} => notes_get_weather: Current weather for a city.",
-        "turn 1: sends 3 of 10 tools: word_count, notes_get_weather, search_tools",
-        "turn 2: sends 4 of 10 tools: word_count, notes_get_weather, notes_delete_note, search_tools",
-        "  > notes_get_weather {\"city\":\"Paris\"} => Paris: 18°C, dry",
-        "  > word_count {\"text\":\"buy milk and eggs\"} => 4",
-        "  ~ asked (input): Delete note 3?",
-        "  > notes_delete_note {\"id\":3} => deleted note 3",
+        format!("turn 0: sends 2 of {all} tools: word_count, search_tools"),
+        "  > search_tools {\"query\":\"weather in a city\",\"limit\":1} => notes_get_weather: Current weather for a city.".to_owned(),
+        format!("turn 1: sends 3 of {all} tools: word_count, notes_get_weather, search_tools"),
+        format!("turn 2: sends 4 of {all} tools: word_count, notes_get_weather, notes_delete_note, search_tools"),
+        "  > notes_get_weather {\"city\":\"Paris\"} => Paris: 18°C, dry".to_owned(),
+        "  > word_count {\"text\":\"buy milk and eggs\"} => 4".to_owned(),
+        "  ~ asked (input): Delete note 3?".to_owned(),
+        "  > notes_delete_note {\"id\":3} => deleted note 3".to_owned(),
     ] {
         assert!(
             stdout.lines().any(|seen| seen == line),
             "missing {line:?} in\n{stdout}"
         );
+    }
+}
+
+/// `mcp_agent`'s one option is `--filesystem DIR` (`scripts/mcp-agent-filesystem.sh` runs it
+/// with the real server); anything else is refused with the usage, before a server starts.
+#[test]
+fn the_mcp_agent_example_refuses_an_unknown_argument_with_its_usage() {
+    for args in [
+        &["--bogus"][..],
+        &["--filesystem"],
+        &["--filesystem", "a", "b"],
+    ] {
+        let output = Command::new(example("mcp_agent"))
+            .args(args)
+            .output()
+            .expect("the example runs");
+        assert!(!output.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("usage: mcp_agent [--filesystem DIR]"),
+            "{args:?}: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{args:?}: no server was read");
     }
 }
 

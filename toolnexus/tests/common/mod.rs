@@ -15,6 +15,8 @@ pub mod mcp_raw;
 #[cfg(feature = "mcp")]
 pub mod mcp_tools;
 pub mod profile_checks;
+#[cfg(feature = "mcp")]
+pub mod tasks;
 
 use std::path::PathBuf;
 

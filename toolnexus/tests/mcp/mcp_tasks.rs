@@ -4,6 +4,7 @@
 //! against the revision's schema and the extension's.
 
 use crate::common::mcp_client;
+use crate::common::tasks::{self, Client, Dropped, call, get, input_key, started, until};
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,11 +12,11 @@ use std::time::Duration;
 
 use rmcp::ServiceExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelTaskParams, CreateTaskResult, ErrorCode,
-    GetTaskParams, GetTaskResult, ProtocolVersion, TaskPayload, TaskStatus, UpdateTaskParams,
+    CallToolResponse, CancelTaskParams, ErrorCode, GetTaskParams, GetTaskResult, ProtocolVersion,
+    TaskPayload, TaskStatus, UpdateTaskParams,
 };
-use rmcp::service::{RoleClient, RunningService, ServiceError};
-use serde_json::{Value, json};
+use rmcp::service::ServiceError;
+use serde_json::json;
 use tokio::sync::Notify;
 use toolnexus::mcp::{InMemoryTaskStore, LineTransport, McpServer, TaskStore};
 use toolnexus::{State, ToolContext, Toolkit, tool, tools};
@@ -24,17 +25,6 @@ use mcp_client::{Log, Modes, TestClient, check_log, connect_over};
 
 /// Opens when the test says so.
 struct Gate(Arc<Notify>);
-
-/// Set when the stuck tool's future is dropped.
-struct Dropped(Arc<AtomicBool>);
-
-struct OnDrop(Arc<AtomicBool>);
-
-impl Drop for OnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
 
 /// Waits for the gate, reporting its step.
 #[tool(task)]
@@ -50,19 +40,6 @@ async fn quick(n: u32) -> String {
     format!("quick {n}")
 }
 
-/// Publishes a report.
-#[tool(task = "required", approval = "Publish report {name}?")]
-async fn publish_report(name: String) -> String {
-    format!("published {name}")
-}
-
-/// Never ends.
-#[tool(task = "required")]
-async fn stuck(dropped: State<Dropped>) -> String {
-    let _guard = OnDrop(Arc::clone(&dropped.0.0));
-    std::future::pending::<String>().await
-}
-
 pub(crate) fn toolkit() -> Toolkit {
     with_handles().0
 }
@@ -74,11 +51,9 @@ pub(crate) fn with_handles() -> (Toolkit, Arc<Notify>, Arc<AtomicBool>) {
     let toolkit = Toolkit::new()
         .with_state(Gate(Arc::clone(&gate)))
         .with_state(Dropped(Arc::clone(&dropped)))
-        .with_all(tools![slow, quick, publish_report, stuck]);
+        .with_all(tools![slow, quick, tasks::publish_report, tasks::stuck]);
     (toolkit, gate, dropped)
 }
-
-type Client = RunningService<RoleClient, TestClient>;
 
 /// `server` over a stdio connection of its own, and a 2026-07-28 client on it.
 pub(crate) async fn connect(server: McpServer, tasks: bool) -> (Client, Log) {
@@ -99,35 +74,6 @@ async fn connect_at(server: McpServer, revision: ProtocolVersion, tasks: bool) -
     let (read, write) = tokio::io::split(client_end);
     let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(read, write);
     (connect_over(client, transport, &log).await, log)
-}
-
-pub(crate) fn call(name: &str, arguments: Value) -> CallToolRequestParams {
-    CallToolRequestParams::new(name.to_owned())
-        .with_arguments(arguments.as_object().unwrap().clone())
-}
-
-pub(crate) async fn started(client: &Client, name: &str, arguments: Value) -> CreateTaskResult {
-    match client.call_tool_once(call(name, arguments)).await.unwrap() {
-        CallToolResponse::Task(created) => created,
-        other => panic!("expected a task, got {other:?}"),
-    }
-}
-
-pub(crate) async fn get(client: &Client, id: &str) -> Value {
-    let task: GetTaskResult = client.get_task(GetTaskParams::new(id)).await.unwrap();
-    serde_json::to_value(task).unwrap()
-}
-
-/// Polls until the task's status is `status` (a bounded number of polls, not a deadline).
-pub(crate) async fn until(client: &Client, id: &str, status: &str) -> Value {
-    for _ in 0..2000 {
-        let task = get(client, id).await;
-        if task["status"] == status {
-            return task;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    panic!("task {id} never became {status}: {}", get(client, id).await);
 }
 
 fn error_of(result: Result<impl std::fmt::Debug, ServiceError>) -> rmcp::ErrorData {
@@ -289,13 +235,7 @@ async fn a_declined_or_malformed_answer_never_runs_the_tool() {
         .task
         .task_id;
     let asking = until(&client, &id, "input_required").await;
-    let key = asking["inputRequests"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone();
+    let key = input_key(&asking);
     let malformed = error_of(
         client
             .update_task(UpdateTaskParams::new(

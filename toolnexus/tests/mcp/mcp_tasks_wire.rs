@@ -10,7 +10,8 @@ use rmcp::model::ProtocolVersion;
 use serde_json::{Value, json};
 use toolnexus::mcp::{LineTransport, McpServer};
 
-use super::mcp_tasks::{call, connect, toolkit};
+use super::mcp_tasks::{connect, toolkit};
+use crate::common::tasks::call;
 use mcp_client::check_log;
 
 /// Over streamable HTTP, with sessions and stateless: rmcp's client sends `Mcp-Name` (the task
@@ -18,10 +19,10 @@ use mcp_client::check_log;
 #[cfg(feature = "mcp-http")]
 #[tokio::test]
 async fn over_http_with_sessions_and_stateless_a_task_is_polled_to_its_result() {
-    use super::mcp_tasks::{get, started, until, with_handles};
+    use super::mcp_tasks::with_handles;
     use crate::common::mcp_raw;
+    use crate::common::tasks::{accept_input, get, started, until};
     use mcp_client::{Modes, TestClient};
-    use rmcp::model::UpdateTaskParams;
     use toolnexus::mcp::HttpOptions;
 
     for options in [HttpOptions::new(), HttpOptions::new().stateless(true)] {
@@ -41,18 +42,7 @@ async fn over_http_with_sessions_and_stateless_a_task_is_polled_to_its_result() 
             .task
             .task_id;
         let asking = until(&client, &asked, "input_required").await;
-        let key = asking["inputRequests"]
-            .as_object()
-            .unwrap()
-            .keys()
-            .next()
-            .unwrap()
-            .clone();
-        let accept = [(key, json!({"action": "accept", "content": {}}))].into();
-        client
-            .update_task(UpdateTaskParams::new(&asked, accept))
-            .await
-            .unwrap();
+        accept_input(&client, &asked, &asking).await;
         let published = until(&client, &asked, "completed").await;
         assert_eq!(published["result"]["content"][0]["text"], "published q1");
         check_log(&ProtocolVersion::V_2026_07_28, &log);

@@ -1,6 +1,9 @@
 //! The MCP client (`McpTools`): in front of our own server, against a stdio server that
 //! misbehaves on request, with schemas nobody here wrote, and signing in with OAuth.
 
+#[path = "../common/mod.rs"]
+mod common;
+
 mod mcp_client;
 mod mcp_client_faults;
 mod mcp_client_oauth;

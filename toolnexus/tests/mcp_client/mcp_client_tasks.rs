@@ -13,35 +13,16 @@ use tokio::sync::Notify;
 use toolnexus::mcp::{HttpOptions, HttpServer, InMemoryTaskStore, McpServer, McpTools, TaskStore};
 use toolnexus::{Answer, Request, State, TaskStatus, ToolContext, Toolkit, tool, tools};
 
+use crate::common::tasks::{self, Dropped};
+
+/// Opens when the test says so.
 struct Gate(Arc<Notify>);
-struct Dropped(Arc<AtomicBool>);
-
-struct OnDrop(Arc<AtomicBool>);
-
-impl Drop for OnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
 
 /// Waits for the gate.
 #[tool(task = "required")]
 async fn slow(gate: State<Gate>) -> String {
     gate.0.0.notified().await;
     "through the gate".to_owned()
-}
-
-/// Publishes a report.
-#[tool(task = "required", approval = "Publish report {name}?")]
-async fn publish_report(name: String) -> String {
-    format!("published {name}")
-}
-
-/// Never ends.
-#[tool(task = "required")]
-async fn stuck(dropped: State<Dropped>) -> String {
-    let _guard = OnDrop(Arc::clone(&dropped.0.0));
-    std::future::pending::<String>().await
 }
 
 struct Served {
@@ -57,7 +38,7 @@ fn served() -> Served {
     let toolkit = Toolkit::new()
         .with_state(Gate(Arc::clone(&gate)))
         .with_state(Dropped(Arc::clone(&dropped)))
-        .with_all(tools![slow, publish_report, stuck]);
+        .with_all(tools![slow, tasks::publish_report, tasks::stuck]);
     let store = Arc::new(InMemoryTaskStore::new());
     let server = McpServer::new(toolkit).with_task_store(Arc::clone(&store) as Arc<dyn TaskStore>);
     Served {

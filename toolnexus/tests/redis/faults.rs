@@ -15,8 +15,9 @@ use toolnexus::mcp::{
 use toolnexus::{BoxFuture, State, ToolContext, Toolkit, tool, tools};
 
 use crate::common::mcp_raw;
+use crate::common::tasks::{get, started, until};
 use crate::redis_server::{OwnRedis, prefix, shared_url, store_on};
-use crate::replicas::{approved_retry, client_of, get, replica, started, text_of, toolkit, until};
+use crate::replicas::{approved_retry, client_of, replica, text_of, toolkit};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_stopped_refuses_an_approved_retry_and_redis_back_lets_the_next_one_run() {
@@ -185,8 +186,11 @@ async fn a_task_change_whose_write_fails_is_written_once_redis_is_back() {
         .task_after(Duration::from_millis(20));
     let running = mcp_raw::serve(server, HttpOptions::new().stateless(true)).await;
     let client = client_of(&running).await;
-    let done = started(&client, "slow", json!({})).await;
-    let stopped = started(&client, "progressing", json!({})).await;
+    let done = started(&client, "slow", json!({})).await.task.task_id;
+    let stopped = started(&client, "progressing", json!({}))
+        .await
+        .task
+        .task_id;
     assert_eq!(get(&client, &done).await["status"], "working");
     assert_eq!(get(&client, &stopped).await["status"], "working");
 

@@ -7,33 +7,21 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, GetTaskResult,
-    InputResponses, ProtocolVersion, UpdateTaskParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, InputResponses, ProtocolVersion,
 };
-use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
 use toolnexus::mcp::{HttpOptions, McpServer};
 use toolnexus::{State, Toolkit, tool, tools};
 
 use crate::common::mcp_client::{Modes, TestClient, check_log, connect_http};
 use crate::common::mcp_raw::{self, Running};
+use crate::common::tasks::{self, Client, Dropped, accept_input, call, get, started, until};
 use crate::redis_server::{prefix, shared_url, store_on};
 
 pub const KEY: &str = "the key every replica is given, 32 bytes or more";
 
 /// Counts the runs of `delete_note`, on any replica.
 pub struct Runs(pub Arc<AtomicUsize>);
-
-/// Set when the stuck tool's future is dropped.
-pub struct Dropped(pub Arc<AtomicBool>);
-
-struct OnDrop(Arc<AtomicBool>);
-
-impl Drop for OnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
 
 /// Deletes a note.
 #[tool(approval = "Delete note {id}?")]
@@ -42,24 +30,11 @@ async fn delete_note(id: u32, runs: State<Runs>) -> String {
     format!("deleted note {id}")
 }
 
-/// Publishes a report.
-#[tool(task = "required", approval = "Publish report {name}?")]
-async fn publish_report(name: String) -> String {
-    format!("published {name}")
-}
-
-/// Never ends.
-#[tool(task = "required")]
-async fn stuck(dropped: State<Dropped>) -> String {
-    let _guard = OnDrop(Arc::clone(&dropped.0.0));
-    std::future::pending::<String>().await
-}
-
 pub fn toolkit(runs: &Arc<AtomicUsize>, dropped: &Arc<AtomicBool>) -> Toolkit {
     Toolkit::new()
         .with_state(Runs(Arc::clone(runs)))
         .with_state(Dropped(Arc::clone(dropped)))
-        .with_all(tools![delete_note, publish_report, stuck])
+        .with_all(tools![delete_note, tasks::publish_report, tasks::stuck])
 }
 
 /// `server` with both stores on the Redis at `url` under `prefix`, stateless on a loopback port.
@@ -74,19 +49,12 @@ pub async fn replica(server: McpServer, url: &str, prefix: &str) -> Running {
     mcp_raw::serve(server, HttpOptions::new().stateless(true)).await
 }
 
-pub type Client = RunningService<RoleClient, TestClient>;
-
 pub async fn client_of(running: &Running) -> Client {
     let mut client = TestClient::new(ProtocolVersion::V_2026_07_28, Modes::Form);
     client.tasks = true;
     let (client, log) = connect_http(&running.url(), client).await;
     check_log(&ProtocolVersion::V_2026_07_28, &log);
     client
-}
-
-pub fn call(name: &str, arguments: Value) -> CallToolRequestParams {
-    CallToolRequestParams::new(name.to_owned())
-        .with_arguments(arguments.as_object().unwrap().clone())
 }
 
 /// Asks `client` to call `name`, and builds the approved retry of the question it gets.
@@ -125,30 +93,6 @@ pub async fn text_of(client: &Client, call: CallToolRequestParams) -> (String, b
     }
 }
 
-pub async fn started(client: &Client, name: &str, arguments: Value) -> String {
-    match client.call_tool_once(call(name, arguments)).await.unwrap() {
-        CallToolResponse::Task(created) => created.task.task_id,
-        other => panic!("expected a task, got {other:?}"),
-    }
-}
-
-pub async fn get(client: &Client, id: &str) -> Value {
-    let task: GetTaskResult = client.get_task(GetTaskParams::new(id)).await.unwrap();
-    serde_json::to_value(task).unwrap()
-}
-
-/// Polls until the task's status is `status` (a bounded number of polls, not a deadline).
-pub async fn until(client: &Client, id: &str, status: &str) -> Value {
-    for _ in 0..2000 {
-        let task = get(client, id).await;
-        if task["status"] == status {
-            return task;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    panic!("task {id} never became {status}: {}", get(client, id).await);
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replayed_approval_runs_once_across_replicas() {
     let Some(url) = shared_url() else { return };
@@ -183,25 +127,17 @@ async fn a_task_started_on_one_replica_is_answered_and_cancelled_by_the_other() 
     let b = replica(McpServer::new(toolkit(&runs, &dropped)), &url, &prefix).await;
     let (client_a, client_b) = (client_of(&a).await, client_of(&b).await);
 
-    let id = started(&client_a, "publish_report", json!({"name": "q3"})).await;
-    let asking = until(&client_b, &id, "input_required").await;
-    let key = asking["inputRequests"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone();
-    let accept = [(key, json!({"action": "accept", "content": {}}))].into();
-    client_b
-        .update_task(UpdateTaskParams::new(&id, accept))
+    let id = started(&client_a, "publish_report", json!({"name": "q3"}))
         .await
-        .unwrap();
+        .task
+        .task_id;
+    let asking = until(&client_b, &id, "input_required").await;
+    accept_input(&client_b, &id, &asking).await;
     let done = until(&client_a, &id, "completed").await;
     assert_eq!(done["result"]["content"][0]["text"], "published q3");
     assert_eq!(get(&client_b, &id).await, done);
 
-    let stuck = started(&client_a, "stuck", json!({})).await;
+    let stuck = started(&client_a, "stuck", json!({})).await.task.task_id;
     assert_eq!(get(&client_b, &stuck).await["status"], "working");
     client_b
         .cancel_task(CancelTaskParams::new(&stuck))
@@ -233,7 +169,7 @@ fn a_task_whose_replica_went_away_ends_failed_on_the_other_within_the_lease() {
     runtime_b.block_on(async {
         let b = replica(McpServer::new(toolkit(&runs, &dropped)), &url, &prefix).await;
         let (client_a, client_b) = (client_of(&a).await, client_of(&b).await);
-        let id = started(&client_a, "stuck", json!({})).await;
+        let id = started(&client_a, "stuck", json!({})).await.task.task_id;
         assert_eq!(get(&client_b, &id).await["status"], "working");
         drop(client_a);
         // Everything replica `a` runs stops here: its server, its store, its lease renewals.
