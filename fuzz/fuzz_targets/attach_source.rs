@@ -2,7 +2,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolnexus::{AttachOptions, parts::attach_with};
+use toolnexus::parts::attach_with;
+use toolnexus::parts::AttachOptions;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -146,7 +146,7 @@ proptest! {
         "https?://[ -~]{0,30}",
     ]) {
         let _ = attach(&source);
-        let _ = attach_with(&source, toolnexus::AttachOptions { max_part_bytes: Some(4), ..Default::default() });
+        let _ = attach_with(&source, toolnexus::parts::AttachOptions { max_part_bytes: Some(4), ..Default::default() });
     }
 }
 
@@ -195,7 +195,7 @@ fn a_100_mib_argument_string_is_refused_before_parsing() {
 #[cfg(unix)]
 #[test]
 fn a_device_that_never_ends_is_refused() {
-    let opts = toolnexus::AttachOptions {
+    let opts = toolnexus::parts::AttachOptions {
         mime_type: Some("application/octet-stream".into()),
         ..Default::default()
     };

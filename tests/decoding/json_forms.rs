@@ -6,8 +6,9 @@ use crate::common;
 use std::collections::HashSet;
 
 use serde_json::{Map, json};
+use toolnexus::parts::{AttachOptions, Media, Source};
 use toolnexus::{
-    Answer, AttachOptions, ContentPart, Media, Reason, Request, Source, ToolResult,
+    Answer, ContentPart, Reason, Request, ToolResult,
     parts::{attach, attach_with, describe_part, from_bytes, part_bytes},
 };
 

@@ -9,8 +9,9 @@ use std::error::Error as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use toolnexus::parts::{AttachOptions, Media, Source};
 use toolnexus::{
-    AttachOptions, ContentPart, Media, Source,
+    ContentPart,
     parts::{
         ContentPartError, attach, attach_with, describe_part, from_bytes, from_path, part_bytes,
     },

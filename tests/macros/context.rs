@@ -7,9 +7,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use toolnexus::context::FromToolContext;
 use toolnexus::{
-    Answer, Extension, FromToolContext, Next, Request, State, Tool, ToolCall, ToolContext,
-    ToolResult, Toolkit, define_tool, tool, toolbox, tools,
+    Answer, Extension, Next, Request, State, Tool, ToolCall, ToolContext, ToolResult, Toolkit,
+    define_tool, tool, toolbox, tools,
 };
 
 fn block_on<F: std::future::Future>(future: F) -> F::Output {

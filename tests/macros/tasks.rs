@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolnexus::{TaskSupport, Tool, ToolContext, define_tool, tool, toolbox};
+use toolnexus::task::TaskSupport;
+use toolnexus::{Tool, ToolContext, define_tool, tool, toolbox};
 
 /// Builds the quarterly report.
 #[tool(task)]

@@ -8,8 +8,9 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use serde_json::{Map, Value, json};
+use toolnexus::parts::Source;
 use toolnexus::{
-    Answer, BoxFuture, ContentPart, Request, Source, Tool, ToolContext, ToolResult, auth_required,
+    Answer, BoxFuture, ContentPart, Request, Tool, ToolContext, ToolResult, auth_required,
     define_tool,
     parts::{attach, part_bytes},
     pending, pending_of,

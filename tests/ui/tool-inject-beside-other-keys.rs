@@ -1,4 +1,5 @@
-use toolnexus::{FromToolContext, ToolContext, tool};
+use toolnexus::{ToolContext, tool};
+use toolnexus::context::FromToolContext;
 
 struct Tenant(String);
 

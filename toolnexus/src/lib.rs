@@ -47,7 +47,7 @@
 //!   `mcp` module.
 //! - Bound a call: [`ToolContext::timeout`] and [`ToolContext::cancel`] are enforced by every
 //!   [`Toolkit`] call (see [`Toolkit::execute`]).
-//! - Serve an app (SPEC §12): [`State`], [`Extension`] and [`FromToolContext`] parameters
+//! - Serve an app (SPEC §12): [`State`], [`Extension`] and [`FromToolContext`](context::FromToolContext) parameters
 //!   reach a tool without reaching its schema; [`Toolkit::around`] runs layers around every
 //!   call; [`Toolkit::visible_if`] shows each caller its own tools.
 //! - Hold hundreds of tools (SPEC §15, §15B): mark the ones that may wait (`#[tool(defer)]`,
@@ -194,25 +194,20 @@ mod toolkit;
 pub mod mcp;
 
 pub use provider::profile::{IssueKind, Profile, SchemaIssue};
-pub use provider::search::names::ToolSearch;
+pub use provider::search_names::ToolSearch;
 pub use provider::turn::{Api, ResponseError, ToolCall, tool_calls, tool_results};
 pub use result::ToolResult;
-pub use result::attach::AttachOptions;
 pub use result::lower::{IntoToolError, IntoToolResult, Json};
-pub use result::part::{ContentPart, Media, Source};
+pub use result::part::ContentPart;
 pub use result::retry::Retry;
 pub use result::suspend::{
     Answer, Reason, Request, auth_required, auth_required_with, pending, pending_of,
 };
-pub use tool::cancel::CancelSignal;
-pub use tool::context::{Extension, FromToolContext, State, ToolContext};
+pub use tool::context::{Extension, State, ToolContext};
 pub use tool::define::{DefineToolError, FnTool, ToolDef, define_tool};
 pub use tool::future::{BoxFuture, ToolFuture};
-pub use tool::task_support::TaskSupport;
 pub use tool::{Tool, ToolAnnotations, ToolSource, sanitize};
 pub use toolkit::run_state::RunState;
-#[cfg(feature = "tasks")]
-pub use toolkit::spawn::{AnswerError, TaskHandle, TaskSnapshot, TaskStatus};
 pub use toolkit::{Next, Toolkit};
 pub use toolnexus_macros::*;
 
@@ -235,8 +230,9 @@ pub use schemars;
 /// Content parts (SPEC §1B, §8A): making them from a path, a URL, a `data:` URL or bytes,
 /// measuring them, and encoding one for a provider.
 ///
-/// The part types themselves ([`ContentPart`], [`Media`], [`Source`], [`AttachOptions`]) are at
-/// the crate root, beside [`ToolResult`] that carries them.
+/// [`ContentPart`] is at the crate root, beside [`ToolResult`] that carries it; what a part is
+/// made of ([`Media`](parts::Media), [`Source`](parts::Source)) and how a file becomes one
+/// ([`AttachOptions`](parts::AttachOptions)) are here.
 ///
 /// ```
 /// use toolnexus::parts::{Style, describe_part, encode_part, from_bytes, part_bytes};
@@ -247,20 +243,34 @@ pub use schemars;
 /// ```
 pub mod parts {
     pub use crate::provider::{Style, encode_part};
-    pub use crate::result::attach::{attach, attach_with, from_bytes, from_path};
-    pub use crate::result::part::{ContentPartError, base64_bytes, describe_part, part_bytes};
+    pub use crate::result::attach::{AttachOptions, attach, attach_with, from_bytes, from_path};
+    pub use crate::result::part::{
+        ContentPartError, Media, Source, base64_bytes, describe_part, part_bytes,
+    };
 }
 
 /// The types behind [`ToolContext`]'s fields and the extractors' bounds: what a call carries
 /// ([`Extensions`](context::Extensions)), where its progress goes
-/// ([`Progress`](context::Progress)), the future that waits for its cancellation
-/// ([`Cancelled`](context::Cancelled)) and the state types a tool needs
-/// ([`StateType`](context::StateType)). A tool names them only when it is written by hand;
-/// `#[tool]` fns take [`State`], [`Extension`] and [`ToolContext`] from the crate root.
+/// ([`Progress`](context::Progress)), its cancel switch ([`CancelSignal`](context::CancelSignal))
+/// and the future that waits for it ([`Cancelled`](context::Cancelled)), the state types a
+/// tool needs ([`StateType`](context::StateType)) and what an extractor implements
+/// ([`FromToolContext`](context::FromToolContext)). A tool names them only when it is written
+/// by hand; `#[tool]` fns take [`State`], [`Extension`] and [`ToolContext`] from the crate root.
 pub mod context {
-    pub use crate::tool::cancel::Cancelled;
-    pub use crate::tool::context::{Extensions, StateType};
+    pub use crate::tool::cancel::{CancelSignal, Cancelled};
+    pub use crate::tool::context::{Extensions, FromToolContext, StateType};
     pub use crate::tool::progress::Progress;
+}
+
+/// Long-running calls (SPEC §14): how a tool may run as a task
+/// ([`TaskSupport`](task::TaskSupport), what `#[tool(task)]` sets) and, with the `tasks`
+/// feature, a call run as one in process: `Toolkit::spawn` returns a `TaskHandle` whose
+/// `TaskSnapshot`s carry a `TaskStatus`; `AnswerError` is why it refused an answer. The MCP
+/// server's tasks are built on them.
+pub mod task {
+    pub use crate::tool::task_support::TaskSupport;
+    #[cfg(feature = "tasks")]
+    pub use crate::toolkit::spawn::{AnswerError, TaskHandle, TaskSnapshot, TaskStatus};
 }
 
 /// Support for macro-generated code. Not public API: it may change in any release.

@@ -78,7 +78,7 @@ mod bare_injected {
     pub struct User;
     pub struct Trace;
 
-    impl ::toolnexus::FromToolContext for Trace {
+    impl ::toolnexus::context::FromToolContext for Trace {
         fn from_tool_context(
             _: &::toolnexus::ToolContext,
         ) -> ::core::result::Result<Self, ::std::string::String> {

@@ -20,6 +20,7 @@ pub(crate) mod openai;
 pub(crate) mod profile;
 mod rewrite;
 pub(crate) mod search;
+pub(crate) mod search_names;
 pub(crate) mod tool_call;
 pub(crate) mod turn;
 

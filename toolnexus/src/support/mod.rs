@@ -37,7 +37,8 @@ pub use tool_macro::{
     assert_unique_tool_names,
 };
 // The public items generated code names, reached the same way as everything else here.
+pub use crate::task::TaskSupport;
 pub use crate::{
-    BoxFuture, IntoToolError, IntoToolResult, Request, Retry, TaskSupport, Tool, ToolAnnotations,
-    ToolContext, ToolFuture, ToolResult, pending,
+    BoxFuture, IntoToolError, IntoToolResult, Request, Retry, Tool, ToolAnnotations, ToolContext,
+    ToolFuture, ToolResult, pending,
 };

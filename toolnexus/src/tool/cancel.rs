@@ -18,7 +18,7 @@ use std::task::{Context, Poll, Waker};
 /// directly.
 ///
 /// ```
-/// let signal = toolnexus::CancelSignal::default();
+/// let signal = toolnexus::context::CancelSignal::default();
 /// let seen_by_tool = signal.clone();
 /// signal.cancel();
 /// assert!(seen_by_tool.is_cancelled());
@@ -67,7 +67,7 @@ impl CancelSignal {
     /// use std::pin::pin;
     /// use std::task::{Context, Poll, Waker};
     ///
-    /// let signal = toolnexus::CancelSignal::default();
+    /// let signal = toolnexus::context::CancelSignal::default();
     /// let mut cancelled = pin!(signal.cancelled());
     /// let mut cx = Context::from_waker(Waker::noop());
     /// assert!(cancelled.as_mut().poll(&mut cx).is_pending());

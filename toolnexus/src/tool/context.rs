@@ -32,7 +32,7 @@ pub use http::Extensions;
 /// A `#[tool]` fn receives it by declaring a parameter of type `&ToolContext` or `ToolContext`
 /// anywhere in its list; it never appears in the schema. Its extensions and the toolkit's
 /// state also reach a `#[tool]` as parameters of their own ([`State`](crate::State),
-/// [`Extension`](crate::Extension), [`FromToolContext`](crate::FromToolContext)).
+/// [`Extension`](crate::Extension), [`FromToolContext`](crate::context::FromToolContext)).
 ///
 /// Every field is public, so `ToolContext { timeout: …, ..Default::default() }` works.
 #[derive(Clone, Debug, Default)]
@@ -205,7 +205,8 @@ impl<T> DerefMut for Extension<T> {
 /// ``tool `NAME`: <why>`` and the fn does not run.
 ///
 /// ```
-/// use toolnexus::{FromToolContext, ToolContext, Toolkit, tool, tools};
+/// use toolnexus::{ToolContext, Toolkit, tool, tools};
+/// use toolnexus::context::FromToolContext;
 ///
 /// #[derive(Clone)]
 /// struct TraceId(String);
@@ -233,7 +234,7 @@ impl<T> DerefMut for Extension<T> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be injected into a tool: it does not implement `FromToolContext`",
     label = "`#[param(inject)]` needs `FromToolContext` for this type",
-    note = "implement `toolnexus::FromToolContext` for `{Self}` (build it from the `ToolContext`), or take `State<T>` / `Extension<T>` / `&ToolContext` instead"
+    note = "implement `toolnexus::context::FromToolContext` for `{Self}` (build it from the `ToolContext`), or take `State<T>` / `Extension<T>` / `&ToolContext` instead"
 )]
 pub trait FromToolContext: Sized {
     /// Builds the value from the call's context; `Err` is why not, for the model.

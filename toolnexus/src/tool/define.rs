@@ -279,7 +279,8 @@ impl ToolDef {
     ///
     /// ```
     /// use toolnexus::serde_json::{json, Value};
-    /// use toolnexus::{define_tool, TaskSupport, Tool, ToolContext};
+    /// use toolnexus::{define_tool, Tool, ToolContext};
+    /// use toolnexus::task::TaskSupport;
     ///
     /// let crawl = define_tool("crawl", "Crawls a site", json!({"type": "object"}))
     ///     .unwrap()

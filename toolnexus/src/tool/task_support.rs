@@ -9,10 +9,11 @@ use std::fmt;
 /// Over MCP a `Forbidden` tool always answers inline; an `Optional` one becomes a task when
 /// the client can follow one and the call outlasts the server's `task_after`; a `Required`
 /// one only ever runs as a task, and a client that cannot follow one is refused (`-32021`).
-/// [`Toolkit::spawn`](crate::Toolkit::spawn) runs any tool as a task, whatever it says.
+/// `Toolkit::spawn` (feature `tasks`) runs any tool as a task, whatever it says.
 ///
 /// ```
-/// use toolnexus::{TaskSupport, Tool, tool};
+/// use toolnexus::{Tool, tool};
+/// use toolnexus::task::TaskSupport;
 ///
 /// /// Builds the quarterly report (takes minutes).
 /// #[tool(task)]

@@ -11,7 +11,7 @@ use super::Toolkit;
 use super::run_state::RunState;
 use super::search::SearchIndex;
 use crate::provider::search as wire;
-use crate::provider::search::names::ToolSearch;
+use crate::provider::search_names::ToolSearch;
 use crate::provider::turn::Api;
 use crate::tool::Tool;
 

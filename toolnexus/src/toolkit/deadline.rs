@@ -1,5 +1,5 @@
 //! The limits a toolkit call is held to besides its own completion — the caller's
-//! [`CancelSignal`](crate::CancelSignal) and its timeout — and the timer behind deadlines.
+//! [`CancelSignal`](crate::context::CancelSignal) and its timeout — and the timer behind deadlines.
 //!
 //! Deadlines need no async runtime: one process-wide timer thread wakes the tasks whose
 //! deadline has passed, whatever executor polls them.

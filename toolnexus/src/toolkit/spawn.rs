@@ -115,7 +115,8 @@ impl std::error::Error for AnswerError {}
 ///
 /// ```
 /// use toolnexus::serde_json::json;
-/// use toolnexus::{Answer, TaskStatus, ToolContext, Toolkit, tool, tools};
+/// use toolnexus::{Answer, ToolContext, Toolkit, tool, tools};
+/// use toolnexus::task::TaskStatus;
 ///
 /// /// Publishes a report.
 /// #[tool(approval = "Publish {name}?")]
@@ -277,7 +278,8 @@ impl Toolkit {
     ///
     /// ```
     /// use toolnexus::serde_json::json;
-    /// use toolnexus::{TaskStatus, ToolContext, Toolkit, tool, tools};
+    /// use toolnexus::{ToolContext, Toolkit, tool, tools};
+    /// use toolnexus::task::TaskStatus;
     ///
     /// /// Counts to `n`, slowly.
     /// #[tool]

@@ -11,7 +11,8 @@ use std::time::Duration;
 use serde_json::json;
 use tokio::sync::Notify;
 use toolnexus::mcp::{HttpOptions, HttpServer, InMemoryTaskStore, McpServer, McpTools, TaskStore};
-use toolnexus::{Answer, Request, State, TaskStatus, ToolContext, Toolkit, tool, tools};
+use toolnexus::task::TaskStatus;
+use toolnexus::{Answer, Request, State, ToolContext, Toolkit, tool, tools};
 
 use crate::common::tasks::{self, Dropped};
 

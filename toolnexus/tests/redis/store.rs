@@ -4,7 +4,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use toolnexus::mcp::{Lease, RedisStore, StateStore, TaskEvent, TaskRecord, TaskSignal, TaskStore};
-use toolnexus::{Answer, Request, TaskStatus, ToolResult};
+use toolnexus::task::TaskStatus;
+use toolnexus::{Answer, Request, ToolResult};
 
 use crate::redis_server::{prefix, shared_url, store_on, ttls};
 

@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use toolnexus::serde_json::{Value, json};
+use toolnexus::task::{AnswerError, TaskStatus};
 use toolnexus::{
-    Answer, AnswerError, Reason, Request, TaskStatus, ToolContext, ToolResult, Toolkit,
-    define_tool, pending, tool, tools,
+    Answer, Reason, Request, ToolContext, ToolResult, Toolkit, define_tool, pending, tool, tools,
 };
 
 /// Publishes a report.
@@ -31,7 +31,7 @@ fn toolkit() -> Toolkit {
 }
 
 /// Waits until the task asks, and returns its question.
-async fn question(task: &mut toolnexus::TaskHandle) -> Request {
+async fn question(task: &mut toolnexus::task::TaskHandle) -> Request {
     loop {
         let now = task.changed().await;
         if now.status == TaskStatus::InputRequired {

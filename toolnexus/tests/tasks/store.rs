@@ -4,7 +4,8 @@ use std::sync::{Arc, Mutex};
 
 use toolnexus::mcp::{InMemoryTaskStore, Lease, TaskEvent, TaskRecord, TaskSignal, TaskStore};
 use toolnexus::serde_json::{self, json};
-use toolnexus::{Answer, Request, TaskStatus, ToolResult};
+use toolnexus::task::TaskStatus;
+use toolnexus::{Answer, Request, ToolResult};
 
 fn now_ms() -> u64 {
     let since = std::time::SystemTime::now()

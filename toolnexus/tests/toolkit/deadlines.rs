@@ -14,9 +14,9 @@ use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use toolnexus::context::CancelSignal;
 use toolnexus::{
-    Answer, CancelSignal, Request, ToolContext, ToolResult, Toolkit, define_tool,
-    pending as suspend,
+    Answer, Request, ToolContext, ToolResult, Toolkit, define_tool, pending as suspend,
 };
 
 /// Sets its flag when dropped: shows that the toolkit dropped the tool's future.

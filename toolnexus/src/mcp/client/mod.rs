@@ -3,14 +3,14 @@
 mod builder;
 mod child;
 mod config;
+mod connect_error;
+mod connection;
 mod convert;
-mod error;
 mod handler;
 mod inbound;
 mod oauth;
 mod remote;
-mod shared;
-mod tasks;
+mod remote_task;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -26,12 +26,12 @@ use crate::tool::{Tool, sanitize};
 
 pub use builder::{HttpBuilder, StdioBuilder};
 use config::{Endpoint, expand_env};
-pub use error::McpClientError;
-pub(crate) use error::Unconnected;
+pub use connect_error::McpClientError;
+pub(crate) use connect_error::Unconnected;
+use connection::Link;
+pub(crate) use connection::Shared;
 pub use oauth::{CallbackListener, FileTokenStore, MemoryTokenStore, OAuthClient, TokenStore};
 use remote::RemoteTool;
-use shared::Link;
-pub(crate) use shared::Shared;
 
 /// How long a remote call may take when neither the caller ([`ToolContext::timeout`]) nor
 /// [`McpTools::with_call_timeout`] says: 60 seconds, the official TypeScript SDK's default.

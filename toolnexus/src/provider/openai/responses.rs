@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use super::super::{essence, inline_image, unsupported_placeholder};
 use super::data_url;
-use crate::provider::search::names::TOOL_SEARCH;
+use crate::provider::search_names::TOOL_SEARCH;
 use crate::provider::tool_call::{Reader, ResponseError, ToolCall};
 use crate::result::ToolResult;
 use crate::result::part::{ContentPart, Media, Source};

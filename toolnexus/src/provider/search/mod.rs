@@ -2,19 +2,17 @@
 //! gets, deferred tools marked `defer_loading`, OpenAI Responses `namespace`s, and the items
 //! that answer a search (`tool_search_output`, `tool_reference` blocks).
 
-pub(crate) mod names;
-
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::provider::search_names::{
+    DEFAULT_LIMIT, DEFINITIONS_KEY, FOUND_KEY, MAX_LIMIT, SEARCH_TOOLS, TOOL_SEARCH, ToolSearch,
+};
 use crate::provider::{anthropic, gemini, openai};
 use crate::result::ToolResult;
 use crate::tool::Tool;
-use names::{
-    DEFAULT_LIMIT, DEFINITIONS_KEY, FOUND_KEY, MAX_LIMIT, SEARCH_TOOLS, TOOL_SEARCH, ToolSearch,
-};
 
 const DESCRIPTION: &str = "Finds tools that are not loaded yet. Describe what you need in a few \
      words (e.g. \"create a pull request\"); the tools found become available to call. \

@@ -2,8 +2,8 @@
 //! Anthropic with the local search) and OpenAI Responses' client-executed `tool_search`.
 
 use crate::Profile;
-use crate::provider::search::names::{DEFINITIONS_KEY, SEARCH_TOOLS, TOOL_SEARCH};
 use crate::provider::search::{answer, arguments, found_definitions};
+use crate::provider::search_names::{DEFINITIONS_KEY, SEARCH_TOOLS, TOOL_SEARCH};
 use crate::provider::tool_call::ToolCall;
 use crate::result::ToolResult;
 use crate::toolkit::Toolkit;

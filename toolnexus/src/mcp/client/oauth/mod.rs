@@ -1,7 +1,7 @@
 //! Signing in to remote MCP servers: OAuth 2.1 on rmcp's `auth`, the login a §10 suspension.
 
 mod listener;
-mod store;
+mod token_store;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -17,8 +17,8 @@ use super::McpClientError;
 use crate::result::suspend::{Answer, Request};
 
 pub use listener::CallbackListener;
-use store::Entry;
-pub use store::{FileTokenStore, MemoryTokenStore, TokenStore};
+use token_store::Entry;
+pub use token_store::{FileTokenStore, MemoryTokenStore, TokenStore};
 
 /// Logins waiting for their answer; past this the oldest is forgotten (its answer is then
 /// refused as answering no sign-in), so logins nobody answers do not pile up.

@@ -28,12 +28,12 @@ use crate::toolkit::Toolkit;
 
 mod auth;
 mod body;
+mod endpoint;
 mod json;
 mod options;
 mod origin;
 mod route;
 mod service;
-mod shared;
 
 use body::{InFlight, Served};
 pub use options::HttpOptions;

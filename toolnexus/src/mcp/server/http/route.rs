@@ -11,8 +11,8 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 
 use super::body::{self, CancelInSession, Extras, RequestBody};
+use super::endpoint::Shared;
 use super::json::json_when_plain;
-use super::shared::Shared;
 use super::{ResponseBody, plain};
 use crate::mcp::server::incoming::{self, Screened};
 

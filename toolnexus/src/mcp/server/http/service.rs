@@ -25,11 +25,11 @@ use tower_layer::Layer;
 
 use super::auth::{Guard, Metadata};
 use super::body::{Answer, BoxError, Extras, RequestBody};
+use super::endpoint::{Endpoint, Sessions, Shared};
 use super::options::HttpOptions;
 use super::origin::AllowedOrigins;
 use super::plain;
 use super::route::{authorized, refused};
-use super::shared::{Endpoint, Sessions, Shared};
 use super::{McpServer, ResponseBody};
 
 /// The MCP endpoint as a tower [`Service`](tower_service::Service), to mount in a router of

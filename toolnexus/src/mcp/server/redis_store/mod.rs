@@ -1,7 +1,7 @@
 //! [`RedisStore`]: the used `requestState`s and the tasks of replicas that share one Redis
 //! (SPEC §14B).
 
-mod tasks;
+mod task_records;
 
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -117,7 +117,7 @@ impl RedisStore {
             .set_max_delay(Duration::from_millis(500))
             .set_automatic_resubscription()
             .set_push_sender(move |push: PushInfo| {
-                tasks::hear(&heard, &push);
+                task_records::hear(&heard, &push);
                 Ok::<(), std::convert::Infallible>(())
             });
         let mut connection = client
@@ -126,7 +126,7 @@ impl RedisStore {
             .map_err(|error| format!("Redis at {shown} could not be reached: {error}"))?;
         let prefix: Arc<str> = Self::DEFAULT_PREFIX.into();
         connection
-            .subscribe(tasks::channel(&prefix))
+            .subscribe(task_records::channel(&prefix))
             .await
             .map_err(|error| format!("Redis at {shown} refused the subscription: {error}"))?;
         Ok(Self {
@@ -141,9 +141,9 @@ impl RedisStore {
     /// The same store with every key under `prefix` instead (one Redis shared by several
     /// applications, or tests). Its events channel is under it too, so this subscribes to it.
     pub async fn with_prefix(mut self, prefix: &str) -> Result<Self, StateStoreError> {
-        let old = tasks::channel(&self.prefix);
+        let old = task_records::channel(&self.prefix);
         self.prefix = prefix.into();
-        let new = tasks::channel(&self.prefix);
+        let new = task_records::channel(&self.prefix);
         self.connection
             .subscribe(&new)
             .await
@@ -223,7 +223,7 @@ impl StateStore for RedisStore {
         expires_at: SystemTime,
     ) -> BoxFuture<'a, Result<bool, StateStoreError>> {
         Box::pin(async move {
-            let at = tasks::millis(expires_at + SKEW);
+            let at = task_records::millis(expires_at + SKEW);
             let mut set = redis::cmd("SET");
             set.arg(self.key("state", id))
                 .arg(1)

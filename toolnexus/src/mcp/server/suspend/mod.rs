@@ -5,7 +5,7 @@
 
 mod binding;
 mod elicit;
-mod store;
+mod state_store;
 
 use std::fmt;
 use std::sync::Arc;
@@ -23,14 +23,14 @@ use sha2::{Digest, Sha256};
 pub use binding::CallerId;
 pub(crate) use binding::Connection;
 pub(crate) use elicit::{Modes, answer, elicitation};
-pub use store::{InMemoryStateStore, StateStore, StateStoreError};
+pub use state_store::{InMemoryStateStore, StateStore, StateStoreError};
 
 use super::McpServer;
 use crate::decode::answers::{asked_schema, check_answer};
 use crate::result::ToolResult;
 use crate::result::suspend::{Answer, Request};
 use binding::{Binding, hex};
-use store::millis;
+use state_store::millis;
 
 /// How long a suspended 2026-07-28 call may wait for its retry unless
 /// [`McpServer::with_state_expiry`](super::McpServer::with_state_expiry) says otherwise.
@@ -163,7 +163,7 @@ impl StateSeal {
         Ok(Self {
             codec: Arc::new(codec),
             expiry: DEFAULT_EXPIRY,
-            used: store::process_store(),
+            used: state_store::process_store(),
         })
     }
 

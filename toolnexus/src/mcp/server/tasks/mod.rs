@@ -6,14 +6,14 @@ pub(crate) mod clock;
 mod methods;
 
 pub(crate) use methods::unread_request;
-pub(crate) mod store;
+pub(crate) mod task_store;
 
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
-pub use store::{
+pub use task_store::{
     InMemoryTaskStore, Lease, TaskEvent, TaskListener, TaskRecord, TaskSignal, TaskStore,
     TaskStoreError,
 };

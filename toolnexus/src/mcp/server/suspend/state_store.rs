@@ -189,7 +189,7 @@ pub(super) fn millis(time: SystemTime) -> u64 {
 mod tests {
     use std::time::Duration;
 
-    use crate::mcp::server::suspend::store::*;
+    use crate::mcp::server::suspend::state_store::*;
 
     #[test]
     fn a_state_is_used_once_and_forgotten_when_it_expires() {
