@@ -2,8 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolnexus::parts::attach_with;
-use toolnexus::parts::AttachOptions;
+use toolnexus::parts::{AttachOptions, attach_with};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

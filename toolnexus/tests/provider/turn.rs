@@ -4,8 +4,7 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use toolnexus::parts::from_bytes;
-use toolnexus::parts::{Media, Source};
+use toolnexus::parts::{Media, Source, from_bytes};
 use toolnexus::{Api, ContentPart, ToolCall, ToolResult, tool_calls, tool_results};
 
 fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
