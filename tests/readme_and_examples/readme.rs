@@ -280,6 +280,48 @@ fn the_minimum_rust_versions_are_the_manifests() {
     assert!(with_mcp.contains(&("rmcp".to_owned(), mcp)), "{with_mcp:?}");
 }
 
+/// The integration-test binaries of `toolnexus/tests/` (a `.rs` file there, or a folder with a
+/// `main.rs`, as cargo finds them) are the ones the README lists, and with this package's own
+/// `[[test]]`s they are as many as it says.
+#[test]
+fn the_test_binaries_are_the_ones_named_and_counted() {
+    let dir = root().join("toolnexus/tests");
+    let mut binaries: BTreeSet<String> = rust_files("toolnexus/tests")
+        .into_iter()
+        .map(|name| format!("{name}.rs"))
+        .collect();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.join("main.rs").is_file() {
+            binaries.insert(format!("{}/", path.file_name().unwrap().to_string_lossy()));
+        }
+    }
+    let readme = readme();
+    let sentence = between(&readme, "one test binary per area:", "test binaries in all");
+    // The binaries are the spans outside the parentheses that say what each holds.
+    let mut depth = 0;
+    let listed: String = sentence
+        .chars()
+        .filter(|&c| {
+            depth += i32::from(c == '(') - i32::from(c == ')');
+            depth == 0 && c != ')'
+        })
+        .collect();
+    let named: BTreeSet<String> = code_spans(&listed)
+        .into_iter()
+        .filter(|span| span.ends_with('/') || span.ends_with(".rs"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(binaries, named, "README: {sentence}");
+    let own = read("tests/Cargo.toml").matches("[[test]]").count();
+    let count: usize = sentence
+        .rsplit(' ')
+        .find(|word| !word.is_empty())
+        .and_then(|word| word.parse().ok())
+        .unwrap_or_else(|| panic!("no count before \"test binaries in all\": {sentence}"));
+    assert_eq!(binaries.len() + own, count, "README: {sentence}");
+}
+
 /// The names of a manifest's `[features]`.
 fn features(manifest: &str) -> BTreeSet<String> {
     let table = between(manifest, "[features]", "\n[");

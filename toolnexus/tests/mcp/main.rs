@@ -1,5 +1,6 @@
 //! The MCP server: rmcp's own client over an in-process pipe, stdio and streamable HTTP, every
-//! protocol revision, suspensions and answers, the caller, the production defaults. The HTTP
+//! protocol revision, suspensions and answers, the caller, the production defaults, tasks and
+//! their store, and replicas sharing Redis (`redis/`, against a real `redis-server`). The HTTP
 //! suites in `http/` run twice, with a [`Mount`](common::mcp_raw::Mount) each: served by
 //! `HttpServer` (`turnkey`) and by `HttpService` mounted in an axum `Router` (`mounted`).
 #![allow(
@@ -19,9 +20,11 @@ mod mcp_load_balancer;
 mod mcp_parity;
 mod mcp_revisions;
 mod mcp_stdio;
+mod mcp_task_store;
 mod mcp_tasks;
 mod mcp_tasks_wire;
 #[cfg(feature = "mcp-http")]
 mod mounted;
+mod redis;
 #[cfg(feature = "mcp-http")]
 mod turnkey;

@@ -13,10 +13,10 @@ use serde_json::{Value, json};
 use toolnexus::mcp::{HttpOptions, McpServer};
 use toolnexus::{State, Toolkit, tool, tools};
 
+use super::redis_server::{prefix, shared_url, store_on};
 use crate::common::mcp_client::{Modes, TestClient, check_log, connect_http};
 use crate::common::mcp_raw::{self, Running};
 use crate::common::tasks::{self, Client, Dropped, accept_input, call, get, started, until};
-use crate::redis_server::{prefix, shared_url, store_on};
 
 pub const KEY: &str = "the key every replica is given, 32 bytes or more";
 

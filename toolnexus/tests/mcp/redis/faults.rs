@@ -14,10 +14,10 @@ use toolnexus::mcp::{
 };
 use toolnexus::{BoxFuture, State, ToolContext, Toolkit, tool, tools};
 
+use super::redis_server::{OwnRedis, prefix, shared_url, store_on};
+use super::replicas::{approved_retry, client_of, replica, text_of, toolkit};
 use crate::common::mcp_raw;
 use crate::common::tasks::{get, started, until};
-use crate::redis_server::{OwnRedis, prefix, shared_url, store_on};
-use crate::replicas::{approved_retry, client_of, replica, text_of, toolkit};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_stopped_refuses_an_approved_retry_and_redis_back_lets_the_next_one_run() {

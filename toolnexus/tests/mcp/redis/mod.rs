@@ -3,9 +3,6 @@
 //! started again mid-run. Two stateless HTTP replicas in one process share it.
 #![cfg(all(feature = "redis", feature = "mcp-http"))]
 
-#[path = "../common/mod.rs"]
-mod common;
-
 mod faults;
 mod redis_server;
 mod replicas;

@@ -7,7 +7,7 @@ use toolnexus::mcp::{Lease, RedisStore, StateStore, TaskEvent, TaskRecord, TaskS
 use toolnexus::task::TaskStatus;
 use toolnexus::{Answer, Request, ToolResult};
 
-use crate::redis_server::{prefix, shared_url, store_on, ttls};
+use super::redis_server::{prefix, shared_url, store_on, ttls};
 
 fn now_ms() -> u64 {
     SystemTime::now()
