@@ -1,4 +1,5 @@
-//! What a user writes and gets back: `#[tool]`, `#[toolbox]` and the derives (signatures,
+//! What a user writes and gets back: `#[tool]`, `#[toolbox]` and the derives (the forms that
+//! must compile without a warning in `accepted/`, signatures,
 //! return types, outputs, context, approval, `toolnexus::JsonSchema` against schemars' own
 //! derive, the schema snapshots in `snapshots/`), and the core types — content parts, results
 //! and the lowering table.
@@ -6,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+pub mod accepted;
 mod approval;
 mod content_parts;
 mod context;

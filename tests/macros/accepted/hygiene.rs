@@ -1,6 +1,10 @@
 //! Any parameter name compiles, and so does the expansion in a module without the prelude
 //! beside local items named like the prelude's.
 #![deny(warnings)]
+#![allow(
+    clippy::too_many_arguments,
+    reason = "every name the expansion might use, as parameters of one fn"
+)]
 #![allow(non_snake_case, non_camel_case_types)]
 
 use toolnexus::{ToolContext, tool, tools};
@@ -26,8 +30,21 @@ fn names(
     context: &ToolContext,
 ) -> u32 {
     let _ = context;
-    names + args + ctx + tool + value + self_ + Result + __ctx + __args + __value + __tool
-        + __param0 + deserializer + __decoded + r#type
+    names
+        + args
+        + ctx
+        + tool
+        + value
+        + self_
+        + Result
+        + __ctx
+        + __args
+        + __value
+        + __tool
+        + __param0
+        + deserializer
+        + __decoded
+        + r#type
 }
 
 /// A parameter named like its fn.
@@ -42,7 +59,7 @@ fn query(query: String) -> String {
     query
 }
 
-mod bare {
+pub mod bare {
     #![no_implicit_prelude]
 
     pub struct Result;
@@ -70,7 +87,7 @@ mod bare {
     }
 }
 
-mod bare_injected {
+pub mod bare_injected {
     #![no_implicit_prelude]
 
     pub struct Db;
@@ -100,7 +117,7 @@ mod bare_injected {
     }
 }
 
-mod bare_names {
+pub mod bare_names {
     #![no_implicit_prelude]
 
     /// Parameters named like prelude items, where the prelude does not claim them.
@@ -110,7 +127,15 @@ mod bare_names {
     }
 }
 
-fn main() {
-    let all = tools![names, units, query, bare::lookup, bare_injected::injected, bare_names::flags];
+#[test]
+fn every_name_compiles_in_a_module_without_the_prelude() {
+    let all = tools![
+        names,
+        units,
+        query,
+        bare::lookup,
+        bare_injected::injected,
+        bare_names::flags
+    ];
     assert_eq!(all.len(), 6);
 }

@@ -15,6 +15,7 @@ pub fn norm(point: Point) -> f64 {
     point.x.abs()
 }
 
-fn main() {
+#[test]
+fn a_parameter_deriving_the_users_own_schemars_1_compiles() {
     let _ = NormTool;
 }

@@ -52,7 +52,8 @@ pub enum Deploy<T: Debug, U> {
 #[output("{0}")]
 pub struct Text(pub String);
 
-fn main() {
+#[test]
+fn every_output_mode_compiles_and_lowers() {
     let result = Deploy::<u8, u8>::Idle.into_tool_result();
     assert_eq!(result.output, "idle");
     assert_eq!(Text("t".into()).into_tool_result().output, "t");

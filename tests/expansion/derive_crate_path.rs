@@ -2,9 +2,6 @@
 //! `::toolnexus` is this crate here, so a path that ignored the attribute would not compile.
 #![deny(warnings)]
 
-extern crate self as toolnexus;
-extern crate toolnexus as tnx;
-
 use tnx::IntoToolResult;
 
 /// A point.
@@ -43,7 +40,8 @@ pub enum Moved {
 #[output(json)]
 pub struct Report<T: serde::Serialize>(T);
 
-fn main() {
+#[test]
+fn the_derives_reach_toolnexus_through_the_given_crate_path() {
     let _ = tnx::schemars::schema_for!(Point);
     let _ = tnx::schemars::schema_for!(Shape<u8>);
     let _ = Moved::To(1.0).into_tool_result();

@@ -1,5 +1,10 @@
 //! Signatures people already have: borrowed parameters and lifetimes work as written.
 #![deny(warnings)]
+#![allow(
+    clippy::multiple_bound_locations,
+    clippy::needless_lifetimes,
+    reason = "lifetimes and bounds spelled out, as people already have them"
+)]
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -67,7 +72,8 @@ impl Notes {
     }
 }
 
-fn main() {
+#[test]
+fn borrowed_parameters_compile_and_register() {
     let all = tools![shout, first_word, sum, norm, echo, count];
     assert_eq!(all.len(), 6);
     let notes = Arc::new(Notes {
