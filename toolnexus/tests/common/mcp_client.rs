@@ -14,7 +14,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientJsonRpcMessage, ElicitRequestParams, ElicitResult,
     ElicitationAction, ElicitationCapability, FormElicitationCapability, Implementation,
-    ProgressNotificationParam, ProtocolVersion, ServerJsonRpcMessage, UrlElicitationCapability,
+    InputRequiredResult, InputResponses, ProgressNotificationParam, ProtocolVersion,
+    ServerJsonRpcMessage, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient, RunningService, ServiceExt};
 use rmcp::transport::Transport;
@@ -443,4 +444,16 @@ pub async fn connect_http(
     let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
     let running = connect_over(client, transport, &log).await;
     (running, log)
+}
+
+/// An accepting answer, with no fields, to every request of an `InputRequiredResult`: what
+/// the approved retry of a suspended call sends back.
+pub fn accept_every(question: &InputRequiredResult) -> InputResponses {
+    question
+        .input_requests
+        .as_ref()
+        .expect("an input_required result asks something")
+        .keys()
+        .map(|key| (key.clone(), json!({"action": "accept", "content": {}})))
+        .collect()
 }

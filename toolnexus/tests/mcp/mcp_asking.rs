@@ -16,13 +16,13 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ElicitationAction,
-    InputRequiredResult, InputResponses, ProtocolVersion,
+    InputRequiredResult, ProtocolVersion,
 };
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
 use toolnexus::mcp::{LineTransport, McpServer};
 
-use mcp_client::{Log, Modes, REVISIONS, TestClient, check_log, connect_pipe};
+use mcp_client::{Log, Modes, REVISIONS, TestClient, accept_every, check_log, connect_pipe};
 use mcp_tools::{asking_tools, env_schema};
 
 type Client = RunningService<RoleClient, TestClient>;
@@ -336,13 +336,7 @@ async fn retry(
     question: &InputRequiredResult,
     state: &str,
 ) -> CallToolResult {
-    let responses: InputResponses = question
-        .input_requests
-        .as_ref()
-        .unwrap()
-        .keys()
-        .map(|key| (key.clone(), json!({"action": "accept", "content": {}})))
-        .collect();
+    let responses = accept_every(question);
     let params = params(name, arguments)
         .with_input_responses(responses)
         .with_request_state(state.to_owned());

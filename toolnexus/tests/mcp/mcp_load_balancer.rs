@@ -9,12 +9,12 @@ use crate::common::mcp_client;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rmcp::model::{CallToolRequestParams, CallToolResponse, InputResponses, ProtocolVersion};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, ProtocolVersion};
 use serde_json::{Value, json};
 use toolnexus::mcp::{HttpOptions, HttpServer, McpServer};
 use toolnexus::{Request, ToolContext, ToolResult, Toolkit, define_tool, pending};
 
-use mcp_client::{Modes, TestClient, connect_http};
+use mcp_client::{Modes, TestClient, accept_every, connect_http};
 
 const KEY: &str = "the key every replica is given, 32 bytes or more";
 const CALLS: usize = 2_000;
@@ -126,13 +126,7 @@ async fn replicas_behind_a_load_balancer_lose_nothing() {
             &serde_json::to_string(&question).unwrap(),
             "asked on replica ",
         );
-        let responses: InputResponses = question
-            .input_requests
-            .as_ref()
-            .unwrap()
-            .keys()
-            .map(|key| (key.clone(), json!({"action": "accept", "content": {}})))
-            .collect();
+        let responses = accept_every(&question);
         let retry = call("delete_note", json!({"id": id}))
             .with_input_responses(responses)
             .with_request_state(question.request_state.clone().unwrap());

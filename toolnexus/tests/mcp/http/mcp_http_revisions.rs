@@ -11,16 +11,14 @@ use crate::common::mcp_tools;
 
 use std::time::Duration;
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ElicitationAction, InputResponses, ProtocolVersion,
-};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, ElicitationAction, ProtocolVersion};
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::json;
 use toolnexus::Toolkit;
 use toolnexus::mcp::{HttpOptions, McpServer};
 
 use super::MOUNT;
-use mcp_client::{Modes, REVISIONS, TestClient, check_log, connect_http};
+use mcp_client::{Modes, REVISIONS, TestClient, accept_every, check_log, connect_http};
 use mcp_raw::Running;
 use mcp_tools::{asking_tools, mcp_tools, progress_tool, shaped_tools};
 
@@ -223,13 +221,7 @@ async fn a_call_suspended_on_one_replica_completes_on_another() {
         CallToolResponse::InputRequired(question) => question,
         other => panic!("expected input_required, got {other:?}"),
     };
-    let responses: InputResponses = question
-        .input_requests
-        .as_ref()
-        .unwrap()
-        .keys()
-        .map(|key| (key.clone(), json!({"action": "accept", "content": {}})))
-        .collect();
+    let responses = accept_every(&question);
     let retry = params("delete_note", json!({"id": 9}))
         .with_input_responses(responses)
         .with_request_state(question.request_state.clone().unwrap());

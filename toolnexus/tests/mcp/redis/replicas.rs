@@ -6,15 +6,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelTaskParams, InputResponses, ProtocolVersion,
-};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, CancelTaskParams, ProtocolVersion};
 use serde_json::{Value, json};
 use toolnexus::mcp::{HttpOptions, McpServer};
 use toolnexus::{State, Toolkit, tool, tools};
 
 use super::redis_server::{prefix, shared_url, store_on};
-use crate::common::mcp_client::{Modes, TestClient, check_log, connect_http};
+use crate::common::mcp_client::{Modes, TestClient, accept_every, check_log, connect_http};
 use crate::common::mcp_raw::{self, Running};
 use crate::common::tasks::{self, Client, Dropped, accept_input, call, get, started, until};
 
@@ -70,13 +68,7 @@ pub async fn approved_retry(
     let CallToolResponse::InputRequired(question) = asked else {
         panic!("expected input_required, got {asked:?}");
     };
-    let responses: InputResponses = question
-        .input_requests
-        .as_ref()
-        .unwrap()
-        .keys()
-        .map(|key| (key.clone(), json!({"action": "accept", "content": {}})))
-        .collect();
+    let responses = accept_every(&question);
     call(name, arguments)
         .with_input_responses(responses)
         .with_request_state(question.request_state.clone().unwrap())
