@@ -413,6 +413,26 @@ impl Toolkit {
         let Some(request) = first.pending() else {
             return first;
         };
+        // Boxed: the wait for an answer and the second run take more room than the first
+        // run, and a future is as large as its largest state; a call that does not suspend
+        // (nearly every one, and a task for as long as it runs) keeps the small one.
+        Box::pin(self.answer_then_resume(name, args, ctx, request, wait_for)).await
+    }
+
+    /// [`call_with`](Self::call_with) once the first run suspended on `request`: the wait,
+    /// the answer's checks and the second run.
+    async fn answer_then_resume<W, Fut>(
+        &self,
+        name: &str,
+        args: Value,
+        ctx: &ToolContext,
+        request: Request,
+        wait_for: W,
+    ) -> ToolResult
+    where
+        W: FnOnce(Request) -> Fut,
+        Fut: Future<Output = Answer>,
+    {
         let prompt = request.prompt.clone();
         let asked = crate::decode::answers::asked_schema(&request).cloned();
         let Some(answer) = until_cancelled(&ctx.cancel, wait_for(request)).await else {

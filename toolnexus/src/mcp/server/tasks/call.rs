@@ -158,28 +158,31 @@ impl Tasks {
     }
 
     /// Registers `handle` as running here, writes each of its changes to the store (and
-    /// renews its lease) until it ends, and returns the create result for `record`.
-    fn follow(&self, mut handle: TaskHandle, mut record: TaskRecord) -> CreateTaskResult {
-        let created = CreateTaskResult::new(super::methods::task_of(&record));
+    /// renews its lease) until it ends, and returns the create result for `first`.
+    fn follow(&self, mut handle: TaskHandle, first: TaskRecord) -> CreateTaskResult {
+        let created = CreateTaskResult::new(super::methods::task_of(&first));
         self.running.insert(handle.clone());
         let tasks = self.clone();
+        let fixed = Fixed::of(first);
         tokio::spawn(async move {
             let mut renew = tokio::time::interval(tasks.lease / 3);
             renew.tick().await;
             loop {
-                let ended = tokio::select! {
-                    snapshot = handle.changed() => {
-                        apply(&mut record, &snapshot);
-                        snapshot.status.is_terminal()
-                    }
-                    _ = renew.tick() => false,
+                // Scoped and boxed, so that neither the snapshot nor the record takes room in
+                // this future, which lives as long as the task.
+                let (record, ended) = {
+                    let snapshot = tokio::select! {
+                        snapshot = handle.changed() => snapshot,
+                        _ = renew.tick() => handle.snapshot(),
+                    };
+                    let ended = snapshot.status.is_terminal();
+                    let now = now_ms();
+                    let lease = (!ended).then(|| Lease {
+                        holder: tasks.holder.to_string(),
+                        expires_at_ms: now + millis(tasks.lease),
+                    });
+                    (Box::new(fixed.record(&snapshot, now, lease)), ended)
                 };
-                let now = now_ms();
-                record.updated_at_ms = now;
-                record.lease = (!ended).then(|| Lease {
-                    holder: tasks.holder.to_string(),
-                    expires_at_ms: now + millis(tasks.lease),
-                });
                 // Refused: the task ended elsewhere (reported lost) or was forgotten, so it
                 // stops here too. A store out of reach: the lease lapses, and the task is
                 // reported failed by whoever reads it next.
@@ -194,6 +197,49 @@ impl Tasks {
             }
         });
         created
+    }
+}
+
+/// What a running task's record keeps between writes: the fields that never change. The rest
+/// is the handle's snapshot, so the follower holds no second copy of the record (about 500
+/// bytes a task) beside the store's.
+struct Fixed {
+    id: String,
+    owner: String,
+    tool: String,
+    created_at_ms: u64,
+    ttl_ms: u64,
+}
+
+impl Fixed {
+    fn of(record: TaskRecord) -> Self {
+        Self {
+            id: record.id,
+            owner: record.owner,
+            tool: record.tool,
+            created_at_ms: record.created_at_ms,
+            ttl_ms: record.ttl_ms,
+        }
+    }
+
+    /// The record as `snapshot` shows the task at `now_ms`, under `lease` while it runs.
+    fn record(&self, snapshot: &TaskSnapshot, now_ms: u64, lease: Option<Lease>) -> TaskRecord {
+        let mut record = TaskRecord {
+            id: self.id.clone(),
+            owner: self.owner.clone(),
+            tool: self.tool.clone(),
+            status: snapshot.status,
+            status_message: None,
+            result: None,
+            error: None,
+            request: None,
+            created_at_ms: self.created_at_ms,
+            updated_at_ms: now_ms,
+            ttl_ms: self.ttl_ms,
+            lease,
+        };
+        apply(&mut record, snapshot);
+        record
     }
 }
 
