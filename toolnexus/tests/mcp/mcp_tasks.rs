@@ -143,7 +143,25 @@ async fn a_call_that_outlasts_task_after_becomes_a_task_polled_to_its_result() {
         json!([{"type": "text", "text": "through the gate"}])
     );
     assert_eq!(done["result"]["isError"], false);
+    // The record written at the end keeps what the task was created with.
+    assert_eq!(done["createdAt"], working["createdAt"]);
+    assert_eq!(done["ttlMs"], 3_600_000);
     assert!(check_log(&ProtocolVersion::V_2026_07_28, &log) >= 4);
+}
+
+#[tokio::test]
+async fn a_task_stays_its_callers_through_every_change() {
+    let (toolkit, gate, _) = with_handles();
+    let server = McpServer::new(toolkit).task_after(Duration::from_millis(20));
+    let (owner, _) = connect(server.clone(), true).await;
+    let (other, log) = connect(server, true).await;
+    let id = started(&owner, "slow", json!({})).await.task.task_id;
+    gate.notify_one();
+    until(&owner, &id, "completed").await;
+    // Written again at its end, the record is still bound to the caller that started it.
+    let theirs = error_of(other.get_task(GetTaskParams::new(&id)).await);
+    assert_eq!(theirs.code, ErrorCode::INVALID_PARAMS);
+    check_log(&ProtocolVersion::V_2026_07_28, &log);
 }
 
 #[tokio::test]
