@@ -47,9 +47,10 @@
 //!   `mcp` module.
 //! - Bound a call: [`ToolContext::timeout`] and [`ToolContext::cancel`] are enforced by every
 //!   [`Toolkit`] call (see [`Toolkit::execute`]).
-//! - Serve an app (SPEC §12): [`State`], [`Extension`] and [`FromToolContext`](context::FromToolContext) parameters
-//!   reach a tool without reaching its schema; [`Toolkit::around`] runs layers around every
-//!   call; [`Toolkit::visible_if`] shows each caller its own tools.
+//! - Serve an app (SPEC §12): [`State`], [`Extension`] and
+//!   [`FromToolContext`](context::FromToolContext) parameters reach a tool without reaching its
+//!   schema; [`Toolkit::around`] runs layers around every call; [`Toolkit::visible_if`] shows
+//!   each caller its own tools.
 //! - Hold hundreds of tools (SPEC §15, §15B): mark the ones that may wait (`#[tool(defer)]`,
 //!   [`ToolDef::deferred`], [`Toolkit::defer_all_but`]) and send [`Toolkit::definitions`] of a
 //!   [`RunState`]: each API gets its own tool search ([`ToolSearch`]), and
