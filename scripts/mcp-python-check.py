@@ -48,7 +48,8 @@ async def check(server, mode):
         tools = await client.list_tools()
         names = sorted(tool.name for tool in tools.tools)
         expected_names = sorted(["add", "get_weather", "screenshot", "delete_note",
-                                 "pick_environment", "count_to", "note_stats", "whoami"])
+                                 "pick_environment", "count_to", "note_stats", "whoami",
+                                 "long_count", "publish_report"])
         if names != expected_names:
             failures.append(f"tools/list: {names}")
         calls = [
@@ -59,6 +60,9 @@ async def check(server, mode):
             ("pick_environment", {}, "deploying to staging"),
             ("count_to", {"n": 3}, "counted to 3"),
             ("note_stats", {}, '{"notes":3,"words":120}'),
+            # A task-capable tool that ends within task_after is answered inline to a client
+            # that did not declare the tasks extension (SPEC §14).
+            ("long_count", {"n": 3, "delay_ms": 0}, "counted to 3"),
         ]
         for name, arguments, expected in calls:
             try:
@@ -72,6 +76,13 @@ async def check(server, mode):
                 failures.append(f"{name}: is_error={result.is_error} text={text!r}")
             if name == "note_stats" and result.structured_content != {"notes": 3, "words": 120}:
                 failures.append(f"note_stats: structuredContent={result.structured_content!r}")
+        # A tool that runs only as a task is refused to such a client with -32021.
+        try:
+            refused = await client.call_tool("publish_report", {"name": "q4"})
+            failures.append(f"publish_report: answered {refused!r}, expected -32021")
+        except Exception as error:  # noqa: BLE001 - the refusal is the expected outcome
+            if "-32021" not in repr(error):
+                failures.append(f"publish_report: {type(error).__name__}: {error}")
         version = client.session.protocol_version
     # Progress notifications may trail the result by a moment.
     if progress[:1] != [0] or progress[-1:] != [3]:
