@@ -150,9 +150,9 @@ pub fn shared_fn() -> Ident {
     item("__toolnexus_shared")
 }
 
-/// `const fn(&[&str])`: fails compilation when two names repeat.
-pub fn assert_unique_fn() -> Ident {
-    item("__toolnexus_assert_unique")
+/// `const fn(&[&str]) -> Option<DuplicateToolName>`: the first name that repeats.
+pub fn duplicate_name_fn() -> Ident {
+    item("__toolnexus_duplicate_name")
 }
 
 // `#[derive(ToolOutput)]` and `#[derive(JsonSchema)]`.

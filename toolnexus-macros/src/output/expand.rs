@@ -91,11 +91,14 @@ fn from_retry(input: &Input, variant: &Variant, private: &TokenStream) -> TokenS
     let ident = input.ident;
     let path = variant.path();
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    // The same conversion, at the same span, as the result's (`lower`): one error, not two.
+    let field = variant.fields[0].ty();
+    let field = quote_spanned!(field.span()=> <#field as #private::RetryField>::from_retry(retry));
     quote! {
         #[automatically_derived]
         impl #impl_generics ::core::convert::From<#private::Retry> for #ident #ty_generics #where_clause {
             fn from(retry: #private::Retry) -> Self {
-                #path(retry)
+                #path(#field)
             }
         }
     }
@@ -219,8 +222,10 @@ fn base(
                 let field = &variant.fields[0];
                 used.insert(field.index);
                 let binding = field.binding();
-                let lower = quote_spanned!(field.ty().span()=> #private::lower_retry);
-                quote!(#lower(#binding))
+                let ty = field.ty();
+                let retry =
+                    quote_spanned!(ty.span()=> <#ty as #private::RetryField>::into_retry(#binding));
+                quote!(#private::lower_retry(#retry))
             }
         },
         Mode::Pending(_) => {

@@ -29,12 +29,13 @@ pub use error_chain::{
     ResultWithSources,
 };
 pub use output_derive::{
-    Lowering, OutputPart, json_array, json_object, json_text, lower_retry, retry, serialize,
+    Lowering, OutputPart, RetryField, json_array, json_object, json_text, lower_retry, retry,
+    serialize,
 };
 pub use tool_macro::{
-    CheckJsonOutput, CheckOtherOutput, Described, HeaderParam, OutputCheck, OutputJsonSchema,
-    ParamDeserialize, ParamJsonSchema, ReturnsJson, assert_deserialize, assert_header,
-    assert_unique_tool_names,
+    CheckJsonOutput, CheckOtherOutput, DuplicateToolName, HeaderParam, OutputCheck,
+    OutputJsonSchema, ParamDeserialize, ParamJsonSchema, ReturnsJson, assert_deserialize,
+    assert_header, defaulted_slot, described, described_present, duplicate_tool_name, slot,
 };
 // The public items generated code names, reached the same way as everything else here.
 pub use crate::task::TaskSupport;

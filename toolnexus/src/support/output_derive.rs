@@ -10,7 +10,8 @@ use crate::result::part::ContentPart;
 use crate::result::retry::Retry;
 
 /// A type a `#[part]` field may have. Implemented only for the shapes SPEC §6 allows, so a
-/// field of any other type is a compile error pointing at that type.
+/// field of any other type is a compile error pointing at that type (the impls are not
+/// recommended: the message already names the four shapes).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a `#[part]` field",
     label = "a `#[part]` field must be a `ContentPart`, `Vec<ContentPart>`, `Option<ContentPart>` or `Option<Vec<ContentPart>>`",
@@ -21,24 +22,28 @@ pub trait OutputPart {
     fn append_to(self, parts: &mut Vec<ContentPart>);
 }
 
+#[diagnostic::do_not_recommend]
 impl OutputPart for ContentPart {
     fn append_to(self, parts: &mut Vec<ContentPart>) {
         parts.push(self);
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl OutputPart for Vec<ContentPart> {
     fn append_to(mut self, parts: &mut Vec<ContentPart>) {
         parts.append(&mut self);
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl OutputPart for Option<ContentPart> {
     fn append_to(self, parts: &mut Vec<ContentPart>) {
         parts.extend(self);
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl OutputPart for Option<Vec<ContentPart>> {
     fn append_to(self, parts: &mut Vec<ContentPart>) {
         parts.extend(self.into_iter().flatten());
@@ -132,4 +137,30 @@ pub fn retry(message: String) -> ToolResult {
 /// `#[output(retry)]` on a variant holding a [`Retry`]: its result.
 pub fn lower_retry(retry: Retry) -> ToolResult {
     retry.into_tool_error()
+}
+
+/// The field of an `#[output(retry)]` variant without a message: a [`Retry`], converted both
+/// ways through this trait (the result, and `From<Retry>`) so that another type is one error,
+/// at the field's type, saying what it must be.
+#[diagnostic::on_unimplemented(
+    message = "the field of an `#[output(retry)]` variant without a message must be a `toolnexus::Retry`, not `{Self}`",
+    label = "expected `toolnexus::Retry`",
+    note = "to build the retry from this field, give the variant a message: `#[output(retry, \"…{{0}}\")]`"
+)]
+pub trait RetryField: Sized {
+    /// The field from a [`Retry`].
+    fn from_retry(retry: Retry) -> Self;
+    /// The [`Retry`] the field holds.
+    fn into_retry(self) -> Retry;
+}
+
+#[diagnostic::do_not_recommend]
+impl RetryField for Retry {
+    fn from_retry(retry: Retry) -> Self {
+        retry
+    }
+
+    fn into_retry(self) -> Retry {
+        self
+    }
 }

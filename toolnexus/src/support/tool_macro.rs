@@ -1,12 +1,12 @@
 //! Runtime support for `#[tool]` expansions that is not argument decoding (see
 //! `decode/`): the parameter- and return-type checks and the `tools![]` name check.
 
-use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 
+use crate::decode::Slot;
 use crate::result::lower::Json;
 
 /// A type a `#[tool]` parameter can be decoded into. `#[tool]` asserts it at each parameter's
@@ -17,8 +17,9 @@ use crate::result::lower::Json;
     message = "`#[tool]` parameter type `{Self}` cannot be decoded from JSON: add `#[derive(serde::Deserialize, toolnexus::JsonSchema)]` to `{Self}`",
     label = "this parameter's type needs `serde::Deserialize`"
 )]
-pub trait ParamDeserialize {}
+pub trait ParamDeserialize: DeserializeOwned {}
 
+#[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned> ParamDeserialize for T {}
 
 /// A type a `#[tool]` parameter can be described by in the input schema. `Name` is a type
@@ -35,41 +36,36 @@ pub trait ParamJsonSchema<Name>: JsonSchema {}
 #[diagnostic::do_not_recommend]
 impl<T: JsonSchema, Name> ParamJsonSchema<Name> for T {}
 
-/// What `#[tool]`'s input schema describes a parameter as (`#[schemars(with = …)]`): `T`,
-/// method for method, so the schema is `T`'s own; `Name` is as in [`ParamJsonSchema`]. The
-/// derive's bound on it is the one place a missing `JsonSchema` is reported.
-pub struct Described<T, Name>(PhantomData<fn() -> (T, Name)>);
+/// How `#[tool]`'s input schema describes a parameter (`#[schemars(schema_with = …)]`): as
+/// `T` describes itself. `Name` is as in [`ParamJsonSchema`]; the bound is the tool's one check
+/// that the type has a schema, reported at the parameter's type with the fix.
+pub fn described<T: ParamJsonSchema<Name>, Name>(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<T>()
+}
 
-impl<T: ParamJsonSchema<Name>, Name> JsonSchema for Described<T, Name> {
-    fn inline_schema() -> bool {
-        T::inline_schema()
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        T::schema_name()
-    }
-
-    fn schema_id() -> Cow<'static, str> {
-        T::schema_id()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        T::json_schema(generator)
-    }
-
-    // schemars' hidden methods, forwarded too so an `Option` stays optional (the schemars
-    // version is bounded in Cargo.toml for this reason, as for `toolnexus::JsonSchema`).
-    fn _schemars_private_non_optional_json_schema(generator: &mut SchemaGenerator) -> Schema {
-        T::_schemars_private_non_optional_json_schema(generator)
-    }
-
-    fn _schemars_private_is_option() -> bool {
-        T::_schemars_private_is_option()
-    }
+/// [`described`] for an optional parameter that may be left out but not sent as `null`:
+/// `T`'s schema without the `null` an `Option` adds (what schemars' `required` does).
+pub fn described_present<T: ParamJsonSchema<Name>, Name>(
+    generator: &mut SchemaGenerator,
+) -> Schema {
+    T::_schemars_private_non_optional_json_schema(generator)
 }
 
 /// Compiles only when `T` is [`ParamDeserialize`].
 pub const fn assert_deserialize<T: ParamDeserialize>() {}
+
+/// A parameter's slot in the list `decode_params` fills. Generated code calls it at the
+/// parameter's type, so this bound is the one check of a missing `Deserialize` (the coercion
+/// to `dyn Slot` would otherwise report it a second time, at `#[tool]`, in terms of `Slot`).
+pub fn slot<T: ParamDeserialize>(slot: &mut Option<T>) -> &mut dyn Slot {
+    slot
+}
+
+/// [`slot`] for a defaulted parameter, decoded as an `Option` first (`null` means absent), so
+/// the message names the parameter's own type.
+pub fn defaulted_slot<T: ParamDeserialize>(slot: &mut Option<Option<T>>) -> &mut dyn Slot {
+    slot
+}
 
 /// A type a `#[param(header = "…")]` parameter can have: what MCP lets a client send as an
 /// `Mcp-Param-*` header (SEP-2243: a string, an integer or a boolean), or an `Option` of one.
@@ -79,11 +75,15 @@ pub const fn assert_deserialize<T: ParamDeserialize>() {}
 )]
 pub trait HeaderParam {}
 
+// Not recommended: the message already says which types, and rustc would list each impl.
+#[diagnostic::do_not_recommend]
 impl HeaderParam for String {}
+#[diagnostic::do_not_recommend]
 impl HeaderParam for bool {}
+#[diagnostic::do_not_recommend]
 impl<T: HeaderParam> HeaderParam for Option<T> {}
 macro_rules! integer_headers {
-    ($($t:ty),*) => { $(impl HeaderParam for $t {})* };
+    ($($t:ty),*) => { $(#[diagnostic::do_not_recommend] impl HeaderParam for $t {})* };
 }
 integer_headers!(
     i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize
@@ -161,19 +161,21 @@ pub trait CheckOtherOutput {
 
 impl<R> CheckOtherOutput for &OutputCheck<R> {}
 
-/// Fails compilation (it runs in a `const`) when two tools of one `tools![]` share a name.
-pub const fn assert_unique_tool_names(names: &[&str]) {
+/// The first name two tools of one `tools![]` share, as the message `tools![]` then fails
+/// compilation with (in a `const`, so the panic lands on the user's `tools![]`).
+pub const fn duplicate_tool_name(names: &[&str]) -> Option<DuplicateToolName> {
     let mut i = 0;
     while i < names.len() {
         let mut j = 0;
         while j < i {
             if str_eq(names[i], names[j]) {
-                duplicate_name(names[i]);
+                return Some(DuplicateToolName::new(names[i]));
             }
             j += 1;
         }
         i += 1;
     }
+    None
 }
 
 const fn str_eq(a: &str, b: &str) -> bool {
@@ -191,19 +193,32 @@ const fn str_eq(a: &str, b: &str) -> bool {
     true
 }
 
-/// Panics (at compile time) with a message that names the tool; const code cannot `format!`,
-/// so the message is assembled in a fixed buffer.
-const fn duplicate_name(name: &str) -> ! {
-    const PREFIX: &[u8] = b"two tools in `tools![]` are named `";
-    const SUFFIX: &[u8] = b"`: give one of them `#[tool(name = \"...\")]`";
-    let mut buf = [0u8; 256];
-    let mut len = 0;
-    len = push(&mut buf, len, PREFIX);
-    len = push(&mut buf, len, name.as_bytes());
-    len = push(&mut buf, len, SUFFIX);
-    match core::str::from_utf8(buf.split_at(len).0) {
-        Ok(message) => panic!("{}", message),
-        Err(_) => panic!("two tools in `tools![]` share a name"),
+/// The message of [`duplicate_tool_name`]; const code cannot `format!`, so it is assembled in
+/// a fixed buffer.
+pub struct DuplicateToolName {
+    buf: [u8; 256],
+    len: usize,
+}
+
+impl DuplicateToolName {
+    const fn new(name: &str) -> Self {
+        const PREFIX: &[u8] = b"two tools in `tools![]` are named `";
+        const SUFFIX: &[u8] = b"`: give one of them `#[tool(name = \"...\")]`";
+        let mut buf = [0u8; 256];
+        let mut len = 0;
+        len = push(&mut buf, len, PREFIX);
+        len = push(&mut buf, len, name.as_bytes());
+        len = push(&mut buf, len, SUFFIX);
+        Self { buf, len }
+    }
+
+    /// The message, naming the tool.
+    pub const fn message(&self) -> &str {
+        match core::str::from_utf8(self.buf.split_at(self.len).0) {
+            Ok(message) => message,
+            // A name cut inside a character by the buffer's end.
+            Err(_) => "two tools in `tools![]` share a name",
+        }
     }
 }
 

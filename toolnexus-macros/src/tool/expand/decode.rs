@@ -9,7 +9,8 @@
 //! keeps a derived arguments struct and lets serde read the attributes.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, quote};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{Index, LitStr};
 
 use super::super::attr::SerdeAttr;
@@ -34,15 +35,18 @@ pub struct Decode {
 }
 
 pub fn expand(plan: &Plan) -> Decode {
-    if plan
-        .fields
-        .iter()
-        .all(|field| field.param.forwarded.serde.is_empty())
-    {
+    if decodes_by_parameter(plan) {
         by_parameter(plan)
     } else {
         derived(plan)
     }
+}
+
+/// Whether the tool's parameters are decoded one at a time (no `#[serde]` attribute on any).
+pub fn decodes_by_parameter(plan: &Plan) -> bool {
+    plan.fields
+        .iter()
+        .all(|field| field.param.forwarded.serde.is_empty())
 }
 
 /// The type a parameter is decoded into: a defaulted one is an `Option` first, so `null`
@@ -70,7 +74,18 @@ fn by_parameter(plan: &Plan) -> Decode {
     let types = plan.fields.iter().map(decoded_type);
     let indices: Vec<Index> = (0..plan.fields.len()).map(Index::from).collect();
     let nones = indices.iter().map(|_| quote!(::core::option::Option::None));
-    let slot_list = quote!(&mut [#(&mut #slots.#indices),*]);
+    // Each slot through `slot`, at the parameter's type: its bound is the tool's one check
+    // that the type decodes, reported there with the fix.
+    let slot_list = plan.fields.iter().zip(&indices).map(|(field, index)| {
+        let alias = field.param_type();
+        let slot = if field.has_default() {
+            quote!(defaulted_slot)
+        } else {
+            quote!(slot)
+        };
+        quote_spanned!(field.param.ty.span()=> #private::#slot::<#alias>(&mut #slots.#index))
+    });
+    let slot_list = quote!(&mut [#(#slot_list),*]);
     Decode {
         items: quote! {
             /// The keys of the arguments object, in parameter order.

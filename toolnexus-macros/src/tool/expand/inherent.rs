@@ -15,7 +15,7 @@ pub fn items(plan: &Plan, struct_ident: &Ident, listable: bool) -> TokenStream {
     let name = &plan.name;
     let description = &plan.description;
     let shared_fn = idents::shared_fn();
-    let assert_unique_fn = idents::assert_unique_fn();
+    let duplicate_name_fn = idents::duplicate_name_fn();
     let for_tools = listable.then(|| {
         quote! {
             #[doc(hidden)]
@@ -24,8 +24,10 @@ pub fn items(plan: &Plan, struct_ident: &Ident, listable: bool) -> TokenStream {
             }
 
             #[doc(hidden)]
-            pub const fn #assert_unique_fn(names: &[&str]) {
-                #private::assert_unique_tool_names(names)
+            pub const fn #duplicate_name_fn(
+                names: &[&str],
+            ) -> ::core::option::Option<#private::DuplicateToolName> {
+                #private::duplicate_tool_name(names)
             }
         }
     });

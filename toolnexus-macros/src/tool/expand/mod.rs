@@ -215,12 +215,17 @@ pub fn tools(input: TokenStream) -> syn::Result<TokenStream> {
             }
         });
     };
-    let assert_unique_fn = idents::assert_unique_fn();
+    let duplicate_name_fn = idents::duplicate_name_fn();
     let shared_fn = idents::shared_fn();
     Ok(quote! {
         {
             #error
-            const _: () = #first::#assert_unique_fn(&[#(#structs::NAME),*]);
+            // The panic is here, in the user's `tools![]`, so it is all rustc shows.
+            const _: () = if let ::core::option::Option::Some(duplicate) =
+                #first::#duplicate_name_fn(&[#(#structs::NAME),*])
+            {
+                ::core::panic!("{}", duplicate.message())
+            };
             ::std::vec![#(#structs::#shared_fn()),*]
         }
     })

@@ -22,6 +22,8 @@ pub fn input(plan: &Plan) -> TokenStream {
         let owned = &field.shape.owned;
         quote!(type #alias = #owned;)
     });
+    // Decoded one at a time, a parameter's slot checks its type (`decode::by_parameter`).
+    let by_parameter = super::decode::decodes_by_parameter(plan);
     let assertions = plan.fields.iter().map(|field| {
         let alias = field.param_type();
         let span = field.param.ty.span();
@@ -32,7 +34,9 @@ pub fn input(plan: &Plan) -> TokenStream {
             .header
             .as_ref()
             .map(|_| quote_spanned!(span=> #private::assert_header::<#alias>();));
-        quote_spanned!(span=> #private::assert_deserialize::<#alias>(); #header)
+        let decodes = (!by_parameter)
+            .then(|| quote_spanned!(span=> #private::assert_deserialize::<#alias>();));
+        quote!(#decodes #header)
     });
     let defaults = plan.fields.iter().filter_map(default_fn);
     let described: Vec<Option<Described>> = plan
@@ -57,8 +61,8 @@ pub fn input(plan: &Plan) -> TokenStream {
     quote! {
         #(#aliases)*
 
-        // Missing `Deserialize` on a parameter type, reported first and with the fix (the
-        // trait's `on_unimplemented`), at the parameter's type.
+        // Missing `Deserialize` on a parameter type (of a tool with `#[serde]` attributes),
+        // reported first and with the fix (the trait's `on_unimplemented`), at the type.
         const _: () = { #(#assertions)* };
 
         #(#defaults)*
@@ -112,12 +116,12 @@ fn default_fn(field: &Field) -> Option<TokenStream> {
 }
 
 /// How the schema struct describes a parameter it has no other description for:
-/// `#[schemars(with = "…::Described<T, name>")]`, the same schema as `T`'s, whose bound
+/// `#[schemars(schema_with = "…::described::<T, name>")]`, `T`'s own schema, whose bound
 /// reports a missing `JsonSchema` once, at the parameter's type, naming the parameter through
 /// `name`, a type called after it.
 struct Described {
     marker: Ident,
-    with: LitStr,
+    schema_with: LitStr,
 }
 
 impl Described {
@@ -139,14 +143,21 @@ impl Described {
         }
         let mut marker = field.ident.clone();
         marker.set_span(Span::call_site());
-        let with = format!(
-            "{}<{}, {marker}>",
-            plan.private_str("Described"),
+        // An optional parameter is `required` to schemars (see `schema_field`), which then
+        // asks for the schema without `null`.
+        let function = if field.shape.optional && !field.has_default() {
+            "described_present"
+        } else {
+            "described"
+        };
+        let schema_with = format!(
+            "{}::<{}, {marker}>",
+            plan.private_str(function),
             field.param_type()
         );
         Some(Self {
             marker,
-            with: LitStr::new(&with, field.param.ty.span()),
+            schema_with: LitStr::new(&schema_with, field.param.ty.span()),
         })
     }
 }
@@ -172,8 +183,8 @@ fn schema_field(field: &Field, described: Option<&Described>) -> TokenStream {
         .map(|header| quote!(#[schemars(extend("x-mcp-header" = #header))]));
     let forwarded = &param.forwarded.attrs;
     let with = described.map(|described| {
-        let with = &described.with;
-        quote!(#[schemars(with = #with)])
+        let schema_with = &described.schema_with;
+        quote!(#[schemars(schema_with = #schema_with)])
     });
     let optional = if field.has_default() {
         let path = idents::default_fn(field.index).to_string();
