@@ -883,7 +883,7 @@ mod mcp_server {
     }
 }
 
-/// `examples/mcp_agent.rs`: a local tool and `mcp_server`'s from an `mcp.json` in one loop,
+/// `examples/mcp_agent`: a local tool and `mcp_server`'s from an `mcp.json` in one loop,
 /// the remote approval answered in it.
 #[cfg(feature = "mcp-client")]
 #[test]
@@ -897,6 +897,79 @@ fn mcp_agent_answers_a_remote_approval_in_its_loop() {
             out.lines().any(|seen| seen == line),
             "missing {line:?} in\n{out}"
         );
+    }
+}
+
+/// `examples/mcp_agent -- --login`: the protected calendar asks for a sign-in when the agent
+/// connects, and again when the model calls it after the token expired; each login is shown
+/// with its authorization URL and answered through the loopback callback, and the call
+/// completes with the new token. Neither a token nor a code shows anywhere.
+#[cfg(feature = "mcp-client")]
+#[test]
+fn mcp_agent_signs_in_to_a_protected_server_with_login() {
+    let output = Command::new(example("mcp_agent"))
+        .arg("--login")
+        .output()
+        .expect("the example runs");
+    let out = String::from_utf8_lossy(&output.stdout);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{out}\n{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    let find = |line: &str| lines.iter().position(|seen| *seen == line);
+    let auth = lines
+        .iter()
+        .find_map(|line| {
+            line.strip_prefix("authorization server (a stand-in that approves every login): ")
+        })
+        .unwrap_or_else(|| panic!("no authorization server named in\n{out}"));
+    let logins: Vec<usize> = (0..lines.len())
+        .filter(|&at| lines[at] == "  ~ asked (authorization): Sign in to MCP server `calendar`")
+        .collect();
+    assert_eq!(logins.len(), 2, "{out}");
+    for &at in &logins {
+        let url = lines[at + 1]
+            .strip_prefix("    open ")
+            .unwrap_or_else(|| panic!("no authorization URL after line {at} in\n{out}"));
+        assert!(url.starts_with(&format!("{auth}/authorize?")), "{url}");
+        for part in [
+            "response_type=code",
+            "client_id=mcp-agent-example",
+            "code_challenge_method=S256",
+            "redirect_uri=http%3A%2F%2F127.0.0.1%3A",
+            "resource=http%3A%2F%2F127.0.0.1%3A",
+        ] {
+            assert!(url.contains(part), "{part} missing in {url}");
+        }
+        let answered = lines[at + 2];
+        assert!(
+            answered.starts_with("    answered: the browser came back to http://127.0.0.1:")
+                && answered.ends_with("/callback"),
+            "{out}"
+        );
+    }
+    let order = [
+        find("  ~ signed in to `calendar`"),
+        find("(an hour later: the token has expired, and there is no refresh token)"),
+        find("calendar: 2 tools"),
+        find("turn 1: sends 3 of 4 tools: word_count, calendar_agenda, search_tools"),
+        find(
+            "  > calendar_agenda {\"day\":\"Monday\"} => ana's meetings on Monday: 09:30 standup, 14:00 design review",
+        ),
+    ]
+    .map(|at| at.unwrap_or_else(|| panic!("a line is missing in\n{out}")));
+    // The first login before connecting; the second the model's call, which then completes.
+    assert!(logins[0] < order[0], "{out}");
+    assert!(order.is_sorted(), "{out}");
+    assert!(order[3] < logins[1] && logins[1] < order[4], "{out}");
+    for text in [&out, &err] {
+        for secret in [
+            "stand-in-token-",
+            "stand-in-code-",
+            "Bearer",
+            "access_token",
+        ] {
+            assert!(!text.contains(secret), "{secret:?} shows in\n{text}");
+        }
     }
 }
 

@@ -143,14 +143,18 @@ fn the_mcp_agent_example_loads_deferred_tools_by_search_and_answers_a_remote_app
     }
 }
 
-/// `mcp_agent`'s one option is `--filesystem DIR` (`scripts/mcp-agent-filesystem.sh` runs it
-/// with the real server); anything else is refused with the usage, before a server starts.
+/// `mcp_agent`'s options are `--filesystem DIR` (`scripts/mcp-agent-filesystem.sh` runs it
+/// with the real server) and `--login`; anything else is refused with the usage, before a
+/// server starts.
 #[test]
 fn the_mcp_agent_example_refuses_an_unknown_argument_with_its_usage() {
     for args in [
         &["--bogus"][..],
         &["--filesystem"],
         &["--filesystem", "a", "b"],
+        &["--login", "now"],
+        &["--login", "--filesystem", "a"],
+        &["--filesystem", "a", "--login"],
     ] {
         let output = Command::new(example("mcp_agent"))
             .args(args)
@@ -159,7 +163,7 @@ fn the_mcp_agent_example_refuses_an_unknown_argument_with_its_usage() {
         assert!(!output.status.success(), "{args:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
-            stderr.contains("usage: mcp_agent [--filesystem DIR]"),
+            stderr.contains("usage: mcp_agent [--filesystem DIR | --login]"),
             "{args:?}: {stderr}"
         );
         assert!(output.stdout.is_empty(), "{args:?}: no server was read");
