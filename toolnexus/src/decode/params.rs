@@ -12,7 +12,7 @@
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use serde_json::{Map, Value};
 
-use super::check::{Check, Judge, Shape, TextCheck, Verdict, check_args, check_flat, check_text};
+use super::check::{Check, Judge, TextCheck, Verdict, check_args, check_flat, check_text};
 use super::error::{at_path, invalid_args, without_position};
 use super::lex::Cursor;
 use super::{
@@ -158,7 +158,7 @@ pub fn decode_params_json(
 ) -> Result<(), ToolResult> {
     if !schema.text_via_value && text.len() <= MAX_ARGUMENT_BYTES {
         let shape = schema.shape();
-        match text_walk(text, keys, slots, shape) {
+        match text_walk(text, keys, slots, schema) {
             Ok(Verdict::Vouched(())) => return Ok(()),
             Ok(Verdict::Unsure(())) => match check_text(tool, shape, text) {
                 TextCheck::Fits => return Ok(()),
@@ -270,8 +270,9 @@ fn text_walk(
     text: &str,
     keys: &'static [&'static str],
     slots: &mut [&mut dyn Slot],
-    shape: &Shape,
+    schema: &ToolSchema,
 ) -> Result<Verdict<()>, ()> {
+    let shape = schema.shape();
     // What a scalar needs; a nested value needs the same or more.
     let scalars = shape.check_for(false, true);
     let mut filled = 0;
@@ -328,9 +329,14 @@ fn text_walk(
     // What was judged while decoding vouches for the arguments only with the whole object in
     // view: every key the schema requires given.
     let verdict = if judged {
-        let present =
-            |name: &String| position(keys, name.as_bytes()).is_some_and(|at| slots[at].is_filled());
-        judge.verdict(judge.required().iter().all(present).then_some(()))
+        // A parameter's bit is set once its value decoded.
+        let all_given = match schema.required_params(keys) {
+            Some(required) => given & required == required,
+            None => judge.required().iter().all(|name| {
+                position(keys, name.as_bytes()).is_some_and(|at| slots[at].is_filled())
+            }),
+        };
+        judge.verdict(all_given.then_some(()))
     } else {
         Verdict::Vouched(())
     };

@@ -48,12 +48,26 @@ pub struct ToolSchema {
     /// A parameter is flattened: its keys sit beside the others, where serde's map would keep
     /// the last of a key given twice, so its text is read the reference way.
     pub(crate) flattened: bool,
+    /// [`Self::required_params`], worked out at the first call.
+    required_params: OnceLock<Option<u64>>,
 }
 
 impl ToolSchema {
     /// The input schema's structure, for the schema check of decoded arguments (`decode/check/`).
     pub(crate) fn shape(&self) -> &Shape {
         &self.shape
+    }
+
+    /// The parameters the schema requires, a bit each at its position in `keys`, the keys of
+    /// the tool this schema is of (the same at every call, so this is worked out once);
+    /// `None` when one is past the 64th or no parameter has its key.
+    pub(crate) fn required_params(&self, keys: &[&str]) -> Option<u64> {
+        *self.required_params.get_or_init(|| {
+            self.shape.required().iter().try_fold(0_u64, |mask, name| {
+                let at = keys.iter().position(|key| key == name)?;
+                (at < 64).then(|| mask | 1 << at)
+            })
+        })
     }
 }
 
@@ -164,6 +178,7 @@ fn tool_schema_from(
         text_via_value,
         shape,
         flattened: false,
+        required_params: OnceLock::new(),
     }
 }
 

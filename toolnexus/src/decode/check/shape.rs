@@ -173,6 +173,11 @@ impl Shape {
         Self::read(root, checks_keys, Origin::Given)
     }
 
+    /// The keys the root object requires.
+    pub(crate) fn required(&self) -> &[String] {
+        &self.nodes[ROOT].required
+    }
+
     /// [`Self::of`] for a schema this crate generated, leaving out the bounds it marks.
     pub(crate) fn of_generated(root: &Map<String, Value>, checks_keys: bool) -> Self {
         Self::read(root, checks_keys, Origin::Generated)

@@ -79,11 +79,7 @@ pub(super) struct Entries<'j, 's, A> {
     judging: Judging<'j, 's>,
     required: u64,
     given: u64,
-    /// The keys no property names, to find one given twice.
-    others: Vec<String>,
-    /// The property the next key most likely names: models keep the schema's order.
-    next: usize,
-    key: Key,
+    names: Named<'s>,
 }
 
 impl<'j, 's, A> Entries<'j, 's, A> {
@@ -94,9 +90,12 @@ impl<'j, 's, A> Entries<'j, 's, A> {
             judging,
             required,
             given: 0,
-            others: Vec::new(),
-            next: 0,
-            key: Key::Unread,
+            names: Named {
+                node: judging.node,
+                next: 0,
+                key: Key::Unread,
+                others: Vec::new(),
+            },
         }
     }
 }
@@ -110,16 +109,10 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Entries<'_, '_, A> {
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
         let node = self.judging.node;
-        let mut key = Key::Unread;
-        let mut named = Named {
-            node,
-            next: self.next,
-            key: &mut key,
-            others: &mut self.others,
-        };
+        self.names.key = Key::Unread;
         let read = self.inner.next_key_seed(KeySeed {
             inner: seed,
-            named: &mut named,
+            named: &mut self.names,
         })?;
         if read.is_none() {
             return fit(self.given & self.required == self.required).map(|()| None);
@@ -127,13 +120,13 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Entries<'_, '_, A> {
         self.judging
             .judge
             .spend(1 + node.required.len() + node.properties.len());
-        match key {
+        match self.names.key {
             Key::Property(at) if self.given & 1 << at != 0 => {
                 return Err(de::Error::custom(MISFIT));
             }
             Key::Property(at) => {
                 self.given |= 1 << at;
-                self.next = at + 1;
+                self.names.next = at + 1;
             }
             // `Named` refused a key given twice, and one no schema allows is judged with its
             // value (its `null` may stand for its absence).
@@ -142,14 +135,13 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Entries<'_, '_, A> {
                 self.judging.judge.leave::<()>();
             }
         }
-        self.key = key;
         Ok(read)
     }
 
     #[inline(always)]
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, A::Error> {
         let node = self.judging.node;
-        let judging = match self.key {
+        let judging = match self.names.key {
             Key::Property(at) => self.judging.inner(node.properties[at].1),
             Key::Other => match node.other_keys {
                 OtherKeys::Anything => Some(Judging {
@@ -168,7 +160,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Entries<'_, '_, A> {
         };
         // At the top, a `null` for a key that is not required stands for its absence.
         let absent_ok = self.judging.top
-            && match self.key {
+            && match self.names.key {
                 Key::Property(at) => self.required & 1 << at == 0,
                 _ => true,
             };

@@ -16,12 +16,15 @@ pub(super) enum Key {
     Unread,
 }
 
-/// Tells what a key names as serde reads it.
+/// Tells what each key of one object names as serde reads it.
 pub(super) struct Named<'n> {
     pub(super) node: &'n Node,
+    /// The property the next key most likely names: models keep the schema's order.
     pub(super) next: usize,
-    pub(super) key: &'n mut Key,
-    pub(super) others: &'n mut Vec<String>,
+    /// What the last key read names.
+    pub(super) key: Key,
+    /// The keys no property names, to find one given twice.
+    pub(super) others: Vec<String>,
 }
 
 impl Named<'_> {
@@ -34,7 +37,7 @@ impl Named<'_> {
         } else {
             (0..names.len()).find(|at| is(*at))
         };
-        *self.key = match named {
+        self.key = match named {
             Some(at) => Key::Property(at),
             // Pairwise for a few keys; past that the check after decoding sorts them.
             None if self.others.len() == 16 => Key::Unread,

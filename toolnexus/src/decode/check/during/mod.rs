@@ -72,7 +72,7 @@ impl<'s> Judge<'s> {
 
     /// The keys the arguments object must have.
     pub(crate) fn required(&self) -> &'s [String] {
-        &self.shape.nodes[ROOT].required
+        self.shape.required()
     }
 
     /// Whether flat arguments (every value a scalar, as decoded) certainly fit: each value
@@ -204,9 +204,16 @@ impl<'s> Judging<'_, 's> {
     #[inline(always)]
     fn string<E: de::Error>(self, text: &str) -> Result<(), E> {
         if self.judged() {
-            return self.scalar(&TextTree::String(Cow::Borrowed(text)));
+            return self.judged_string(text);
         }
         fit(self.node.allows(Kind::String as u8))
+    }
+
+    /// A string judged by more than its kind. Out of line, so that the visitor of a string
+    /// judged by its kind alone stays small enough for serde's own code to be inlined in it.
+    #[inline(never)]
+    fn judged_string<E: de::Error>(self, text: &str) -> Result<(), E> {
+        self.scalar(&TextTree::String(Cow::Borrowed(text)))
     }
 
     #[inline(always)]
