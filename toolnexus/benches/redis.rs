@@ -15,7 +15,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
 use toolnexus::mcp::{
-    HttpOptions, HttpServer, InMemoryStateStore, McpServer, RedisStore, StateStore,
+    HttpOptions, HttpServer, InMemoryStateStore, McpServer, RedisStore, StateStore, TaskStore,
 };
 use toolnexus::{Toolkit, tool, tools};
 
@@ -238,6 +238,26 @@ fn run(mut runtime: tokio::runtime::Builder, url: &str) {
             floor,
             subject,
             "one Redis round trip",
+        );
+
+        // The read a `tasks/get` makes, alone: one `HGET`, against `first_use`'s one `SET`,
+        // so what a `tasks/get` over HTTP adds beyond its round trip shows.
+        let (set, get) = interleaved(
+            || {
+                let id = id();
+                let store = &store;
+                async move { assert!(store.first_use(&id, expires).await.unwrap()) }
+            },
+            || {
+                let (store, id) = (&store, &on_redis);
+                async move { assert!(TaskStore::get(&**store, id).await.unwrap().is_some()) }
+            },
+        )
+        .await;
+        println!(
+            "  TaskStore::get alone: p50 {:.1} µs, beside first_use's {:.1} µs",
+            get.as_secs_f64() * 1e6,
+            set.as_secs_f64() * 1e6,
         );
     });
 }
