@@ -58,16 +58,10 @@ impl ToolSchema {
         &self.shape
     }
 
-    /// The parameters the schema requires, a bit each at its position in `keys`, the keys of
-    /// the tool this schema is of (the same at every call, so this is worked out once);
-    /// `None` when one is past the 64th or no parameter has its key.
+    /// The required parameters, a bit each at its position in `keys` (the tool's own, so the
+    /// same at every call); `None` when one is past the 64th or no parameter has its key.
     pub(crate) fn required_params(&self, keys: &[&str]) -> Option<u64> {
-        *self.required_params.get_or_init(|| {
-            self.shape.required().iter().try_fold(0_u64, |mask, name| {
-                let at = keys.iter().position(|key| key == name)?;
-                (at < 64).then(|| mask | 1 << at)
-            })
-        })
+        *(self.required_params).get_or_init(|| self.shape.required_bits(keys))
     }
 }
 

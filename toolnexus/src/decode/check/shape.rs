@@ -178,6 +178,17 @@ impl Shape {
         &self.nodes[ROOT].required
     }
 
+    /// The keys the root object requires, a bit each at its position in `keys`; `None` when
+    /// one is past the 64th or not among them.
+    pub(crate) fn required_bits(&self, keys: &[&str]) -> Option<u64> {
+        let at = |name: &String| {
+            keys.iter()
+                .position(|key| key == name)
+                .filter(|at| *at < 64)
+        };
+        (self.required().iter()).try_fold(0, |bits, name| Some(bits | 1 << at(name)?))
+    }
+
     /// [`Self::of`] for a schema this crate generated, leaving out the bounds it marks.
     pub(crate) fn of_generated(root: &Map<String, Value>, checks_keys: bool) -> Self {
         Self::read(root, checks_keys, Origin::Generated)
