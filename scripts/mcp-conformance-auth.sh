@@ -45,5 +45,5 @@ mkdir -p "$work"
   [ -f package.json ] || npm init -y > /dev/null
   [ -d "node_modules/@modelcontextprotocol/conformance" ] ||
     npm install --silent "@modelcontextprotocol/conformance@$suite_version" node@22 )
-( cd "$repo" && cargo build --example conformance_client --features mcp-client )
+( cd "$repo" && cargo build --example conformance_client --features oauth-jwt )
 auth_scenarios "$@"

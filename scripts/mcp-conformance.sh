@@ -48,7 +48,7 @@ suite=("$node" "$work/node_modules/@modelcontextprotocol/conformance/dist/index.
 cd "$repo"
 target="${CARGO_TARGET_DIR:-$repo/target}"
 cargo build --quiet --example conformance_server --features mcp,mcp-http
-cargo build --quiet --example conformance_client --features mcp-client
+cargo build --quiet --example conformance_client --features oauth-jwt
 results="$(mktemp -d)"
 # Copies, run from here: a build in a shared target directory may replace the originals
 # while the scenarios run.

@@ -32,10 +32,22 @@ pub async fn run(scenario: &str, server_url: &str) -> Result<(), Box<dyn Error>>
         if let Some(secret) = context.get("client_secret").and_then(Value::as_str) {
             oauth = oauth.client_secret(secret);
         }
+        // `private_key_jwt` (SEP-1046): the key in PKCS#8 PEM, and the algorithm, ES256.
+        if let Some(pem) = context.get("private_key_pem").and_then(Value::as_str) {
+            let algorithm = context.get("signing_algorithm").and_then(Value::as_str);
+            if algorithm.is_some_and(|algorithm| algorithm != "ES256") {
+                return Err(format!("{scenario}: `OAuthClient` signs with ES256 only").into());
+            }
+            oauth = oauth.client_private_key(pem);
+        }
     }
     // The client credentials extension: the client signs in as itself, no person.
     if scenario.starts_with("auth/client-credentials") {
         oauth = oauth.client_credentials();
+    }
+    // The DPoP extension (SEP-1932): tokens bound to the client's key, a proof with each use.
+    if scenario.starts_with("auth/dpop") {
+        oauth = oauth.dpop();
     }
     let server = McpTools::http(server_url).oauth(oauth.clone());
     let mut logins = 0;

@@ -3,7 +3,7 @@
 //! scenario server as the last argument (`scripts/mcp-conformance.sh` runs every non-auth
 //! client scenario with it).
 //!
-//! `cargo run --example conformance_client --features mcp-client -- http://127.0.0.1:3000/mcp`
+//! `cargo run --example conformance_client --features oauth-jwt -- http://127.0.0.1:3000/mcp`
 //!
 //! The `auth/*` scenarios are in `auth.rs`. Of the others, every
 //! scenario connects (`server/discover`, or `initialize` for an older server) and lists

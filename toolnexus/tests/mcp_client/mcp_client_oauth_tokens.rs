@@ -227,3 +227,80 @@ fn stores_on_one_file_lose_no_save_to_each_other() {
         }
     }
 }
+
+/// The feature `oauth-jwt`'s secrets: the client's private key, the assertions signed with
+/// it and the DPoP proofs, like the tokens, are in no log line, error or `Debug` output.
+#[cfg(feature = "oauth-jwt")]
+#[tokio::test]
+async fn no_private_key_assertion_or_dpop_proof_appears_in_any_log_line_or_error() {
+    use super::mcp_client_oauth_jwt::CLIENT_KEY_PEM;
+    use super::oauth_server::DpopRule;
+
+    let logs = Logs::default();
+    let _capture = tracing::subscriber::set_default(logs.clone());
+    let auth = AuthServer::start().await;
+    *auth.dpop.lock().unwrap() = DpopRule {
+        required: true,
+        token_nonce: Some("as-nonce".to_owned()),
+        resource_nonce: Some("rs-nonce".to_owned()),
+        ..DpopRule::default()
+    };
+    let resource = protected(&auth, None).await;
+    let mut said = Vec::new();
+    let machine = |pem: &str| {
+        OAuthClient::new("http://127.0.0.1:9/callback")
+            .client_id("signed-machine")
+            .client_private_key(pem)
+            .client_credentials()
+            .dpop()
+    };
+
+    // The client credentials grant with a signed assertion and DPoP, a token refused and
+    // signed for anew, and a login whose tokens are DPoP-bound.
+    let oauth = machine(CLIENT_KEY_PEM);
+    let connect = |oauth: OAuthClient| McpTools::http(&resource.url).oauth(oauth).connect();
+    let toolkit = Toolkit::new().with_all(connect(oauth.clone()).await.unwrap().tools());
+    let ctx = toolnexus::ToolContext::default();
+    let add = || toolkit.execute("add", json!({"a": 1, "b": 1}), &ctx);
+    said.push(add().await.output);
+    auth.revoke_everything();
+    said.push(add().await.output);
+    said.push(add().await.output);
+    said.push(format!("{oauth:?}"));
+    let person = OAuthClient::new("http://127.0.0.1:9/callback").dpop();
+    let signed = Toolkit::new().with_all(signed_in(&resource, &person).await.tools());
+    said.push(
+        signed
+            .execute("add", json!({"a": 1, "b": 1}), &Default::default())
+            .await
+            .output,
+    );
+    said.push(format!("{person:?}"));
+
+    // Refusals: a key the server does not know, and a key that does not read.
+    let other = CLIENT_KEY_PEM.replace("sLmkZctOsB9aLesI", "sLmkZctOsB9aLesJ");
+    for pem in [
+        other.as_str(),
+        "-----BEGIN PRIVATE KEY-----\nMIGH\n-----END PRIVATE KEY-----",
+    ] {
+        said.push(connect(machine(pem)).await.unwrap_err().to_string());
+    }
+
+    let logs = logs.0.lock().unwrap().clone();
+    assert!(logs.len() > 100, "rmcp's logs were captured: {logs}");
+    let seen = auth.seen();
+    assert!(seen.assertions.len() >= 2 && seen.resource_proofs >= 4);
+    let key_lines = CLIENT_KEY_PEM
+        .lines()
+        .filter(|line| !line.starts_with("-----"));
+    let secrets: Vec<&str> = key_lines
+        .chain(seen.signed.iter().map(String::as_str))
+        .chain(seen.issued.iter().map(String::as_str))
+        .collect();
+    for secret in secrets {
+        assert!(!logs.contains(secret), "a secret in the logs: {secret}");
+        for text in &said {
+            assert!(!text.contains(secret), "a secret in `{text}`");
+        }
+    }
+}

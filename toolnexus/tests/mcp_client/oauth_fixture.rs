@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use toolnexus::mcp::{HttpOptions, HttpService, McpServer, McpTools, OAuthClient};
 use toolnexus::{Answer, Request, Toolkit, tool, tools};
 
-use super::oauth_server::AuthServer;
+use super::oauth_server::{AuthServer, Refusal, check_proof};
 
 /// Adds two integers.
 #[tool]
@@ -114,11 +114,88 @@ pub async fn protected_with(
             },
         ));
     }
+    // DPoP in front of the endpoint when the authorization server's rule says so (RFC 9449
+    // §7): `Authorization: DPoP` with a proof of the key the token is bound to, made for this
+    // request, becomes the bearer token the endpoint checks; a bound token sent as bearer, or
+    // a proof without the nonce asked for, is refused.
+    let (dpop, endpoint) = (auth.clone(), url.clone());
+    app = app.layer(axum::middleware::from_fn(
+        move |mut request: axum::extract::Request, next: axum::middleware::Next| {
+            let verdict = dpop_verdict(&dpop, &endpoint, &mut request);
+            async move {
+                match verdict {
+                    None => next.run(request).await,
+                    Some(refused) => refused,
+                }
+            }
+        },
+    ));
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     Resource {
         url,
         tokens_seen,
         redirect_to,
+    }
+}
+
+/// The DPoP check in front of the endpoint: the refusal, if the request is refused.
+fn dpop_verdict(
+    auth: &AuthServer,
+    endpoint: &str,
+    request: &mut axum::extract::Request,
+) -> Option<axum::response::Response> {
+    use axum::http::{HeaderValue, StatusCode};
+    use axum::response::IntoResponse;
+    let rule = auth.dpop.lock().unwrap().clone();
+    if !rule.required {
+        return None;
+    }
+    let headers = request.headers();
+    let authorization = headers
+        .get("authorization")
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let refuse = |challenge: String| {
+        (StatusCode::UNAUTHORIZED, [("www-authenticate", challenge)]).into_response()
+    };
+    let mut seen = auth.seen();
+    if let Some(token) = authorization.strip_prefix("Bearer ") {
+        return seen
+            .bound
+            .contains_key(token)
+            .then(|| refuse(r#"DPoP error="invalid_token""#.to_owned()));
+    }
+    let token = authorization.strip_prefix("DPoP ")?;
+    let proof = headers
+        .get("dpop")
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let nonce = rule.resource_nonce.as_deref();
+    let method = request.method().as_str().to_owned();
+    match check_proof(&mut seen, &proof, &method, endpoint, Some(token), nonce) {
+        Ok(thumbprint) if seen.bound.get(token) == Some(&thumbprint) => {
+            seen.resource_proofs += 1;
+            let bearer = HeaderValue::try_from(format!("Bearer {token}")).unwrap();
+            request.headers_mut().insert("authorization", bearer);
+            None
+        }
+        Ok(_) => Some(refuse(r#"DPoP error="invalid_token""#.to_owned())),
+        Err(Refusal::Nonce) => {
+            seen.resource_nonce_challenges += 1;
+            let mut answer = refuse(r#"DPoP error="use_dpop_nonce""#.to_owned());
+            let nonce = HeaderValue::try_from(nonce.unwrap_or_default()).unwrap();
+            answer.headers_mut().insert("dpop-nonce", nonce);
+            if rule.rotate_resource_nonce {
+                let next = format!("rs-nonce-{}", seen.resource_nonce_challenges);
+                auth.dpop.lock().unwrap().resource_nonce = Some(next);
+            }
+            Some(answer)
+        }
+        Err(Refusal::Proof(why)) => Some(refuse(format!(
+            r#"DPoP error="invalid_dpop_proof", error_description="{why}""#
+        ))),
     }
 }
 

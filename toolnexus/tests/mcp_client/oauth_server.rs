@@ -2,7 +2,9 @@
 //! Debian or PyPI package gives one that runs without a database or a JVM): RFC 8414
 //! metadata, dynamic registration (RFC 7591), the authorization endpoint that redirects at
 //! once (the person said yes), and a token endpoint that checks PKCE S256 and the `resource`
-//! parameter, refreshes, and issues opaque tokens it can revoke.
+//! parameter, refreshes, and issues opaque tokens it can revoke. It also verifies what the
+//! feature `oauth-jwt` signs: `private_key_jwt` client assertions (RFC 7523) and DPoP proofs
+//! (RFC 9449), binding a token to the proof's key and asking for nonces when told to.
 #![allow(dead_code, reason = "each test uses the part of the stand-in it needs")]
 
 use std::collections::{HashMap, HashSet};
@@ -33,7 +35,42 @@ pub struct Seen {
     pub refreshes: usize,
     pub client_credentials: usize,
     pub next: usize,
+    /// Every client assertion and DPoP proof received (token endpoint and MCP server).
+    pub signed: Vec<String>,
+    /// The claims of each client assertion that verified.
+    pub assertions: Vec<serde_json::Value>,
+    /// DPoP-bound access tokens: the thumbprint of the key each is bound to.
+    pub bound: HashMap<String, String>,
+    /// Every proof `jti` seen, to refuse a replay.
+    pub jtis: HashSet<String>,
+    /// Token requests with a valid DPoP proof, and requests to the MCP server with one.
+    pub token_proofs: usize,
+    pub resource_proofs: usize,
+    /// `use_dpop_nonce` answers given by the token endpoint and by the MCP server.
+    pub token_nonce_challenges: usize,
+    pub resource_nonce_challenges: usize,
 }
+
+/// What the servers ask of DPoP (RFC 9449).
+#[derive(Default, Clone)]
+pub struct DpopRule {
+    /// Token requests without a valid proof are refused, and the MCP server checks proofs.
+    pub required: bool,
+    /// The nonce a token request's proof must carry (§8), if any.
+    pub token_nonce: Option<String>,
+    /// The nonce a proof sent to the MCP server must carry (§9), if any.
+    pub resource_nonce: Option<String>,
+    /// The MCP server hands out a new nonce with every challenge (a nonce never satisfied).
+    pub rotate_resource_nonce: bool,
+    /// Proofs are checked but tokens issued unbound, as `Bearer` (a server without DPoP).
+    pub unbound_tokens: bool,
+}
+
+/// The public half of the key `private_key_jwt` tests sign with (`CLIENT_KEY_PEM` in
+/// `mcp_client_oauth_jwt.rs`), as JWK coordinates.
+const CLIENT_KEY_X: &str = "KHf-Wju5idL6uDGR5Anj7r-DeGZaVMS4t4YhyjoZb1E";
+const CLIENT_KEY_Y: &str = "5W2MYLkPqzEcNMXgXGFJ7nO3zWSSEJRaNp2Jt3x2LN4";
+const JWT_BEARER: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 #[derive(Clone)]
 pub struct AuthServer {
@@ -45,6 +82,9 @@ pub struct AuthServer {
     pub expires_in: Arc<Mutex<u64>>,
     /// The PKCE methods its metadata lists (`["S256"]` unless a test says).
     pub pkce_methods: Arc<Mutex<Vec<&'static str>>>,
+    /// The client authentication methods its metadata lists.
+    pub auth_methods: Arc<Mutex<Vec<&'static str>>>,
+    pub dpop: Arc<Mutex<DpopRule>>,
 }
 
 impl AuthServer {
@@ -57,8 +97,15 @@ impl AuthServer {
             resource: Arc::default(),
             expires_in: Arc::new(Mutex::new(3600)),
             pkce_methods: Arc::new(Mutex::new(vec!["S256"])),
+            auth_methods: Arc::new(Mutex::new(vec![
+                "none",
+                "client_secret_basic",
+                "private_key_jwt",
+            ])),
+            dpop: Arc::default(),
         };
         let pkce = Arc::clone(&server.pkce_methods);
+        let methods = Arc::clone(&server.auth_methods);
         let metadata = move || {
             json!({
                 "issuer": url,
@@ -68,7 +115,9 @@ impl AuthServer {
                 "response_types_supported": ["code"],
                 "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
                 "code_challenge_methods_supported": *pkce.lock().unwrap(),
-                "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
+                "token_endpoint_auth_methods_supported": *methods.lock().unwrap(),
+                "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
+                "dpop_signing_alg_values_supported": ["ES256"],
                 "scopes_supported": ["mcp:read", "mcp:write"],
             })
         };
@@ -163,7 +212,37 @@ impl AuthServer {
         let asked = form(&String::from_utf8_lossy(&body));
         let field = |key: &str| asked.get(key).cloned().unwrap_or_default();
         let resource = self.resource.lock().unwrap().clone();
+        let rule = self.dpop.lock().unwrap().clone();
         let mut seen = self.seen();
+        // DPoP (RFC 9449 §5): a proof binds the token to its key; §8: the nonce asked for.
+        let proof = headers.get("dpop").and_then(|value| value.to_str().ok());
+        let bound_to = match proof {
+            Some(proof) => {
+                let endpoint = format!("{}/token", self.url);
+                let nonce = rule.token_nonce.as_deref();
+                match check_proof(&mut seen, proof, "POST", &endpoint, None, nonce) {
+                    Ok(thumbprint) => Some(thumbprint),
+                    Err(Refusal::Nonce) => {
+                        seen.token_nonce_challenges += 1;
+                        let nonce = nonce.unwrap_or_default().to_owned();
+                        let mut answer = refusal("use_dpop_nonce", "a DPoP nonce is required");
+                        answer
+                            .headers_mut()
+                            .insert("dpop-nonce", nonce.parse().unwrap());
+                        return answer;
+                    }
+                    Err(Refusal::Proof(why)) => return refusal("invalid_dpop_proof", &why),
+                }
+            }
+            None if rule.required => {
+                return refusal("invalid_dpop_proof", "a DPoP proof is required");
+            }
+            None => None,
+        };
+        if bound_to.is_some() {
+            seen.token_proofs += 1;
+        }
+        let bound_to = bound_to.filter(|_| !rule.unbound_tokens);
         let scope = match field("grant_type").as_str() {
             "authorization_code" => {
                 seen.code_exchanges += 1;
@@ -180,6 +259,23 @@ impl AuthServer {
                     return invalid_grant("resource is not this server's resource");
                 }
                 scope
+            }
+            "client_credentials" if field("client_assertion_type") == JWT_BEARER => {
+                // `signed-machine` authenticates with an ES256 assertion (RFC 7523 §2.2).
+                let assertion = field("client_assertion");
+                seen.signed.push(assertion.clone());
+                if asked.contains_key("client_id") || asked.contains_key("client_secret") {
+                    return refusal("invalid_request", "an assertion and a client_id or secret");
+                }
+                match check_assertion(&mut seen, &assertion, &self.url) {
+                    Ok(claims) => seen.assertions.push(claims),
+                    Err(why) => return refusal("invalid_client", &why),
+                }
+                if field("resource") != resource {
+                    return invalid_grant("resource is not this server's resource");
+                }
+                seen.client_credentials += 1;
+                "mcp:read".to_owned()
             }
             "client_credentials" => {
                 // Confidential client `machine`: HTTP Basic or the body, as the metadata allows.
@@ -213,11 +309,14 @@ impl AuthServer {
         seen.access.insert(access.clone(), scope.clone());
         seen.refresh.insert(refresh.clone());
         seen.issued.extend([access.clone(), refresh.clone()]);
+        if let Some(thumbprint) = &bound_to {
+            seen.bound.insert(access.clone(), thumbprint.clone());
+        }
         json_response(
             StatusCode::OK,
             &json!({
                 "access_token": access,
-                "token_type": "Bearer",
+                "token_type": if bound_to.is_some() { "DPoP" } else { "Bearer" },
                 "expires_in": *self.expires_in.lock().unwrap(),
                 "refresh_token": refresh,
                 "scope": scope,
@@ -227,10 +326,102 @@ impl AuthServer {
 }
 
 fn invalid_grant(why: &str) -> Response {
+    refusal("invalid_grant", why)
+}
+
+fn refusal(error: &str, why: &str) -> Response {
     json_response(
         StatusCode::BAD_REQUEST,
-        &json!({"error": "invalid_grant", "error_description": why}),
+        &json!({"error": error, "error_description": why}),
     )
+}
+
+/// Why a DPoP proof was refused: it lacks the nonce asked for, or something else is wrong.
+pub enum Refusal {
+    Nonce,
+    Proof(String),
+}
+
+/// Checks a DPoP proof (RFC 9449 §4.3) for a `method` request to `url`, with `token` its
+/// `ath` and `nonce` the one it must carry: the thumbprint (RFC 7638) of its key.
+pub fn check_proof(
+    seen: &mut Seen,
+    proof: &str,
+    method: &str,
+    url: &str,
+    token: Option<&str>,
+    nonce: Option<&str>,
+) -> Result<String, Refusal> {
+    use jsonwebtoken::jwk::ThumbprintHash;
+    use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+    seen.signed.push(proof.to_owned());
+    let wrong = |why: &str| Refusal::Proof(why.to_owned());
+    let header = jsonwebtoken::decode_header(proof).map_err(|_| wrong("not a JWT"))?;
+    if header.typ.as_deref() != Some("dpop+jwt") || header.alg != Algorithm::ES256 {
+        return Err(wrong("not an ES256 dpop+jwt"));
+    }
+    let jwk = header.jwk.ok_or_else(|| wrong("no jwk"))?;
+    let key = DecodingKey::from_jwk(&jwk).map_err(|_| wrong("the jwk is not a key"))?;
+    let mut validation = Validation::new(Algorithm::ES256);
+    validation.required_spec_claims.clear();
+    validation.validate_exp = false;
+    let claims = jsonwebtoken::decode::<serde_json::Value>(proof, &key, &validation)
+        .map_err(|_| wrong("the signature does not verify"))?
+        .claims;
+    let text = |key: &str| claims.get(key).and_then(|v| v.as_str()).unwrap_or_default();
+    let now = now();
+    let iat = claims.get("iat").and_then(|v| v.as_u64()).unwrap_or(0);
+    if text("htm") != method || text("htu") != url || now.abs_diff(iat) > 60 {
+        return Err(wrong("htm, htu or iat do not match the request"));
+    }
+    if let Some(token) = token {
+        let hash = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(Sha256::digest(token.as_bytes()));
+        if text("ath") != hash {
+            return Err(wrong("ath is not the token's hash"));
+        }
+    }
+    if nonce.is_some_and(|nonce| text("nonce") != nonce) {
+        return Err(Refusal::Nonce);
+    }
+    if text("jti").is_empty() || !seen.jtis.insert(text("jti").to_owned()) {
+        return Err(wrong("no jti, or one seen before (a replay)"));
+    }
+    Ok(jwk.thumbprint(ThumbprintHash::SHA256))
+}
+
+/// Checks a `private_key_jwt` client assertion of `signed-machine` (RFC 7523 §3) addressed to
+/// the issuer `issuer`: its claims.
+fn check_assertion(
+    seen: &mut Seen,
+    assertion: &str,
+    issuer: &str,
+) -> Result<serde_json::Value, String> {
+    use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+    let key = DecodingKey::from_ec_components(CLIENT_KEY_X, CLIENT_KEY_Y).unwrap();
+    let mut validation = Validation::new(Algorithm::ES256);
+    validation.set_audience(&[issuer]);
+    validation.set_issuer(&["signed-machine"]);
+    validation.sub = Some("signed-machine".to_owned());
+    validation.set_required_spec_claims(&["exp", "aud", "iss", "sub"]);
+    let claims = jsonwebtoken::decode::<serde_json::Value>(assertion, &key, &validation)
+        .map_err(|error| format!("the assertion does not verify: {error}"))?
+        .claims;
+    let jti = claims
+        .get("jti")
+        .and_then(|v| v.as_str())
+        .unwrap_or_default();
+    if jti.is_empty() || !seen.jtis.insert(jti.to_owned()) {
+        return Err("the assertion has no jti, or one seen before".to_owned());
+    }
+    Ok(claims)
+}
+
+pub fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
 }
 
 fn json_response(status: StatusCode, body: &serde_json::Value) -> Response {

@@ -1,5 +1,9 @@
 //! Signing in to remote MCP servers: OAuth 2.1 on rmcp's `auth`, the login a §10 suspension.
 
+#[cfg(feature = "oauth-jwt")]
+mod dpop;
+#[cfg(feature = "oauth-jwt")]
+mod jwt;
 mod listener;
 mod token_store;
 
@@ -9,8 +13,9 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::transport::AuthClient;
 use rmcp::transport::auth::{
-    AuthorizationCallback, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
-    ClientCredentialsConfig, CredentialStore, StoredCredentials, WWWAuthenticateParams,
+    AuthorizationCallback, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
+    AuthorizationSession, ClientCredentialsConfig, CredentialStore, OAuthTokenResponse,
+    StoredCredentials, WWWAuthenticateParams,
 };
 
 use super::McpClientError;
@@ -25,7 +30,12 @@ pub use token_store::{FileTokenStore, MemoryTokenStore, TokenStore};
 const MAX_LOGINS: usize = 64;
 
 /// The HTTP client a signed-in connection sends its requests through.
+#[cfg(not(feature = "oauth-jwt"))]
 pub(crate) type SignedClient = AuthClient<reqwest::Client>;
+/// The HTTP client a signed-in connection sends its requests through: reqwest, with DPoP
+/// proofs when [`OAuthClient::dpop`] is on.
+#[cfg(feature = "oauth-jwt")]
+pub(crate) type SignedClient = AuthClient<dpop::DpopHttp>;
 
 /// Signs in to MCP servers that ask for OAuth 2.1, as the MCP authorization spec
 /// (2025-11-25 and the 2026-07-28 draft) describes it; give it to
@@ -96,6 +106,12 @@ struct Config {
     client_metadata_url: Option<String>,
     client_id: Option<String>,
     client_secret: Option<String>,
+    /// The key of `private_key_jwt`, or why the PEM given was not one (said at sign-in).
+    #[cfg(feature = "oauth-jwt")]
+    private_key: Option<Result<Arc<jwt::Es256Key>, String>>,
+    /// DPoP's key and nonces, or why no key could be made (said at sign-in).
+    #[cfg(feature = "oauth-jwt")]
+    dpop: Option<Result<Arc<dpop::Dpop>, String>>,
     scopes: Vec<String>,
     /// Sign in as the client itself (the client credentials grant), not as a person.
     as_itself: bool,
@@ -138,6 +154,10 @@ impl OAuthClient {
                 client_metadata_url: None,
                 client_id: None,
                 client_secret: None,
+                #[cfg(feature = "oauth-jwt")]
+                private_key: None,
+                #[cfg(feature = "oauth-jwt")]
+                dpop: None,
                 scopes: Vec::new(),
                 as_itself: false,
                 store: Arc::new(MemoryTokenStore::default()),
@@ -183,13 +203,96 @@ impl OAuthClient {
     /// Signs in as the client itself, with no person and so no login to suspend on: the
     /// OAuth client credentials grant of the MCP extension
     /// `io.modelcontextprotocol/oauth-client-credentials`, for an agent that acts on its own
-    /// behalf. Needs the pre-registered [`client_id`](Self::client_id) and
+    /// behalf. Needs the pre-registered [`client_id`](Self::client_id) and either its
     /// [`client_secret`](Self::client_secret) (sent as HTTP Basic when that is the only
-    /// method the authorization server lists, else in the body). A connection gets its token
+    /// method the authorization server lists, else in the body) or, with the feature
+    /// `oauth-jwt`, its `client_private_key` (a signed assertion instead of a secret;
+    /// it wins when both are given). A connection gets its token
     /// when the server first answers `401`; a call refused later gets a new token for the
     /// next call and an `isError` result saying so (the server ran nothing).
     pub fn client_credentials(mut self) -> Self {
         self.config.as_itself = true;
+        self
+    }
+
+    /// The private key the pre-registered [`client_id`](Self::client_id) authenticates with
+    /// instead of a secret, for the [`client_credentials`](Self::client_credentials) grant:
+    /// `private_key_jwt` (RFC 7523 §2.2, OpenID Connect's client authentication), as the
+    /// extension `io.modelcontextprotocol/oauth-client-credentials` (SEP-1046) describes.
+    /// `pem` is a P-256 key in PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`, as `openssl genpkey
+    /// -algorithm EC -pkeyopt ec_paramgen_curve:P-256` writes it); the authorization server
+    /// holds its public half.
+    ///
+    /// Each token request carries a fresh assertion, signed ES256: `iss` and `sub` the client
+    /// id, `aud` the authorization server's issuer (its token endpoint when the metadata names
+    /// no issuer), a five-minute `exp`, a random `jti`, and the `typ`
+    /// `client-authentication+jwt` of draft-ietf-oauth-rfc7523bis. An authorization server
+    /// whose metadata lists auth methods without `private_key_jwt`, or signing algorithms
+    /// without `ES256`, is refused before anything is sent. A key that does not read is
+    /// refused at the first sign-in, naming what is wrong but never its content; the key is
+    /// kept in memory only and never printed.
+    ///
+    /// Signed with RustCrypto's pure-Rust `p256` rather than rmcp's
+    /// `auth-client-credentials-jwt`, which brings `jsonwebtoken` with aws-lc: a C library
+    /// compiled from source (a C toolchain on every build machine, and more build time
+    /// than the signing it is used for). DPoP ([`dpop`](Self::dpop)) needs ES256 of its own
+    /// anyway, which rmcp does not offer, and one signer serves both.
+    ///
+    /// ```no_run
+    /// use toolnexus::mcp::{McpTools, OAuthClient};
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let pem = std::fs::read_to_string("agent-key.pem")?;
+    /// let oauth = OAuthClient::new("http://127.0.0.1/unused")
+    ///     .client_id("reporting-agent")
+    ///     .client_private_key(pem)
+    ///     .client_credentials();
+    /// let tools = McpTools::http("https://mcp.example.com/mcp").oauth(oauth).connect().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "oauth-jwt")]
+    pub fn client_private_key(mut self, pem: impl AsRef<str>) -> Self {
+        self.config.private_key = Some(jwt::Es256Key::from_pem(pem.as_ref()).map(Arc::new));
+        self
+    }
+
+    /// Asks for DPoP-bound tokens and proves possession of their key on every use (RFC
+    /// 9449; the MCP extension `io.modelcontextprotocol/auth/dpop`, SEP-1932): a token
+    /// copied off the wire is of no use without the key, which never leaves this process.
+    ///
+    /// The client makes a P-256 key of its own (one per `OAuthClient`, shared by its clones,
+    /// in memory only). Each token request (the code exchange, a refresh, the client
+    /// credentials grant) carries a `DPoP` proof, an ES256 JWT of type `dpop+jwt` with the
+    /// public key as its `jwk`, a random `jti`, `htm` and `htu` (the method and the URL
+    /// without its query), and `iat`. Each request to the MCP server sends the token as
+    /// `Authorization: DPoP <token>` with a fresh proof that also carries `ath`, the token's
+    /// SHA-256. A server that answers `use_dpop_nonce` gets the same request once more with
+    /// its `DPoP-Nonce` in the proof, and later proofs to it carry that nonce (§8, §9).
+    ///
+    /// A token the authorization server issues with a `token_type` other than `DPoP` (it
+    /// did not bind it) is sent as a bearer token, without a proof (§7.1). Tokens in a
+    /// [`FileTokenStore`] outlive the key: after a restart the server refuses them and the
+    /// client signs in again. With DPoP on, the OAuth requests go through
+    /// rmcp's default HTTP client, whose addresses are not filtered (rmcp's own filters
+    /// the addresses discovered URLs resolve to): DPoP takes rmcp's hook for a custom
+    /// OAuth HTTP client, which comes without that filter.
+    ///
+    /// When the MCP server asks for a nonce, the client learns it from a second, bodiless
+    /// request of the same method to the same URL (the server refuses it before reading a
+    /// body): rmcp's HTTP client reports a `401`'s challenge but not its other headers.
+    ///
+    /// ```no_run
+    /// use toolnexus::mcp::{McpTools, OAuthClient};
+    ///
+    /// let oauth = OAuthClient::new("http://127.0.0.1:8976/callback").dpop();
+    /// let server = McpTools::http("https://mcp.example.com/mcp").oauth(oauth.clone());
+    /// // Connect and sign in as without DPoP; the tokens are bound to the client's key.
+    /// ```
+    #[cfg(feature = "oauth-jwt")]
+    pub fn dpop(mut self) -> Self {
+        self.config.dpop =
+            Some(jwt::Es256Key::generate().map(|key| Arc::new(dpop::Dpop::new(key))));
         self
     }
 
@@ -229,7 +332,7 @@ impl OAuthClient {
             // Tokens from an earlier run: discovery, then the client id they were issued to.
             manager.initialize_from_store().await.map_err(plain)?;
         }
-        let client = AuthClient::new(reqwest::Client::new(), manager);
+        let client = self.signed(manager)?;
         Ok(self
             .lock_clients()
             .entry(resource.to_owned())
@@ -238,12 +341,54 @@ impl OAuthClient {
     }
 
     async fn manager(&self, resource: &str) -> Result<AuthorizationManager, String> {
-        let mut manager = AuthorizationManager::new(resource).await.map_err(plain)?;
+        let mut manager = self.new_manager(resource).await?;
         manager.set_credential_store(Entry {
             store: Arc::clone(&self.config.store),
             resource: resource.to_owned(),
         });
         Ok(manager)
+    }
+
+    /// DPoP's state when [`dpop`](Self::dpop) is on, or why it could not be.
+    #[cfg(feature = "oauth-jwt")]
+    fn dpop_state(&self) -> Result<Option<Arc<dpop::Dpop>>, String> {
+        self.config.dpop.clone().transpose().map_err(plain)
+    }
+
+    /// A manager whose OAuth requests carry DPoP proofs when [`dpop`](Self::dpop) is on.
+    #[cfg(feature = "oauth-jwt")]
+    async fn new_manager(&self, resource: &str) -> Result<AuthorizationManager, String> {
+        let Some(dpop) = self.dpop_state()? else {
+            return AuthorizationManager::new(resource).await.map_err(plain);
+        };
+        let inner = rmcp::transport::auth::default_oauth_http_client().map_err(plain)?;
+        let http = dpop::DpopOAuthHttp {
+            inner: Box::new(inner),
+            dpop,
+        };
+        AuthorizationManager::new_with_oauth_http_client(resource, Arc::new(http))
+            .await
+            .map_err(plain)
+    }
+
+    #[cfg(not(feature = "oauth-jwt"))]
+    async fn new_manager(&self, resource: &str) -> Result<AuthorizationManager, String> {
+        AuthorizationManager::new(resource).await.map_err(plain)
+    }
+
+    /// The client that sends a connection's requests with `manager`'s tokens.
+    #[cfg(feature = "oauth-jwt")]
+    fn signed(&self, manager: AuthorizationManager) -> Result<SignedClient, String> {
+        let http = dpop::DpopHttp {
+            http: reqwest::Client::new(),
+            dpop: self.dpop_state()?,
+        };
+        Ok(AuthClient::new(http, manager))
+    }
+
+    #[cfg(not(feature = "oauth-jwt"))]
+    fn signed(&self, manager: AuthorizationManager) -> Result<SignedClient, String> {
+        Ok(AuthClient::new(reqwest::Client::new(), manager))
     }
 
     /// Starts a login for `resource` from its `WWW-Authenticate` challenge: the request to
@@ -260,11 +405,12 @@ impl OAuthClient {
             .resolve_metadata_from_challenge(Some(challenge))
             .await
             .map_err(plain)?;
-        manager.set_metadata(metadata.metadata);
         if self.config.as_itself {
-            self.sign_in_as_itself(manager, resource).await?;
+            self.sign_in_as_itself(manager, metadata.metadata, resource)
+                .await?;
             return Ok(None);
         }
+        manager.set_metadata(metadata.metadata);
         let mut request = AuthorizationRequest::new(&self.config.redirect_uri)
             .with_challenge(challenge)
             .with_initial_scope_selection();
@@ -323,16 +469,41 @@ impl OAuthClient {
     async fn sign_in_as_itself(
         &self,
         mut manager: AuthorizationManager,
+        metadata: AuthorizationMetadata,
         resource: &str,
     ) -> Result<(), String> {
-        let (Some(client_id), Some(client_secret)) =
-            (&self.config.client_id, &self.config.client_secret)
-        else {
-            return Err(
-                "signing in as the client itself needs its `client_id` and `client_secret`"
-                    .to_owned(),
-            );
+        let needs = "signing in as the client itself needs its `client_id` and `client_secret` \
+                     (or, with the feature `oauth-jwt`, its `client_private_key`)";
+        let Some(client_id) = &self.config.client_id else {
+            return Err(needs.to_owned());
         };
+        #[cfg(feature = "oauth-jwt")]
+        if let Some(key) = &self.config.private_key {
+            let key = key.as_ref().map_err(plain)?;
+            let tokens = self
+                .assert_itself(client_id, key, &metadata, resource)
+                .await?;
+            manager.set_metadata(metadata);
+            // rmcp renews an expiring token through an OAuth client of the same id; with no
+            // refresh token kept its renewal asks for a sign-in, which signs a new assertion.
+            // The empty secret is never sent: rmcp sends one only with a refresh token.
+            let renewal = ClientCredentialsConfig::ClientSecret {
+                client_id: client_id.clone(),
+                client_secret: String::new(),
+                scopes: self.config.scopes.clone(),
+                resource: Some(resource.to_owned()),
+            };
+            manager
+                .configure_client_credentials(&renewal)
+                .map_err(plain)?;
+            return self
+                .keep_own_tokens(manager, client_id, tokens, resource)
+                .await;
+        }
+        let Some(client_secret) = &self.config.client_secret else {
+            return Err(needs.to_owned());
+        };
+        manager.set_metadata(metadata);
         let grant = ClientCredentialsConfig::ClientSecret {
             client_id: client_id.clone(),
             client_secret: client_secret.clone(),
@@ -346,11 +517,82 @@ impl OAuthClient {
             .exchange_client_credentials(&grant)
             .await
             .map_err(plain)?;
+        self.keep_own_tokens(manager, client_id, tokens, resource)
+            .await
+    }
+
+    /// The client credentials grant with `private_key_jwt`: the tokens the authorization
+    /// server of `metadata` issues for a signed assertion, without a refresh token (the
+    /// client can sign another assertion whenever it needs).
+    #[cfg(feature = "oauth-jwt")]
+    async fn assert_itself(
+        &self,
+        client_id: &str,
+        key: &jwt::Es256Key,
+        metadata: &AuthorizationMetadata,
+        resource: &str,
+    ) -> Result<OAuthTokenResponse, String> {
+        let listed = |field: &str| -> Option<Vec<String>> {
+            let values = metadata.additional_fields.get(field)?.as_array()?;
+            Some(
+                values
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect(),
+            )
+        };
+        if let Some(methods) = listed("token_endpoint_auth_methods_supported")
+            && !methods.iter().any(|method| method == "private_key_jwt")
+        {
+            return Err(plain(format!(
+                "the authorization server does not take `private_key_jwt` client \
+                 authentication (it lists {methods:?})"
+            )));
+        }
+        if let Some(algorithms) = listed("token_endpoint_auth_signing_alg_values_supported")
+            && !algorithms.iter().any(|algorithm| algorithm == "ES256")
+        {
+            return Err(plain(format!(
+                "the authorization server does not take ES256 client assertions (it lists \
+                 {algorithms:?})"
+            )));
+        }
+        let endpoint = &metadata.token_endpoint;
+        if !secure_enough(endpoint, resource) {
+            return Err(plain(format!(
+                "the token endpoint `{endpoint}` is not HTTPS (plain HTTP only on loopback)"
+            )));
+        }
+        let grant = jwt::AssertionGrant {
+            client_id,
+            key,
+            token_endpoint: endpoint,
+            audience: metadata.issuer.as_deref().unwrap_or(endpoint),
+            scopes: &self.config.scopes,
+            resource,
+        };
+        let dpop = self.dpop_state()?;
+        let body = grant.exchange(dpop.as_deref()).await.map_err(plain)?;
+        let mut tokens: OAuthTokenResponse = serde_json::from_slice(&body)
+            .map_err(|_| plain("the token endpoint's answer is not a token response"))?;
+        tokens.set_refresh_token(None);
+        Ok(tokens)
+    }
+
+    /// Keeps the tokens of a client credentials grant in the store, as a login's are, and
+    /// the client that sends them.
+    async fn keep_own_tokens(
+        &self,
+        manager: AuthorizationManager,
+        client_id: &str,
+        tokens: OAuthTokenResponse,
+        resource: &str,
+    ) -> Result<(), String> {
         let received = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |since| since.as_secs());
         let kept = StoredCredentials::new(
-            client_id.clone(),
+            client_id.to_owned(),
             Some(tokens),
             self.config.scopes.clone(),
             Some(received),
@@ -362,7 +604,7 @@ impl OAuthClient {
         .save(kept)
         .await
         .map_err(plain)?;
-        let client = AuthClient::new(reqwest::Client::new(), manager);
+        let client = self.signed(manager)?;
         self.lock_clients().insert(resource.to_owned(), client);
         Ok(())
     }
@@ -422,7 +664,7 @@ impl OAuthClient {
             )
             .await
             .map_err(plain)?;
-        let client = AuthClient::new(reqwest::Client::new(), login.session.auth_manager);
+        let client = self.signed(login.session.auth_manager)?;
         self.lock_clients().insert(login.resource, client);
         Ok(())
     }
@@ -461,6 +703,24 @@ fn redirect_of(answer: &Answer) -> Result<AuthorizationCallback, String> {
     }
     AuthorizationCallback::from_redirect_url(&url)
         .map_err(|_| "the redirect carries no `code` and `state`".to_owned())
+}
+
+/// Whether a token endpoint may be sent a client's credentials: HTTPS, or plain HTTP when it
+/// and the MCP server are both on loopback (a local test), rmcp's rule for its own grant.
+#[cfg(feature = "oauth-jwt")]
+fn secure_enough(endpoint: &str, resource: &str) -> bool {
+    let loopback = |url: &str| {
+        reqwest::Url::parse(url).is_ok_and(|url| {
+            let host = url.host_str().unwrap_or_default();
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            host.eq_ignore_ascii_case("localhost")
+                || host
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        })
+    };
+    endpoint.starts_with("https://")
+        || (endpoint.starts_with("http://") && loopback(endpoint) && loopback(resource))
 }
 
 /// An rmcp OAuth error for a person; rmcp's messages name no token.
