@@ -2,11 +2,12 @@
 //! answer each login the way a person's browser would (the suite's authorization server
 //! redirects at once, so fetching the authorization URL yields the redirect), list the tools
 //! and call each one through [`Toolkit::call`], where a login a call needs (a scope step-up)
-//! is a suspension answered the same way.
+//! is a suspension answered the same way. A context that carries an enterprise IdP's ID
+//! token or a workload's JWT signs in with it instead, no login at all.
 
 use std::error::Error;
 
-use toolnexus::mcp::{McpTools, OAuthClient};
+use toolnexus::mcp::{EnterpriseIdp, McpTools, OAuthClient};
 use toolnexus::serde_json::{Map, Value, json};
 use toolnexus::{Answer, Reason, Request, Toolkit};
 
@@ -48,6 +49,21 @@ pub async fn run(scenario: &str, server_url: &str) -> Result<(), Box<dyn Error>>
     // The DPoP extension (SEP-1932): tokens bound to the client's key, a proof with each use.
     if scenario.starts_with("auth/dpop") {
         oauth = oauth.dpop();
+    }
+    let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
+    // Enterprise-managed authorization: the person's ID token from the IdP they signed in to.
+    if let (Some(issuer), Some(endpoint), Some(client), Some(id_token)) = (
+        text("idp_issuer"),
+        text("idp_token_endpoint"),
+        text("idp_client_id"),
+        text("idp_id_token"),
+    ) {
+        let idp = EnterpriseIdp::new(issuer, endpoint, client);
+        oauth = oauth.enterprise_idp(idp, move || std::future::ready(Ok(id_token.clone())));
+    }
+    // Workload identity federation: the JWT the platform gave the workload.
+    if let Some(jwt) = text("valid_jwt") {
+        oauth = oauth.workload_identity(move || std::future::ready(Ok(jwt.clone())));
     }
     let server = McpTools::http(server_url).oauth(oauth.clone());
     let mut logins = 0;

@@ -101,8 +101,8 @@ mod server;
 
 #[cfg(feature = "mcp-client")]
 pub use client::{
-    CallbackListener, DEFAULT_CALL_TIMEOUT, FileTokenStore, HttpBuilder, McpClientError, McpTools,
-    MemoryTokenStore, OAuthClient, StdioBuilder, TokenStore,
+    CallbackListener, DEFAULT_CALL_TIMEOUT, EnterpriseIdp, FileTokenStore, HttpBuilder,
+    McpClientError, McpTools, MemoryTokenStore, OAuthClient, StdioBuilder, TokenStore,
 };
 pub use lines::MAX_LINE_BYTES;
 #[cfg(feature = "redis")]

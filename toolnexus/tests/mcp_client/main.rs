@@ -7,6 +7,7 @@ mod common;
 mod mcp_client;
 mod mcp_client_faults;
 mod mcp_client_oauth;
+mod mcp_client_oauth_assertions;
 mod mcp_client_oauth_jwt;
 mod mcp_client_oauth_tokens;
 mod mcp_client_real_schemas;

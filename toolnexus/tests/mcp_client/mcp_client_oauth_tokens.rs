@@ -1,17 +1,18 @@
 //! Where sign-in tokens go (issue 44): kept in a `TokenStore` (a file only its owner can
 //! read), sent to the server they were issued for and no other (not to a second server, not
-//! along a redirect), and never in a log line or an error message.
+//! along a redirect), and never in a log line or an error message, nor are the assertions
+//! and secrets of the sign-ins that need no person.
 #![cfg(all(feature = "mcp-client", feature = "mcp-http"))]
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use toolnexus::mcp::{FileTokenStore, McpTools, OAuthClient, TokenStore};
+use toolnexus::mcp::{EnterpriseIdp, FileTokenStore, McpTools, OAuthClient, TokenStore};
 use toolnexus::{Answer, Toolkit, pending_of};
 
 use super::oauth_fixture::{protected, signed_in};
-use super::oauth_server::AuthServer;
+use super::oauth_server::{AuthServer, IDP_CLIENT, IDP_SECRET};
 
 #[tokio::test]
 async fn tokens_go_only_to_the_server_they_were_issued_for() {
@@ -156,6 +157,97 @@ async fn no_token_appears_in_any_log_line_or_error() {
         );
         for text in &said {
             assert!(!text.contains(token.as_str()), "a token in `{text}`");
+        }
+    }
+}
+
+#[tokio::test]
+async fn no_assertion_secret_or_token_of_a_sign_in_without_a_person_appears_in_logs_or_errors() {
+    let logs = Logs::default();
+    let _capture = tracing::subscriber::set_default(logs.clone());
+    let auth = AuthServer::start().await;
+    let resource = protected(&auth, None).await;
+    // Every ID token and workload JWT handed out, for the check.
+    let handed: Arc<Mutex<Vec<String>>> = Arc::default();
+    let hand = |token: String, to: &Arc<Mutex<Vec<String>>>| {
+        to.lock().unwrap().push(token.clone());
+        std::future::ready(Ok(token))
+    };
+    let idp = |secret: &str| {
+        EnterpriseIdp::new(
+            auth.idp_issuer(),
+            format!("{}/token", auth.idp_issuer()),
+            IDP_CLIENT,
+        )
+        .client_secret(secret)
+    };
+    let person = |secret: &str, lifetime: i64| {
+        let (from, to) = (auth.clone(), Arc::clone(&handed));
+        OAuthClient::new("http://127.0.0.1:9/callback")
+            .client_id("machine")
+            .client_secret(secret)
+            .enterprise_idp(idp(IDP_SECRET), move || hand(from.id_token(lifetime), &to))
+    };
+    let workload = |lifetime: i64| {
+        let (from, to) = (auth.clone(), Arc::clone(&handed));
+        OAuthClient::new("http://127.0.0.1:9/callback")
+            .workload_identity(move || hand(from.workload_jwt(lifetime), &to))
+    };
+    let mut said = Vec::new();
+    for oauth in [person("machine-secret", 3600), workload(300)] {
+        let tools = McpTools::http(&resource.url)
+            .oauth(oauth.clone())
+            .connect()
+            .await
+            .unwrap();
+        let toolkit = Toolkit::new().with_all(tools.tools());
+        let ctx = toolnexus::ToolContext::default();
+        let call = || toolkit.execute("add", json!({"a": 1, "b": 1}), &ctx);
+        said.push(call().await.output);
+        auth.revoke_everything();
+        said.push(call().await.output);
+        said.push(call().await.output);
+        said.push(format!("{oauth:?}"));
+    }
+    let refusals = [
+        person("machine-secret", -60),
+        person("wrong-secret", 3600),
+        workload(-60),
+        OAuthClient::new("http://127.0.0.1:9/callback")
+            .client_id("machine")
+            .enterprise_idp(idp("wrong-secret"), move || {
+                std::future::ready(Ok("not-a-jwt-secret-x9".to_owned()))
+            }),
+    ];
+    for oauth in refusals {
+        let error = McpTools::http(&resource.url)
+            .oauth(oauth)
+            .connect()
+            .await
+            .unwrap_err();
+        said.push(format!("{error} {error:?}"));
+    }
+    assert_eq!(
+        said.iter().filter(|text| text.contains("refused")).count(),
+        6,
+        "{said:?}"
+    );
+    let debug = format!("{:?}", idp(IDP_SECRET));
+    assert!(!debug.contains(IDP_SECRET), "{debug}");
+
+    let logs = logs.0.lock().unwrap().clone();
+    assert!(logs.len() > 100, "rmcp's logs were captured: {logs}");
+    let mut secrets = auth.seen().issued.clone();
+    assert!(secrets.len() >= 6, "access tokens and ID-JAGs: {secrets:?}");
+    secrets.extend(handed.lock().unwrap().iter().cloned());
+    secrets.extend(["machine-secret", IDP_SECRET, "not-a-jwt-secret-x9"].map(str::to_owned));
+    for secret in &secrets {
+        assert!(
+            !logs.contains(secret.as_str()),
+            "a secret in the logs: {secret}"
+        );
+        for text in &said {
+            assert!(!text.contains(secret.as_str()), "a secret in `{text}`");
         }
     }
 }

@@ -2,9 +2,13 @@
 //! Debian or PyPI package gives one that runs without a database or a JVM): RFC 8414
 //! metadata, dynamic registration (RFC 7591), the authorization endpoint that redirects at
 //! once (the person said yes), and a token endpoint that checks PKCE S256 and the `resource`
-//! parameter, refreshes, and issues opaque tokens it can revoke. It also verifies what the
-//! feature `oauth-jwt` signs: `private_key_jwt` client assertions (RFC 7523) and DPoP proofs
-//! (RFC 9449), binding a token to the proof's key and asking for nonces when told to.
+//! parameter, refreshes, and issues opaque tokens it can revoke. Beside it, under `/idp`, an
+//! enterprise IdP whose token exchange (RFC 8693) turns the person's ID token into an
+//! ID-JAG; the token endpoint redeems that, or a workload's JWT, as the JWT-bearer grant
+//! (RFC 7523), checking each JWT's signature (HS256), issuer, audience and expiry. It also
+//! verifies what the feature `oauth-jwt` signs: `private_key_jwt` client assertions (RFC
+//! 7523) and DPoP proofs (RFC 9449), binding a token to the proof's key and asking for
+//! nonces when told to.
 #![allow(dead_code, reason = "each test uses the part of the stand-in it needs")]
 
 use std::collections::{HashMap, HashSet};
@@ -16,8 +20,22 @@ use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use base64::Engine;
-use serde_json::json;
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+/// What the IdP signs its ID tokens and ID-JAGs with.
+const IDP_KEY: &[u8] = b"stand-in enterprise IdP key";
+/// What the workload platform signs its workloads' JWTs with (the issuer the authorization
+/// server trusts).
+const PLATFORM_KEY: &[u8] = b"stand-in workload platform key";
+const PLATFORM: &str = "https://platform.example";
+/// The person's ID token and the ID-JAG name the app by these: its client at the IdP, and
+/// at this authorization server (the confidential client `machine`).
+pub const IDP_CLIENT: &str = "idp-client";
+pub const IDP_SECRET: &str = "idp-secret-x9";
 
 /// What the authorization server saw and issued.
 #[derive(Default)]
@@ -34,6 +52,9 @@ pub struct Seen {
     pub code_exchanges: usize,
     pub refreshes: usize,
     pub client_credentials: usize,
+    /// Token exchanges asked of the IdP, and JWT-bearer grants asked of the token endpoint.
+    pub token_exchanges: usize,
+    pub jwt_bearer: usize,
     pub next: usize,
     /// Every client assertion and DPoP proof received (token endpoint and MCP server).
     pub signed: Vec<String>,
@@ -70,7 +91,7 @@ pub struct DpopRule {
 /// `mcp_client_oauth_jwt.rs`), as JWK coordinates.
 const CLIENT_KEY_X: &str = "KHf-Wju5idL6uDGR5Anj7r-DeGZaVMS4t4YhyjoZb1E";
 const CLIENT_KEY_Y: &str = "5W2MYLkPqzEcNMXgXGFJ7nO3zWSSEJRaNp2Jt3x2LN4";
-const JWT_BEARER: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+const JWT_ASSERTION: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 #[derive(Clone)]
 pub struct AuthServer {
@@ -113,7 +134,7 @@ impl AuthServer {
                 "token_endpoint": format!("{url}/token"),
                 "registration_endpoint": format!("{url}/register"),
                 "response_types_supported": ["code"],
-                "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
+                "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials", JWT_BEARER],
                 "code_challenge_methods_supported": *pkce.lock().unwrap(),
                 "token_endpoint_auth_methods_supported": *methods.lock().unwrap(),
                 "token_endpoint_auth_signing_alg_values_supported": ["ES256"],
@@ -121,8 +142,12 @@ impl AuthServer {
                 "scopes_supported": ["mcp:read", "mcp:write"],
             })
         };
-        let (on_authorize, on_token, on_register) =
-            (server.clone(), server.clone(), server.clone());
+        let (on_authorize, on_token, on_register, on_exchange) = (
+            server.clone(),
+            server.clone(),
+            server.clone(),
+            server.clone(),
+        );
         let app = Router::new()
             .route(
                 "/.well-known/oauth-authorization-server",
@@ -142,6 +167,12 @@ impl AuthServer {
             .route(
                 "/token",
                 post(move |headers: HeaderMap, body: Bytes| on_token.clone().token(headers, body)),
+            )
+            .route(
+                "/idp/token",
+                post(move |headers: HeaderMap, body: Bytes| {
+                    on_exchange.clone().exchange(headers, body)
+                }),
             );
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         server
@@ -167,6 +198,102 @@ impl AuthServer {
         let mut seen = self.seen();
         seen.access.clear();
         seen.refresh.clear();
+    }
+
+    /// The enterprise IdP's issuer identifier (its token endpoint is `/token` under it).
+    pub fn idp_issuer(&self) -> String {
+        format!("{}/idp", self.url)
+    }
+
+    /// An ID token the IdP issued to `alice` for the app's client there, good for
+    /// `lifetime` seconds (negative: already expired).
+    pub fn id_token(&self, lifetime: i64) -> String {
+        let now = now() as i64;
+        let claims = json!({
+            "iss": self.idp_issuer(), "sub": "alice", "aud": IDP_CLIENT,
+            "iat": now, "exp": now + lifetime,
+        });
+        jsonwebtoken::encode(
+            &Header::default(),
+            &claims,
+            &EncodingKey::from_secret(IDP_KEY),
+        )
+        .unwrap()
+    }
+
+    /// A JWT the workload platform issued to the agent for this authorization server,
+    /// good for `lifetime` seconds (negative: already expired).
+    pub fn workload_jwt(&self, lifetime: i64) -> String {
+        let now = now() as i64;
+        let claims = json!({
+            "iss": PLATFORM, "sub": "system:serviceaccount:agents:planner", "aud": self.url,
+            "jti": format!("jti-{now}-{lifetime}"), "iat": now, "exp": now + lifetime,
+        });
+        let key = EncodingKey::from_secret(PLATFORM_KEY);
+        jsonwebtoken::encode(&Header::default(), &claims, &key).unwrap()
+    }
+
+    /// The IdP's token exchange: the person's ID token for an ID-JAG naming this
+    /// authorization server (the `audience`) and the MCP server (the `resource`).
+    async fn exchange(self, headers: HeaderMap, body: Bytes) -> Response {
+        let asked = form(&String::from_utf8_lossy(&body));
+        let field = |key: &str| asked.get(key).cloned().unwrap_or_default();
+        let resource = self.resource.lock().unwrap().clone();
+        self.seen().token_exchanges += 1;
+        if field("grant_type") != "urn:ietf:params:oauth:grant-type:token-exchange" {
+            return refusal(
+                StatusCode::BAD_REQUEST,
+                "unsupported_grant_type",
+                "not a token exchange",
+            );
+        }
+        if field("requested_token_type") != ID_JAG
+            || field("subject_token_type") != "urn:ietf:params:oauth:token-type:id_token"
+        {
+            return refusal(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                "an ID token for an ID-JAG only",
+            );
+        }
+        if basic(&headers) != Some((IDP_CLIENT.to_owned(), IDP_SECRET.to_owned())) {
+            return refusal(
+                StatusCode::UNAUTHORIZED,
+                "invalid_client",
+                "wrong client at the IdP",
+            );
+        }
+        let Some(person) = verify(
+            &field("subject_token"),
+            IDP_KEY,
+            &self.idp_issuer(),
+            IDP_CLIENT,
+        ) else {
+            return invalid_grant("the ID token is not one of ours, or expired");
+        };
+        if field("audience") != self.url || field("resource") != resource {
+            return refusal(StatusCode::BAD_REQUEST, "invalid_target", "not this server");
+        }
+        let now = now();
+        let claims = json!({
+            "iss": self.idp_issuer(), "sub": person["sub"], "aud": self.url,
+            "client_id": "machine", "resource": resource, "scope": "mcp:read",
+            "jti": format!("jag-{now}-{}", self.seen().token_exchanges), "iat": now, "exp": now + 300,
+        });
+        let header = Header {
+            typ: Some("oauth-id-jag+jwt".to_owned()),
+            ..Header::default()
+        };
+        let jag =
+            jsonwebtoken::encode(&header, &claims, &EncodingKey::from_secret(IDP_KEY)).unwrap();
+        self.seen().issued.push(jag.clone());
+        json_response(
+            StatusCode::OK,
+            &json!({
+                "access_token": jag, "issued_token_type": ID_JAG,
+                "token_type": "N_A", "expires_in": 300,
+            }),
+        )
     }
 
     async fn register(self, body: Bytes) -> Response {
@@ -225,17 +352,27 @@ impl AuthServer {
                     Err(Refusal::Nonce) => {
                         seen.token_nonce_challenges += 1;
                         let nonce = nonce.unwrap_or_default().to_owned();
-                        let mut answer = refusal("use_dpop_nonce", "a DPoP nonce is required");
+                        let mut answer = refusal(
+                            StatusCode::BAD_REQUEST,
+                            "use_dpop_nonce",
+                            "a DPoP nonce is required",
+                        );
                         answer
                             .headers_mut()
                             .insert("dpop-nonce", nonce.parse().unwrap());
                         return answer;
                     }
-                    Err(Refusal::Proof(why)) => return refusal("invalid_dpop_proof", &why),
+                    Err(Refusal::Proof(why)) => {
+                        return refusal(StatusCode::BAD_REQUEST, "invalid_dpop_proof", &why);
+                    }
                 }
             }
             None if rule.required => {
-                return refusal("invalid_dpop_proof", "a DPoP proof is required");
+                return refusal(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_dpop_proof",
+                    "a DPoP proof is required",
+                );
             }
             None => None,
         };
@@ -243,6 +380,7 @@ impl AuthServer {
             seen.token_proofs += 1;
         }
         let bound_to = bound_to.filter(|_| !rule.unbound_tokens);
+        let mut refreshable = true;
         let scope = match field("grant_type").as_str() {
             "authorization_code" => {
                 seen.code_exchanges += 1;
@@ -260,16 +398,20 @@ impl AuthServer {
                 }
                 scope
             }
-            "client_credentials" if field("client_assertion_type") == JWT_BEARER => {
+            "client_credentials" if field("client_assertion_type") == JWT_ASSERTION => {
                 // `signed-machine` authenticates with an ES256 assertion (RFC 7523 §2.2).
                 let assertion = field("client_assertion");
                 seen.signed.push(assertion.clone());
                 if asked.contains_key("client_id") || asked.contains_key("client_secret") {
-                    return refusal("invalid_request", "an assertion and a client_id or secret");
+                    return refusal(
+                        StatusCode::BAD_REQUEST,
+                        "invalid_request",
+                        "an assertion and a client_id or secret",
+                    );
                 }
                 match check_assertion(&mut seen, &assertion, &self.url) {
                     Ok(claims) => seen.assertions.push(claims),
-                    Err(why) => return refusal("invalid_client", &why),
+                    Err(why) => return refusal(StatusCode::BAD_REQUEST, "invalid_client", &why),
                 }
                 if field("resource") != resource {
                     return invalid_grant("resource is not this server's resource");
@@ -294,6 +436,54 @@ impl AuthServer {
                 seen.client_credentials += 1;
                 "mcp:read".to_owned()
             }
+            JWT_BEARER => {
+                seen.jwt_bearer += 1;
+                // Neither grant gets a refresh token: the assertion is the way to renew.
+                refreshable = false;
+                let assertion = field("assertion");
+                let typ = jsonwebtoken::decode_header(&assertion)
+                    .ok()
+                    .and_then(|h| h.typ);
+                if typ.as_deref() == Some("oauth-id-jag+jwt") {
+                    // An ID-JAG: for the client it names, which must authenticate.
+                    let machine = Some(("machine".to_owned(), "machine-secret".to_owned()));
+                    if basic(&headers) != machine {
+                        return refusal(StatusCode::UNAUTHORIZED, "invalid_client", "wrong client");
+                    }
+                    let Some(jag) =
+                        verify(&assertion, IDP_KEY, &format!("{}/idp", self.url), &self.url)
+                    else {
+                        return invalid_grant("the ID-JAG is not the IdP's, or expired");
+                    };
+                    if jag["client_id"] != "machine" || jag["resource"] != resource.as_str() {
+                        return invalid_grant("the ID-JAG is for another client or server");
+                    }
+                    jag["scope"].as_str().unwrap_or_default().to_owned()
+                } else {
+                    // A workload's JWT: trusted for its issuer, for this server only.
+                    if verify(&assertion, PLATFORM_KEY, PLATFORM, &self.url).is_none() {
+                        return invalid_grant("the workload JWT is not the platform's, or expired");
+                    }
+                    if field("resource") != resource {
+                        return refusal(
+                            StatusCode::BAD_REQUEST,
+                            "invalid_target",
+                            "not this server",
+                        );
+                    }
+                    match field("scope").as_str() {
+                        "" => "mcp:read".to_owned(),
+                        "mcp:read" => "mcp:read".to_owned(),
+                        _ => {
+                            return refusal(
+                                StatusCode::BAD_REQUEST,
+                                "invalid_scope",
+                                "mcp:read only",
+                            );
+                        }
+                    }
+                }
+            }
             "refresh_token" => {
                 seen.refreshes += 1;
                 if !seen.refresh.remove(&field("refresh_token")) {
@@ -307,34 +497,57 @@ impl AuthServer {
         let access = format!("secret-access-{}-x9", seen.next);
         let refresh = format!("secret-refresh-{}-x9", seen.next);
         seen.access.insert(access.clone(), scope.clone());
-        seen.refresh.insert(refresh.clone());
-        seen.issued.extend([access.clone(), refresh.clone()]);
+        seen.issued.push(access.clone());
         if let Some(thumbprint) = &bound_to {
             seen.bound.insert(access.clone(), thumbprint.clone());
         }
-        json_response(
-            StatusCode::OK,
-            &json!({
-                "access_token": access,
-                "token_type": if bound_to.is_some() { "DPoP" } else { "Bearer" },
-                "expires_in": *self.expires_in.lock().unwrap(),
-                "refresh_token": refresh,
-                "scope": scope,
-            }),
-        )
+        let mut answer = json!({
+            "access_token": access,
+            "token_type": if bound_to.is_some() { "DPoP" } else { "Bearer" },
+            "expires_in": *self.expires_in.lock().unwrap(),
+            "scope": scope,
+        });
+        if refreshable {
+            seen.refresh.insert(refresh.clone());
+            seen.issued.push(refresh.clone());
+            answer["refresh_token"] = refresh.into();
+        }
+        json_response(StatusCode::OK, &answer)
     }
 }
 
 fn invalid_grant(why: &str) -> Response {
-    refusal("invalid_grant", why)
+    refusal(StatusCode::BAD_REQUEST, "invalid_grant", why)
 }
 
-fn refusal(error: &str, why: &str) -> Response {
-    json_response(
-        StatusCode::BAD_REQUEST,
-        &json!({"error": error, "error_description": why}),
-    )
+fn refusal(status: StatusCode, error: &str, why: &str) -> Response {
+    json_response(status, &json!({"error": error, "error_description": why}))
 }
+
+/// The claims of `jwt` when it is signed with `key` (HS256), from `issuer`, for `audience`,
+/// and not expired.
+fn verify(jwt: &str, key: &[u8], issuer: &str, audience: &str) -> Option<Value> {
+    let mut validation = Validation::new(Algorithm::HS256);
+    validation.set_issuer(&[issuer]);
+    validation.set_audience(&[audience]);
+    validation.leeway = 0;
+    jsonwebtoken::decode::<Value>(jwt, &DecodingKey::from_secret(key), &validation)
+        .ok()
+        .map(|data| data.claims)
+}
+
+/// The client id and secret of an HTTP Basic `Authorization` header (each form-decoded, as
+/// RFC 6749 §2.3.1 encodes them).
+fn basic(headers: &HeaderMap) -> Option<(String, String)> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(value.strip_prefix("Basic ")?)
+        .ok()?;
+    let text = String::from_utf8(decoded).ok()?;
+    let (id, secret) = text.split_once(':')?;
+    Some((decode(id), decode(secret)))
+}
+
 
 /// Why a DPoP proof was refused: it lacks the nonce asked for, or something else is wrong.
 pub enum Refusal {

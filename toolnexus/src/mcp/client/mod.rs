@@ -30,7 +30,9 @@ pub use connect_error::McpClientError;
 pub(crate) use connect_error::Unconnected;
 use connection::Link;
 pub(crate) use connection::Shared;
-pub use oauth::{CallbackListener, FileTokenStore, MemoryTokenStore, OAuthClient, TokenStore};
+pub use oauth::{
+    CallbackListener, EnterpriseIdp, FileTokenStore, MemoryTokenStore, OAuthClient, TokenStore,
+};
 use remote::RemoteTool;
 
 /// How long a remote call may take when neither the caller ([`ToolContext::timeout`]) nor

@@ -1,5 +1,6 @@
 //! Signing in to remote MCP servers: OAuth 2.1 on rmcp's `auth`, the login a §10 suspension.
 
+mod assertion;
 #[cfg(feature = "oauth-jwt")]
 mod dpop;
 #[cfg(feature = "oauth-jwt")]
@@ -9,6 +10,7 @@ mod token_store;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use rmcp::transport::AuthClient;
@@ -21,6 +23,8 @@ use rmcp::transport::auth::{
 use super::McpClientError;
 use crate::result::suspend::{Answer, Request};
 
+pub use assertion::EnterpriseIdp;
+use assertion::{Grant, Source};
 pub use listener::CallbackListener;
 use token_store::Entry;
 pub use token_store::{FileTokenStore, MemoryTokenStore, TokenStore};
@@ -115,6 +119,8 @@ struct Config {
     scopes: Vec<String>,
     /// Sign in as the client itself (the client credentials grant), not as a person.
     as_itself: bool,
+    /// Sign in with an assertion (the JWT-bearer grant), not with a login.
+    grant: Option<Grant>,
     store: Arc<dyn TokenStore>,
 }
 
@@ -160,6 +166,7 @@ impl OAuthClient {
                 dpop: None,
                 scopes: Vec::new(),
                 as_itself: false,
+                grant: None,
                 store: Arc::new(MemoryTokenStore::default()),
             },
             state: Arc::default(),
@@ -212,6 +219,118 @@ impl OAuthClient {
     /// next call and an `isError` result saying so (the server ran nothing).
     pub fn client_credentials(mut self) -> Self {
         self.config.as_itself = true;
+        self.config.grant = None;
+        self
+    }
+
+    /// Signs the person in through their enterprise identity provider, with no login to
+    /// suspend on: enterprise-managed authorization, the MCP extension
+    /// `io.modelcontextprotocol/enterprise-managed-authorization`, for an app the person
+    /// already signed in to with single sign-on (OpenID Connect) at `idp`.
+    ///
+    /// When a server first answers `401`, the person's ID token (asked of `id_token`) is
+    /// exchanged at the IdP for an ID-JAG naming the server (token exchange, RFC 8693: the
+    /// IdP applies the enterprise's policy), which is redeemed at the server's authorization
+    /// server (the JWT-bearer grant, RFC 7523) as the pre-registered
+    /// [`client_id`](Self::client_id) (with its [`client_secret`](Self::client_secret), as
+    /// HTTP Basic unless the metadata lists only the body). The [`scopes`](Self::scopes), if
+    /// any, are asked for; the IdP may grant fewer. The token is kept in the
+    /// [`TokenStore`]; once it expires or is refused, the client signs in again the same way
+    /// (the call that found it so gets an `isError` result saying so; the server ran
+    /// nothing).
+    ///
+    /// `id_token` is a closure asked for the ID token before each exchange, rather than the
+    /// token itself, because ID tokens expire within the hour while the app's session renews
+    /// them. A refusal names the party and its OAuth error code (`the enterprise IdP refused
+    /// the token exchange: invalid_grant`); no error or log line contains a token. Built on
+    /// rmcp's `auth-enterprise-managed`, which also checks the ID-JAG before redeeming it
+    /// (its type, issuer, audience, client, resource, expiry and scopes).
+    ///
+    /// ```no_run
+    /// use toolnexus::mcp::{EnterpriseIdp, McpTools, OAuthClient};
+    /// # struct Session;
+    /// # impl Session { async fn id_token(&self) -> std::io::Result<String> { Ok(String::new()) } }
+    ///
+    /// # async fn run(session: std::sync::Arc<Session>) -> Result<(), Box<dyn std::error::Error>> {
+    /// let idp = EnterpriseIdp::new(
+    ///     "https://acme.idp.example",
+    ///     "https://acme.idp.example/oauth2/token",
+    ///     "my-agent",
+    /// )
+    /// .client_secret("secret at the IdP");
+    /// let oauth = OAuthClient::new("http://127.0.0.1:8976/callback")
+    ///     .client_id("my-agent-at-the-mcp-server")
+    ///     .client_secret("secret at the MCP server's authorization server")
+    ///     // The app's single sign-on session holds the person's current ID token.
+    ///     .enterprise_idp(idp, move || {
+    ///         let session = session.clone();
+    ///         async move { Ok(session.id_token().await?) }
+    ///     });
+    /// let tools = McpTools::http("https://mcp.example.com/mcp").oauth(oauth).connect().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn enterprise_idp<F, Fut>(mut self, idp: EnterpriseIdp, id_token: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, Box<dyn std::error::Error + Send + Sync>>>
+            + Send
+            + 'static,
+    {
+        self.config.as_itself = false;
+        self.config.grant = Some(Grant::Enterprise {
+            idp,
+            id_token: Source::new(id_token),
+        });
+        self
+    }
+
+    /// Signs in as a workload with the JWT its platform issued it, with no person and no
+    /// client secret: workload identity federation, the MCP extension
+    /// `io.modelcontextprotocol/auth/wif`, for an agent running on Kubernetes (a projected
+    /// service account token), SPIFFE (a JWT-SVID) or a cloud's workload identity.
+    ///
+    /// When a server first answers `401`, the JWT (asked of `assertion`) is sent to the
+    /// authorization server's token endpoint as the JWT-bearer grant (RFC 7523 §2.1) with the
+    /// `resource` naming the server, the [`scopes`](Self::scopes) if any, and the
+    /// [`client_id`](Self::client_id) if one is set (the extension needs none); the
+    /// authorization server trusts the JWT's issuer and decides. The JWT goes only to a token
+    /// endpoint the server's metadata names whose authorization server lists the JWT-bearer
+    /// grant, over `https` (or `http` on loopback), and follows no redirect. The token is
+    /// kept in the [`TokenStore`] (a refresh token is not: the JWT is the way to renew); once
+    /// it expires or is refused, the client signs in again the same way (the call that found
+    /// it so gets an `isError` result saying so; the server ran nothing). A refused grant is
+    /// not retried: the error names the authorization server's OAuth error code
+    /// (`invalid_grant`, `invalid_scope`, `unauthorized_client`); no error or log line
+    /// contains the JWT.
+    ///
+    /// `assertion` is a closure asked for the JWT before each grant, rather than the JWT
+    /// itself, because workload tokens are short-lived and the platform rotates them (it
+    /// rewrites the file, the agent reads it again); surrounding whitespace is trimmed.
+    ///
+    /// ```no_run
+    /// use toolnexus::mcp::{McpTools, OAuthClient};
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// // The redirect URI goes unused: there is no login.
+    /// let oauth = OAuthClient::new("http://127.0.0.1:8976/callback").workload_identity(|| async {
+    ///     Ok(std::fs::read_to_string("/var/run/secrets/tokens/mcp-token")?)
+    /// });
+    /// let tools = McpTools::http("https://mcp.example.com/mcp").oauth(oauth).connect().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn workload_identity<F, Fut>(mut self, assertion: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, Box<dyn std::error::Error + Send + Sync>>>
+            + Send
+            + 'static,
+    {
+        self.config.as_itself = false;
+        self.config.grant = Some(Grant::Workload {
+            assertion: Source::new(assertion),
+        });
         self
     }
 
@@ -393,7 +512,9 @@ impl OAuthClient {
 
     /// Starts a login for `resource` from its `WWW-Authenticate` challenge: the request to
     /// suspend on, kind `"authorization"`, whose url is the authorization URL; `None` when the
-    /// client signed in as itself at once ([`client_credentials`](Self::client_credentials)).
+    /// client signed in as itself at once ([`client_credentials`](Self::client_credentials))
+    /// or with an assertion ([`enterprise_idp`](Self::enterprise_idp),
+    /// [`workload_identity`](Self::workload_identity)).
     pub(crate) async fn begin(
         &self,
         server: &str,
@@ -405,12 +526,17 @@ impl OAuthClient {
             .resolve_metadata_from_challenge(Some(challenge))
             .await
             .map_err(plain)?;
+        manager.set_metadata(metadata.metadata.clone());
+        if let Some(grant) = &self.config.grant {
+            self.sign_in_with_assertion(grant, manager, metadata, resource)
+                .await?;
+            return Ok(None);
+        }
         if self.config.as_itself {
             self.sign_in_as_itself(manager, metadata.metadata, resource)
                 .await?;
             return Ok(None);
         }
-        manager.set_metadata(metadata.metadata);
         let mut request = AuthorizationRequest::new(&self.config.redirect_uri)
             .with_challenge(challenge)
             .with_initial_scope_selection();
@@ -496,9 +622,8 @@ impl OAuthClient {
             manager
                 .configure_client_credentials(&renewal)
                 .map_err(plain)?;
-            return self
-                .keep_own_tokens(manager, client_id, tokens, resource)
-                .await;
+            let kept = received(client_id.clone(), tokens, self.config.scopes.clone());
+            return self.keep_own_tokens(manager, kept, resource).await;
         }
         let Some(client_secret) = &self.config.client_secret else {
             return Err(needs.to_owned());
@@ -517,8 +642,8 @@ impl OAuthClient {
             .exchange_client_credentials(&grant)
             .await
             .map_err(plain)?;
-        self.keep_own_tokens(manager, client_id, tokens, resource)
-            .await
+        let kept = received(client_id.clone(), tokens, self.config.scopes.clone());
+        self.keep_own_tokens(manager, kept, resource).await
     }
 
     /// The client credentials grant with `private_key_jwt`: the tokens the authorization
@@ -579,24 +704,14 @@ impl OAuthClient {
         Ok(tokens)
     }
 
-    /// Keeps the tokens of a client credentials grant in the store, as a login's are, and
-    /// the client that sends them.
+    /// Keeps `kept`, the tokens of a sign-in without a person, in the store as a login's are,
+    /// and the client that sends them.
     async fn keep_own_tokens(
         &self,
         manager: AuthorizationManager,
-        client_id: &str,
-        tokens: OAuthTokenResponse,
+        kept: StoredCredentials,
         resource: &str,
     ) -> Result<(), String> {
-        let received = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |since| since.as_secs());
-        let kept = StoredCredentials::new(
-            client_id.to_owned(),
-            Some(tokens),
-            self.config.scopes.clone(),
-            Some(received),
-        );
         Entry {
             store: Arc::clone(&self.config.store),
             resource: resource.to_owned(),
@@ -721,6 +836,21 @@ fn secure_enough(endpoint: &str, resource: &str) -> bool {
     };
     endpoint.starts_with("https://")
         || (endpoint.starts_with("http://") && loopback(endpoint) && loopback(resource))
+}
+
+/// `tokens` for `scopes`, issued to `client_id` now, as the store keeps them.
+fn received(
+    client_id: String,
+    tokens: OAuthTokenResponse,
+    scopes: Vec<String>,
+) -> StoredCredentials {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    StoredCredentials::new(
+        client_id,
+        Some(tokens),
+        scopes,
+        Some(now.map_or(0, |since| since.as_secs())),
+    )
 }
 
 /// An rmcp OAuth error for a person; rmcp's messages name no token.
