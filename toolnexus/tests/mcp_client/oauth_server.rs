@@ -548,7 +548,6 @@ fn basic(headers: &HeaderMap) -> Option<(String, String)> {
     Some((decode(id), decode(secret)))
 }
 
-
 /// Why a DPoP proof was refused: it lacks the nonce asked for, or something else is wrong.
 pub enum Refusal {
     Nonce,

@@ -20,7 +20,8 @@ use rmcp::transport::auth::{
 };
 use serde_json::Value;
 
-use super::{OAuthClient, plain, received};
+use super::client_credentials::received;
+use super::{OAuthClient, plain};
 
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 /// rmcp's bounds on its own token requests, kept for the workload's grant too.
@@ -371,4 +372,117 @@ fn refused(error: EmaError) -> String {
         other => other.to_string(),
     };
     format!("sign-in failed: {why}")
+}
+
+impl OAuthClient {
+    /// Signs the person in through their enterprise identity provider, with no login to
+    /// suspend on: enterprise-managed authorization, the MCP extension
+    /// `io.modelcontextprotocol/enterprise-managed-authorization`, for an app the person
+    /// already signed in to with single sign-on (OpenID Connect) at `idp`.
+    ///
+    /// When a server first answers `401`, the person's ID token (asked of `id_token`) is
+    /// exchanged at the IdP for an ID-JAG naming the server (token exchange, RFC 8693: the
+    /// IdP applies the enterprise's policy), which is redeemed at the server's authorization
+    /// server (the JWT-bearer grant, RFC 7523) as the pre-registered
+    /// [`client_id`](Self::client_id) (with its [`client_secret`](Self::client_secret), as
+    /// HTTP Basic unless the metadata lists only the body). The [`scopes`](Self::scopes), if
+    /// any, are asked for; the IdP may grant fewer. The token is kept in the
+    /// [`TokenStore`]; once it expires or is refused, the client signs in again the same way
+    /// (the call that found it so gets an `isError` result saying so; the server ran
+    /// nothing).
+    ///
+    /// `id_token` is a closure asked for the ID token before each exchange, rather than the
+    /// token itself, because ID tokens expire within the hour while the app's session renews
+    /// them. A refusal names the party and its OAuth error code (`the enterprise IdP refused
+    /// the token exchange: invalid_grant`); no error or log line contains a token. Built on
+    /// rmcp's `auth-enterprise-managed`, which also checks the ID-JAG before redeeming it
+    /// (its type, issuer, audience, client, resource, expiry and scopes).
+    ///
+    /// ```no_run
+    /// use toolnexus::mcp::{EnterpriseIdp, McpTools, OAuthClient};
+    /// # struct Session;
+    /// # impl Session { async fn id_token(&self) -> std::io::Result<String> { Ok(String::new()) } }
+    ///
+    /// # async fn run(session: std::sync::Arc<Session>) -> Result<(), Box<dyn std::error::Error>> {
+    /// let idp = EnterpriseIdp::new(
+    ///     "https://acme.idp.example",
+    ///     "https://acme.idp.example/oauth2/token",
+    ///     "my-agent",
+    /// )
+    /// .client_secret("secret at the IdP");
+    /// let oauth = OAuthClient::new("http://127.0.0.1:8976/callback")
+    ///     .client_id("my-agent-at-the-mcp-server")
+    ///     .client_secret("secret at the MCP server's authorization server")
+    ///     // The app's single sign-on session holds the person's current ID token.
+    ///     .enterprise_idp(idp, move || {
+    ///         let session = session.clone();
+    ///         async move { Ok(session.id_token().await?) }
+    ///     });
+    /// let tools = McpTools::http("https://mcp.example.com/mcp").oauth(oauth).connect().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn enterprise_idp<F, Fut>(mut self, idp: EnterpriseIdp, id_token: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, Box<dyn std::error::Error + Send + Sync>>>
+            + Send
+            + 'static,
+    {
+        self.config.as_itself = false;
+        self.config.grant = Some(Grant::Enterprise {
+            idp,
+            id_token: Source::new(id_token),
+        });
+        self
+    }
+
+    /// Signs in as a workload with the JWT its platform issued it, with no person and no
+    /// client secret: workload identity federation, the MCP extension
+    /// `io.modelcontextprotocol/auth/wif`, for an agent running on Kubernetes (a projected
+    /// service account token), SPIFFE (a JWT-SVID) or a cloud's workload identity.
+    ///
+    /// When a server first answers `401`, the JWT (asked of `assertion`) is sent to the
+    /// authorization server's token endpoint as the JWT-bearer grant (RFC 7523 §2.1) with the
+    /// `resource` naming the server, the [`scopes`](Self::scopes) if any, and the
+    /// [`client_id`](Self::client_id) if one is set (the extension needs none); the
+    /// authorization server trusts the JWT's issuer and decides. The JWT goes only to a token
+    /// endpoint the server's metadata names whose authorization server lists the JWT-bearer
+    /// grant, over `https` (or `http` on loopback), and follows no redirect. The token is
+    /// kept in the [`TokenStore`] (a refresh token is not: the JWT is the way to renew); once
+    /// it expires or is refused, the client signs in again the same way (the call that found
+    /// it so gets an `isError` result saying so; the server ran nothing). A refused grant is
+    /// not retried: the error names the authorization server's OAuth error code
+    /// (`invalid_grant`, `invalid_scope`, `unauthorized_client`); no error or log line
+    /// contains the JWT.
+    ///
+    /// `assertion` is a closure asked for the JWT before each grant, rather than the JWT
+    /// itself, because workload tokens are short-lived and the platform rotates them (it
+    /// rewrites the file, the agent reads it again); surrounding whitespace is trimmed.
+    ///
+    /// ```no_run
+    /// use toolnexus::mcp::{McpTools, OAuthClient};
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// // The redirect URI goes unused: there is no login.
+    /// let oauth = OAuthClient::new("http://127.0.0.1:8976/callback").workload_identity(|| async {
+    ///     Ok(std::fs::read_to_string("/var/run/secrets/tokens/mcp-token")?)
+    /// });
+    /// let tools = McpTools::http("https://mcp.example.com/mcp").oauth(oauth).connect().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn workload_identity<F, Fut>(mut self, assertion: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, Box<dyn std::error::Error + Send + Sync>>>
+            + Send
+            + 'static,
+    {
+        self.config.as_itself = false;
+        self.config.grant = Some(Grant::Workload {
+            assertion: Source::new(assertion),
+        });
+        self
+    }
 }

@@ -21,6 +21,7 @@ use rmcp::transport::streamable_http_client::{
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use super::OAuthClient;
 use super::jwt::{Es256Key, b64, now, random_id, token_request};
 
 /// The SSE stream rmcp's HTTP client answers a GET with.
@@ -428,5 +429,45 @@ impl StreamableHttpClient for DpopHttp {
             },
         )
         .await
+    }
+}
+
+impl OAuthClient {
+    /// Asks for DPoP-bound tokens and proves possession of their key on every use (RFC
+    /// 9449; the MCP extension `io.modelcontextprotocol/auth/dpop`, SEP-1932): a token
+    /// copied off the wire is of no use without the key, which never leaves this process.
+    ///
+    /// The client makes a P-256 key of its own (one per `OAuthClient`, shared by its clones,
+    /// in memory only). Each token request (the code exchange, a refresh, the client
+    /// credentials grant) carries a `DPoP` proof, an ES256 JWT of type `dpop+jwt` with the
+    /// public key as its `jwk`, a random `jti`, `htm` and `htu` (the method and the URL
+    /// without its query), and `iat`. Each request to the MCP server sends the token as
+    /// `Authorization: DPoP <token>` with a fresh proof that also carries `ath`, the token's
+    /// SHA-256. A server that answers `use_dpop_nonce` gets the same request once more with
+    /// its `DPoP-Nonce` in the proof, and later proofs to it carry that nonce (§8, §9).
+    ///
+    /// A token the authorization server issues with a `token_type` other than `DPoP` (it
+    /// did not bind it) is sent as a bearer token, without a proof (§7.1). Tokens in a
+    /// [`FileTokenStore`] outlive the key: after a restart the server refuses them and the
+    /// client signs in again. With DPoP on, the OAuth requests go through
+    /// rmcp's default HTTP client, whose addresses are not filtered (rmcp's own filters
+    /// the addresses discovered URLs resolve to): DPoP takes rmcp's hook for a custom
+    /// OAuth HTTP client, which comes without that filter.
+    ///
+    /// When the MCP server asks for a nonce, the client learns it from a second, bodiless
+    /// request of the same method to the same URL (the server refuses it before reading a
+    /// body): rmcp's HTTP client reports a `401`'s challenge but not its other headers.
+    ///
+    /// ```no_run
+    /// use toolnexus::mcp::{McpTools, OAuthClient};
+    ///
+    /// let oauth = OAuthClient::new("http://127.0.0.1:8976/callback").dpop();
+    /// let server = McpTools::http("https://mcp.example.com/mcp").oauth(oauth.clone());
+    /// // Connect and sign in as without DPoP; the tokens are bound to the client's key.
+    /// ```
+    pub fn dpop(mut self) -> Self {
+        self.config.dpop =
+            Some(super::jwt::Es256Key::generate().map(|key| Arc::new(Dpop::new(key))));
+        self
     }
 }
