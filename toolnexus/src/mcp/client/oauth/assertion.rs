@@ -387,7 +387,7 @@ impl OAuthClient {
     /// [`client_id`](Self::client_id) (with its [`client_secret`](Self::client_secret), as
     /// HTTP Basic unless the metadata lists only the body). The [`scopes`](Self::scopes), if
     /// any, are asked for; the IdP may grant fewer. The token is kept in the
-    /// [`TokenStore`]; once it expires or is refused, the client signs in again the same way
+    /// [`TokenStore`](super::TokenStore); once it expires or is refused, the client signs in again the same way
     /// (the call that found it so gets an `isError` result saying so; the server ran
     /// nothing).
     ///
@@ -449,7 +449,7 @@ impl OAuthClient {
     /// authorization server trusts the JWT's issuer and decides. The JWT goes only to a token
     /// endpoint the server's metadata names whose authorization server lists the JWT-bearer
     /// grant, over `https` (or `http` on loopback), and follows no redirect. The token is
-    /// kept in the [`TokenStore`] (a refresh token is not: the JWT is the way to renew); once
+    /// kept in the [`TokenStore`](super::TokenStore) (a refresh token is not: the JWT is the way to renew); once
     /// it expires or is refused, the client signs in again the same way (the call that found
     /// it so gets an `isError` result saying so; the server ran nothing). A refused grant is
     /// not retried: the error names the authorization server's OAuth error code

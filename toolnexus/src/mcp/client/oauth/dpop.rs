@@ -448,7 +448,7 @@ impl OAuthClient {
     ///
     /// A token the authorization server issues with a `token_type` other than `DPoP` (it
     /// did not bind it) is sent as a bearer token, without a proof (§7.1). Tokens in a
-    /// [`FileTokenStore`] outlive the key: after a restart the server refuses them and the
+    /// [`FileTokenStore`](super::FileTokenStore) outlive the key: after a restart the server refuses them and the
     /// client signs in again. With DPoP on, the OAuth requests go through
     /// rmcp's default HTTP client, whose addresses are not filtered (rmcp's own filters
     /// the addresses discovered URLs resolve to): DPoP takes rmcp's hook for a custom
