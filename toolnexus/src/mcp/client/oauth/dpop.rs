@@ -1,33 +1,22 @@
 //! DPoP (RFC 9449, the MCP extension `io.modelcontextprotocol/auth/dpop`; feature
 //! `oauth-jwt`): the client's key, the proofs it signs, and the two places they are sent —
 //! token requests (through [`DpopOAuthHttp`], rmcp's hook for every OAuth request) and
-//! requests to the MCP server (through [`DpopHttp`], the HTTP client under rmcp's
+//! requests to the MCP server (through `dpop_http.rs`'s `DpopHttp`, the HTTP client under rmcp's
 //! `AuthClient`). rmcp has no DPoP of its own.
 
 use std::collections::{HashMap, HashSet};
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use http::{HeaderMap, HeaderName, HeaderValue};
-use rmcp::model::ClientJsonRpcMessage;
+use http::HeaderMap;
 use rmcp::transport::auth::{
     OAuthHttpClient, OAuthHttpClientError, OAuthHttpClientFuture, OAuthHttpRequest,
-    WWWAuthenticateParams,
-};
-use rmcp::transport::streamable_http_client::{
-    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
-    StreamableHttpResponseLimits,
 };
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use super::OAuthClient;
-use super::jwt::{Es256Key, b64, now, random_id, token_request};
-
-/// The SSE stream rmcp's HTTP client answers a GET with.
-type EventStream =
-    Pin<Box<dyn futures_core::Stream<Item = Result<sse_stream::Sse, SseError>> + Send>>;
-type HttpError = StreamableHttpError<reqwest::Error>;
+use super::es256::{Es256Key, b64, now, random_id};
 
 /// Nonces (one per server) and unbound tokens kept; past this a set starts over (a nonce is
 /// only a hint, and a token forgotten is sent with a proof, which a server may ignore).
@@ -69,7 +58,7 @@ impl Dpop {
         }
     }
 
-    fn is_unbound(&self, token: &str) -> bool {
+    pub(crate) fn is_unbound(&self, token: &str) -> bool {
         self.unbound
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -180,256 +169,81 @@ fn is_token_request(request: &http::Request<Vec<u8>>) -> bool {
             .any(|pair| pair.starts_with(b"grant_type="))
 }
 
-/// The HTTP client under rmcp's `AuthClient`: reqwest, and with DPoP on, a bound token as
-/// `Authorization: DPoP <token>` with a fresh proof on every request (RFC 9449 §7), sent
-/// once more with the server's nonce when it answers `use_dpop_nonce` (§9).
-#[derive(Clone)]
-pub(crate) struct DpopHttp {
-    pub http: reqwest::Client,
-    pub dpop: Option<Arc<Dpop>>,
-}
+/// How long a token request may take, as rmcp's own OAuth requests.
+const TOKEN_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// The most of a token endpoint's answer that is read, as rmcp's own OAuth requests.
+const MAX_TOKEN_RESPONSE_BYTES: usize = 1024 * 1024;
 
-impl DpopHttp {
-    /// Makes `call` with the headers the token needs: none without a token; the bearer
-    /// token (rmcp's own way) without DPoP; else the DPoP pair, again after a nonce challenge.
-    async fn send<T, F, Fut>(
-        &self,
-        method: http::Method,
-        uri: &str,
-        token: Option<String>,
-        headers: HashMap<HeaderName, HeaderValue>,
-        call: F,
-    ) -> Result<T, HttpError>
-    where
-        F: Fn(Option<String>, HashMap<HeaderName, HeaderValue>) -> Fut,
-        Fut: Future<Output = Result<T, HttpError>>,
-    {
-        let (Some(dpop), Some(token)) = (&self.dpop, token.as_deref()) else {
-            return call(token, headers).await;
-        };
-        if dpop.is_unbound(token) {
-            return call(Some(token.to_owned()), headers).await;
+/// Sends a token request (a POST to the token endpoint): with a DPoP proof when `dpop`, and
+/// once more with the nonce the server asks for when it answers `use_dpop_nonce` (RFC 9449
+/// §8). Redirects are not followed (a token request is not to be replayed elsewhere).
+pub(crate) async fn token_request(
+    request: &http::Request<Vec<u8>>,
+    dpop: Option<&Dpop>,
+) -> Result<http::Response<Vec<u8>>, String> {
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(TOKEN_REQUEST_TIMEOUT)
+        .build()
+        .map_err(|error| error.to_string())?;
+    let url = request.uri().to_string();
+    let mut retried = false;
+    loop {
+        let mut sent = client
+            .request(request.method().clone(), &url)
+            .headers(request.headers().clone())
+            .body(request.body().clone());
+        if let Some(dpop) = dpop {
+            sent = sent.header("DPoP", dpop.proof(request.method().as_str(), &url, None)?);
         }
-        let signed = |headers: &HashMap<HeaderName, HeaderValue>| {
-            dpop_headers(dpop, &method, uri, token, headers.clone())
-        };
-        match call(None, signed(&headers)?).await {
-            Err(StreamableHttpError::AuthRequired(challenge))
-                if asks_for_nonce(&challenge.www_authenticate_header, uri)
-                    && self.learn_nonce(dpop, &method, uri, token, &headers).await =>
-            {
-                call(None, signed(&headers)?).await
+        let answer = sent
+            .send()
+            .await
+            .map_err(|error| error.without_url().to_string())?;
+        let status = answer.status();
+        let headers = answer.headers().clone();
+        let body = read_bounded(answer).await?;
+        if let Some(dpop) = dpop {
+            let nonce = dpop.keep_nonce(&url, &headers);
+            if !retried && nonce && token_asks_for_nonce(status, &body) {
+                retried = true;
+                continue;
             }
-            answer => answer,
+            if status.is_success() {
+                dpop.keep_token_type(&body);
+            }
         }
-    }
-
-    /// Reads the nonce a server wants. rmcp's HTTP client hands back a 401's challenge but
-    /// not its `DPoP-Nonce` header, so the same request is made once more without a body
-    /// (a server asking for a nonce refuses the request before reading it) and the nonce
-    /// read from that answer: one extra round trip for each nonce a server hands out.
-    async fn learn_nonce(
-        &self,
-        dpop: &Dpop,
-        method: &http::Method,
-        uri: &str,
-        token: &str,
-        headers: &HashMap<HeaderName, HeaderValue>,
-    ) -> bool {
-        let Ok(signed) = dpop_headers(dpop, method, uri, token, headers.clone()) else {
-            return false;
-        };
-        let mut probe = self.http.request(method.clone(), uri);
-        for (name, value) in signed {
-            probe = probe.header(name, value);
+        let mut response = http::Response::builder().status(status);
+        if let Some(kept) = response.headers_mut() {
+            *kept = headers;
         }
-        match probe.send().await {
-            Ok(answer) => dpop.keep_nonce(uri, answer.headers()),
-            Err(_) => false,
-        }
+        return response.body(body).map_err(|error| error.to_string());
     }
 }
 
-/// `headers` with `Authorization: DPoP <token>` and a fresh `DPoP` proof.
-fn dpop_headers(
-    dpop: &Dpop,
-    method: &http::Method,
-    uri: &str,
-    token: &str,
-    mut headers: HashMap<HeaderName, HeaderValue>,
-) -> Result<HashMap<HeaderName, HeaderValue>, HttpError> {
-    let unsendable = |_| {
-        HttpError::UnexpectedServerResponse("the access token is not a valid header value".into())
-    };
-    let proof = dpop
-        .proof(method.as_str(), uri, Some(token))
-        .map_err(|why| HttpError::UnexpectedServerResponse(why.into()))?;
-    headers.insert(
-        http::header::AUTHORIZATION,
-        HeaderValue::try_from(format!("DPoP {token}")).map_err(unsendable)?,
-    );
-    headers.insert(
-        HeaderName::from_static("dpop"),
-        HeaderValue::try_from(proof).map_err(unsendable)?,
-    );
-    Ok(headers)
+/// Whether a token endpoint's error answer is `use_dpop_nonce` (RFC 9449 §8).
+fn token_asks_for_nonce(status: reqwest::StatusCode, body: &[u8]) -> bool {
+    status.is_client_error()
+        && serde_json::from_slice::<Value>(body)
+            .ok()
+            .is_some_and(|answer| answer.get("error") == Some(&Value::from("use_dpop_nonce")))
 }
 
-/// Whether the MCP server's challenge is `use_dpop_nonce` (RFC 9449 §9).
-fn asks_for_nonce(challenge: &str, uri: &str) -> bool {
-    reqwest::Url::parse(uri).is_ok_and(|url| {
-        WWWAuthenticateParams::parse(challenge, &url)
-            .error
-            .as_deref()
-            == Some("use_dpop_nonce")
-    })
-}
-
-impl StreamableHttpClient for DpopHttp {
-    type Error = reqwest::Error;
-
-    async fn post_message(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_token: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
-        self.post_message_with_response_limits(
-            uri,
-            message,
-            session_id,
-            auth_token,
-            custom_headers,
-            StreamableHttpResponseLimits::default(),
-        )
+async fn read_bounded(mut answer: reqwest::Response) -> Result<Vec<u8>, String> {
+    let mut body = Vec::new();
+    while let Some(chunk) = answer
+        .chunk()
         .await
+        .map_err(|e| e.without_url().to_string())?
+    {
+        if body.len() + chunk.len() > MAX_TOKEN_RESPONSE_BYTES {
+            return Err(format!(
+                "the token endpoint's answer is over {MAX_TOKEN_RESPONSE_BYTES} bytes"
+            ));
+        }
+        body.extend_from_slice(&chunk);
     }
-
-    async fn post_message_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_token: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
-        let mut limits = StreamableHttpResponseLimits::default();
-        limits.max_sse_event_size = max_sse_event_size;
-        self.post_message_with_response_limits(
-            uri,
-            message,
-            session_id,
-            auth_token,
-            custom_headers,
-            limits,
-        )
-        .await
-    }
-
-    async fn post_message_with_response_limits(
-        &self,
-        uri: Arc<str>,
-        message: ClientJsonRpcMessage,
-        session_id: Option<Arc<str>>,
-        auth_token: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        limits: StreamableHttpResponseLimits,
-    ) -> Result<StreamableHttpPostResponse, HttpError> {
-        self.send(
-            http::Method::POST,
-            &uri,
-            auth_token,
-            custom_headers,
-            |token, headers| {
-                self.http.post_message_with_response_limits(
-                    uri.clone(),
-                    message.clone(),
-                    session_id.clone(),
-                    token,
-                    headers,
-                    limits,
-                )
-            },
-        )
-        .await
-    }
-
-    async fn delete_session(
-        &self,
-        uri: Arc<str>,
-        session_id: Arc<str>,
-        auth_token: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<(), HttpError> {
-        self.send(
-            http::Method::DELETE,
-            &uri,
-            auth_token,
-            custom_headers,
-            |token, headers| {
-                self.http
-                    .delete_session(uri.clone(), session_id.clone(), token, headers)
-            },
-        )
-        .await
-    }
-
-    async fn get_stream(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_token: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-    ) -> Result<EventStream, HttpError> {
-        self.send(
-            http::Method::GET,
-            &uri,
-            auth_token,
-            custom_headers,
-            |token, headers| {
-                self.http.get_stream(
-                    uri.clone(),
-                    session_id.clone(),
-                    last_event_id.clone(),
-                    token,
-                    headers,
-                )
-            },
-        )
-        .await
-    }
-
-    async fn get_stream_with_max_sse_event_size(
-        &self,
-        uri: Arc<str>,
-        session_id: Option<Arc<str>>,
-        last_event_id: Option<String>,
-        auth_token: Option<String>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
-        max_sse_event_size: usize,
-    ) -> Result<EventStream, HttpError> {
-        self.send(
-            http::Method::GET,
-            &uri,
-            auth_token,
-            custom_headers,
-            |token, headers| {
-                self.http.get_stream_with_max_sse_event_size(
-                    uri.clone(),
-                    session_id.clone(),
-                    last_event_id.clone(),
-                    token,
-                    headers,
-                    max_sse_event_size,
-                )
-            },
-        )
-        .await
-    }
+    Ok(body)
 }
 
 impl OAuthClient {
@@ -466,8 +280,7 @@ impl OAuthClient {
     /// // Connect and sign in as without DPoP; the tokens are bound to the client's key.
     /// ```
     pub fn dpop(mut self) -> Self {
-        self.config.dpop =
-            Some(super::jwt::Es256Key::generate().map(|key| Arc::new(Dpop::new(key))));
+        self.config.dpop = Some(Es256Key::generate().map(|key| Arc::new(Dpop::new(key))));
         self
     }
 }

@@ -1,88 +1,21 @@
-//! ES256 JSON Web Tokens the client signs (feature `oauth-jwt`): the client assertion of
-//! `private_key_jwt` (RFC 7523) and DPoP proofs (RFC 9449), and the token requests they go
+//! The client credentials grant with `private_key_jwt` (RFC 7523, SEP-1046; feature
+//! `oauth-jwt`): the assertion the client signs with its key, and the token request it goes
 //! with.
-//!
-//! Signed with RustCrypto's `p256` rather than rmcp's `auth-client-credentials-jwt` feature:
-//! that feature brings `jsonwebtoken` with aws-lc, a C library built from source, and DPoP
-//! (which rmcp does not have) needs ES256 signing of our own anyway; one pure-Rust signer
-//! serves both.
-
-use std::time::Duration;
-
-use base64::Engine;
-use p256::ecdsa::signature::Signer;
-use p256::ecdsa::{Signature, SigningKey};
-use p256::pkcs8::DecodePrivateKey;
-use serde_json::{Map, Value, json};
 
 use std::sync::Arc;
 
 use rmcp::transport::auth::{AuthorizationMetadata, OAuthTokenResponse};
+use serde_json::{Map, Value, json};
 
-use super::dpop::Dpop;
+use super::dpop::{Dpop, token_request};
+use super::es256::{Es256Key, now, random_id};
 use super::{OAuthClient, plain};
 
 /// How long a client assertion is good for: long enough for clock skew, short enough that
 /// a copy is of little use.
 const ASSERTION_LIFETIME_SECS: u64 = 300;
-/// How long a token request may take, as rmcp's own OAuth requests.
-const TOKEN_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-/// The most of a token endpoint's answer that is read, as rmcp's own OAuth requests.
-const MAX_TOKEN_RESPONSE_BYTES: usize = 1024 * 1024;
-
-/// A P-256 private key that signs ES256 JWTs. Never printed: no `Debug`.
-pub(crate) struct Es256Key(SigningKey);
 
 impl Es256Key {
-    /// The key in `pem`, PKCS#8 (`-----BEGIN PRIVATE KEY-----`), as `openssl genpkey` and
-    /// WebCrypto's `exportKey("pkcs8")` write it.
-    pub(crate) fn from_pem(pem: &str) -> Result<Self, String> {
-        SigningKey::from_pkcs8_pem(pem.trim())
-            .map(Self)
-            .map_err(|_| {
-                "the client's private key is not a P-256 (ES256) key in PKCS#8 PEM \
-             (`-----BEGIN PRIVATE KEY-----`)"
-                    .to_owned()
-            })
-    }
-
-    /// A new key from the operating system's random source.
-    pub(crate) fn generate() -> Result<Self, String> {
-        loop {
-            let mut secret = [0u8; 32];
-            getrandom::fill(&mut secret)
-                .map_err(|error| format!("no random source for a DPoP key: {error}"))?;
-            // Fails only for zero or a value past the group order (about 2^-32): draw again.
-            if let Ok(key) = SigningKey::from_slice(&secret) {
-                return Ok(Self(key));
-            }
-        }
-    }
-
-    /// The public half as a JWK (RFC 7517/7518): what a DPoP proof's header carries.
-    pub(crate) fn public_jwk(&self) -> Value {
-        let point = self.0.verifying_key().to_encoded_point(false);
-        let coordinate = |bytes: Option<&p256::FieldBytes>| bytes.map(b64).unwrap_or_default();
-        json!({
-            "kty": "EC",
-            "crv": "P-256",
-            "x": coordinate(point.x()),
-            "y": coordinate(point.y()),
-        })
-    }
-
-    /// The compact JWS of `claims` under `header` (to which `alg` is added).
-    pub(crate) fn sign(&self, mut header: Map<String, Value>, claims: &Value) -> String {
-        header.insert("alg".to_owned(), Value::from("ES256"));
-        let input = format!(
-            "{}.{}",
-            b64(Value::Object(header).to_string()),
-            b64(claims.to_string())
-        );
-        let signature: Signature = self.0.sign(input.as_bytes());
-        format!("{input}.{}", b64(signature.to_bytes()))
-    }
-
     /// The `client_assertion` of RFC 7523 §2.2 for `client_id`, addressed to `audience` (the
     /// authorization server's issuer identifier, as draft-ietf-oauth-rfc7523bis asks), with
     /// that draft's explicit type, as rmcp's own assertion has.
@@ -159,96 +92,6 @@ impl AssertionGrant<'_> {
         .trim_end()
         .to_owned())
     }
-}
-
-/// Sends a token request (a POST to the token endpoint): with a DPoP proof when `dpop`, and
-/// once more with the nonce the server asks for when it answers `use_dpop_nonce` (RFC 9449
-/// §8). Redirects are not followed (a token request is not to be replayed elsewhere).
-pub(crate) async fn token_request(
-    request: &http::Request<Vec<u8>>,
-    dpop: Option<&Dpop>,
-) -> Result<http::Response<Vec<u8>>, String> {
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(TOKEN_REQUEST_TIMEOUT)
-        .build()
-        .map_err(|error| error.to_string())?;
-    let url = request.uri().to_string();
-    let mut retried = false;
-    loop {
-        let mut sent = client
-            .request(request.method().clone(), &url)
-            .headers(request.headers().clone())
-            .body(request.body().clone());
-        if let Some(dpop) = dpop {
-            sent = sent.header("DPoP", dpop.proof(request.method().as_str(), &url, None)?);
-        }
-        let answer = sent
-            .send()
-            .await
-            .map_err(|error| error.without_url().to_string())?;
-        let status = answer.status();
-        let headers = answer.headers().clone();
-        let body = read_bounded(answer).await?;
-        if let Some(dpop) = dpop {
-            let nonce = dpop.keep_nonce(&url, &headers);
-            if !retried && nonce && asks_for_nonce(status, &body) {
-                retried = true;
-                continue;
-            }
-            if status.is_success() {
-                dpop.keep_token_type(&body);
-            }
-        }
-        let mut response = http::Response::builder().status(status);
-        if let Some(kept) = response.headers_mut() {
-            *kept = headers;
-        }
-        return response.body(body).map_err(|error| error.to_string());
-    }
-}
-
-/// Whether a token endpoint's error answer is `use_dpop_nonce` (RFC 9449 §8).
-fn asks_for_nonce(status: reqwest::StatusCode, body: &[u8]) -> bool {
-    status.is_client_error()
-        && serde_json::from_slice::<Value>(body)
-            .ok()
-            .is_some_and(|answer| answer.get("error") == Some(&Value::from("use_dpop_nonce")))
-}
-
-async fn read_bounded(mut answer: reqwest::Response) -> Result<Vec<u8>, String> {
-    let mut body = Vec::new();
-    while let Some(chunk) = answer
-        .chunk()
-        .await
-        .map_err(|e| e.without_url().to_string())?
-    {
-        if body.len() + chunk.len() > MAX_TOKEN_RESPONSE_BYTES {
-            return Err(format!(
-                "the token endpoint's answer is over {MAX_TOKEN_RESPONSE_BYTES} bytes"
-            ));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
-}
-
-/// Seconds since the Unix epoch.
-pub(crate) fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| since.as_secs())
-}
-
-/// 128 random bits, base64url: a `jti`.
-pub(crate) fn random_id() -> Result<String, String> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|error| format!("no random source: {error}"))?;
-    Ok(b64(bytes))
-}
-
-pub(crate) fn b64(bytes: impl AsRef<[u8]>) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
 impl OAuthClient {

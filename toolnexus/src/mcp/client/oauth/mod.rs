@@ -5,6 +5,10 @@ mod client_credentials;
 #[cfg(feature = "oauth-jwt")]
 mod dpop;
 #[cfg(feature = "oauth-jwt")]
+mod dpop_http;
+#[cfg(feature = "oauth-jwt")]
+mod es256;
+#[cfg(feature = "oauth-jwt")]
 mod jwt;
 mod listener;
 mod login;
@@ -36,7 +40,7 @@ pub(crate) type SignedClient = AuthClient<reqwest::Client>;
 /// The HTTP client a signed-in connection sends its requests through: reqwest, with DPoP
 /// proofs when [`OAuthClient::dpop`] is on.
 #[cfg(feature = "oauth-jwt")]
-pub(crate) type SignedClient = AuthClient<dpop::DpopHttp>;
+pub(crate) type SignedClient = AuthClient<dpop_http::DpopHttp>;
 
 /// Signs in to MCP servers that ask for OAuth 2.1, as the MCP authorization spec
 /// (2025-11-25 and the 2026-07-28 draft) describes it; give it to
@@ -109,7 +113,7 @@ struct Config {
     client_secret: Option<String>,
     /// The key of `private_key_jwt`, or why the PEM given was not one (said at sign-in).
     #[cfg(feature = "oauth-jwt")]
-    private_key: Option<Result<Arc<jwt::Es256Key>, String>>,
+    private_key: Option<Result<Arc<es256::Es256Key>, String>>,
     /// DPoP's key and nonces, or why no key could be made (said at sign-in).
     #[cfg(feature = "oauth-jwt")]
     dpop: Option<Result<Arc<dpop::Dpop>, String>>,
@@ -303,7 +307,7 @@ impl OAuthClient {
     /// The client that sends a connection's requests with `manager`'s tokens.
     #[cfg(feature = "oauth-jwt")]
     fn signed(&self, manager: AuthorizationManager) -> Result<SignedClient, String> {
-        let http = dpop::DpopHttp {
+        let http = dpop_http::DpopHttp {
             http: reqwest::Client::new(),
             dpop: self.dpop_state()?,
         };
