@@ -9,10 +9,11 @@ use serde::de::DeserializeOwned;
 use crate::decode::Slot;
 use crate::result::lower::Json;
 
-/// A type a `#[tool]` parameter can be decoded into. `#[tool]` asserts it at each parameter's
-/// type, so a missing `Deserialize` is reported there, first, with the fix. (rustc shows a
-/// trait's `on_unimplemented` text when the type itself lacks the blanket impl's bound; one
-/// trait per capability keeps each message about one missing derive.)
+/// A type a `#[tool]` parameter can be decoded into. `#[tool]` requires it at each parameter's
+/// type ([`slot`], or [`assert_deserialize`] for a tool with `#[serde]` attributes), so a
+/// missing `Deserialize` is reported there, once, with the fix. (rustc shows a trait's
+/// `on_unimplemented` text when the type itself lacks the blanket impl's bound; one trait per
+/// capability keeps each message about one missing derive.)
 #[diagnostic::on_unimplemented(
     message = "`#[tool]` parameter type `{Self}` cannot be decoded from JSON: add `#[derive(serde::Deserialize, toolnexus::JsonSchema)]` to `{Self}`",
     label = "this parameter's type needs `serde::Deserialize`"
