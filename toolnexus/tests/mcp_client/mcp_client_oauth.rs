@@ -237,7 +237,7 @@ async fn a_client_signs_in_as_itself_with_client_credentials_and_no_person() {
     assert!(
         refused
             .output
-            .contains("signed in again as the client itself: call again"),
+            .contains("signed in again without asking anyone: call again"),
         "{}",
         refused.output
     );

@@ -80,7 +80,13 @@ async fn a_person_signs_in_through_the_enterprise_idp_with_no_login() {
     auth.revoke_everything();
     let refused = add(&toolkit).await;
     assert!(refused.is_error);
-    assert!(refused.output.contains("call again"), "{}", refused.output);
+    assert!(
+        refused
+            .output
+            .contains("signed in again without asking anyone: call again"),
+        "{}",
+        refused.output
+    );
     assert_eq!(add(&toolkit).await.output, "7");
     assert_eq!(asked.load(Ordering::SeqCst), 2);
     assert_eq!(auth.seen().jwt_bearer, 2);
@@ -173,7 +179,13 @@ async fn a_workload_signs_in_with_its_platform_jwt_read_afresh_for_each_grant() 
     auth.revoke_everything();
     let refused = add(&toolkit).await;
     assert!(refused.is_error);
-    assert!(refused.output.contains("call again"), "{}", refused.output);
+    assert!(
+        refused
+            .output
+            .contains("signed in again without asking anyone: call again"),
+        "{}",
+        refused.output
+    );
     assert_eq!(add(&toolkit).await.output, "7");
     assert_eq!(
         asked.load(Ordering::SeqCst),

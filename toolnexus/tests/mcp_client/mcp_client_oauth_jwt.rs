@@ -67,7 +67,7 @@ async fn a_client_signs_in_as_itself_with_a_private_key_jwt_and_no_secret() {
     assert!(
         refused
             .output
-            .contains("signed in again as the client itself"),
+            .contains("signed in again without asking anyone"),
         "{}",
         refused.output
     );

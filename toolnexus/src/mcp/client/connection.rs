@@ -140,7 +140,7 @@ impl Shared {
                 renewed: false,
             },
             Ok(None) => Unconnected {
-                why: format!("{why}; signed in again as the client itself: call again"),
+                why: format!("{why}; signed in again without asking anyone: call again"),
                 sign_in: None,
                 renewed: true,
             },
