@@ -332,6 +332,72 @@ fn numbers_at_their_edges_decode_the_same_from_both_entry_points() {
     }
 }
 
+/// Integers of every width.
+#[tool]
+fn widths(a: i8, b: u16, c: i32, d: u64, e: isize, f: usize) -> String {
+    format!("{a} {b} {c} {d} {e} {f}")
+}
+
+/// An integer parameter's text is read by the walk itself when it can be, and by serde_json
+/// otherwise: either way the outcome is serde_json's, refusals and their words included.
+#[test]
+fn integers_read_by_the_walk_decode_as_serde_json_reads_them() {
+    let numbers = [
+        "0",
+        "-0",
+        "1",
+        "-1",
+        "01",
+        "-01",
+        "00",
+        "7e0",
+        "7E1",
+        "7.0",
+        "-7.5",
+        "1e",
+        "-",
+        "--1",
+        "127",
+        "128",
+        "-128",
+        "-129",
+        "65535",
+        "65536",
+        "2147483647",
+        "-2147483648",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551615",
+        "18446744073709551616",
+        "99999999999999999999999",
+        "12abc",
+        "\"5\"",
+        "null",
+        "true",
+    ];
+    for number in numbers {
+        for at in 0..6 {
+            let mut fields: Vec<String> = (0..6).map(|_| "1".to_owned()).collect();
+            fields[at] = number.to_owned();
+            let [a, b, c, d, e, f] = &fields[..] else {
+                unreachable!()
+            };
+            let text = format!(r#"{{"a": {a}, "b": {b}, "c": {c}, "d": {d}, "e": {e}, "f": {f}}}"#);
+            let from_text = from_text(&WidthsTool, &text);
+            match serde_json::from_str::<Value>(&text) {
+                Ok(value) => assert_eq!(from_text, from_value(&WidthsTool, value), "{text}"),
+                Err(_) => assert!(from_text.is_error, "{text}: {from_text:?}"),
+            }
+        }
+    }
+    assert_eq!(
+        from_text(&WidthsTool, r#"{"a": -128, "b": 65535, "c": -7, "d": 18446744073709551615, "e": -9223372036854775808, "f": 0}"#).output,
+        "-128 65535 -7 18446744073709551615 -9223372036854775808 0"
+    );
+}
+
 /// A `Value` holds at most 64-bit integers, so a tool with `i128`/`u128` parameters reads its
 /// text through a `Value` too: the two entry points agree even on text a `Value` cannot hold.
 #[test]

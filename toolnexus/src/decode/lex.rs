@@ -79,3 +79,43 @@ impl<'t> Cursor<'t> {
         Ok((&bytes[start..self.at], escaped))
     }
 }
+
+/// A JSON integer as serde_json hands it to a visitor: `visit_u64` when it is not negative,
+/// `visit_i64` when it is.
+#[derive(Clone, Copy)]
+pub(crate) enum Integer {
+    Unsigned(u64),
+    Negative(i64),
+}
+
+/// The integer at the start of `bytes` and how many bytes it takes, when serde_json would read
+/// it as one of 64 bits; `None` for anything else, which serde_json then reads: a fraction or
+/// an exponent, digits past 64 bits (a float to serde_json), `-0` (the float `-0.0`), a
+/// leading zero (refused), or no number at all.
+#[inline]
+pub(crate) fn integer(bytes: &[u8]) -> Option<(Integer, usize)> {
+    let negative = bytes.first() == Some(&b'-');
+    let start = usize::from(negative);
+    let mut at = start;
+    let mut magnitude = 0_u64;
+    while let Some(digit @ b'0'..=b'9') = bytes.get(at) {
+        magnitude = magnitude
+            .checked_mul(10)?
+            .checked_add(u64::from(digit - b'0'))?;
+        at += 1;
+    }
+    let digits = at - start;
+    if digits == 0
+        || (digits > 1 && bytes[start] == b'0')
+        || matches!(bytes.get(at), Some(b'.' | b'e' | b'E'))
+    {
+        return None;
+    }
+    let integer = match (negative, magnitude) {
+        (false, _) => Integer::Unsigned(magnitude),
+        (true, 0) => return None,
+        // `i64::MIN`'s magnitude is one past `i64::MAX`.
+        (true, _) => Integer::Negative(0_i64.checked_sub_unsigned(magnitude)?),
+    };
+    Some((integer, at))
+}

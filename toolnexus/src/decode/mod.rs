@@ -45,7 +45,7 @@ pub(crate) use check::{Shape, check_args, named_keys, unread_type};
 pub use derived::{decode_args, decode_args_json};
 use error::at_path;
 pub(crate) use error::{invalid_args, json_kind, too_deep, without_position};
-pub use params::{Slot, decode_params, decode_params_json, take};
+pub use params::{IntegerSlot, Slot, decode_params, decode_params_json, take};
 
 /// One form of a value that [`decode_leniently`] offers.
 pub(crate) enum Form<'v> {

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use super::check::{Check, Judge, TextCheck, Verdict, check_args, check_flat, check_text};
 use super::error::{at_path, invalid_args, without_position};
-use super::lex::Cursor;
+use super::lex::{Cursor, Integer, integer};
 use super::{
     Form, MAX_ARGUMENT_BYTES, MAX_NESTING, Nesting, arguments_object, decode_other_forms,
     in_schema_words, integers_for_integral_floats, parse_args_strictly,
@@ -106,6 +106,59 @@ impl<T: DeserializeOwned> Slot for Option<T> {
 
     fn clear(&mut self) {
         *self = None;
+    }
+}
+
+/// The slot of a parameter of an integer type (`#[tool]` knows it by the type's name): its
+/// text is read as an integer first, without a serde_json reader, and by serde_json when that
+/// fails. Only such parameters try it, so a value of another type pays nothing for it.
+pub struct IntegerSlot<'a, T>(pub(crate) &'a mut Option<T>);
+
+#[expect(
+    private_interfaces,
+    reason = "implemented here alone; generated code only hands slots over"
+)]
+impl<T: DeserializeOwned> Slot for IntegerSlot<'_, T> {
+    fn decode_value(&mut self, value: &Value) -> Result<(), serde_json::Error> {
+        self.0.decode_value(value)
+    }
+
+    fn decode_owned(
+        &mut self,
+        value: Value,
+    ) -> Result<(), serde_path_to_error::Error<serde_json::Error>> {
+        self.0.decode_owned(value)
+    }
+
+    fn decode_prefix(&mut self, text: &str) -> Result<usize, serde_json::Error> {
+        if let Some((number, read)) = integer(text.as_bytes())
+            && let Ok(value) = T::deserialize(IntegerValue(number))
+        {
+            *self.0 = Some(value);
+            return Ok(read);
+        }
+        self.0.decode_prefix(text)
+    }
+
+    fn decode_judged(
+        &mut self,
+        text: &str,
+        judge: &Judge<'_>,
+        node: usize,
+    ) -> Result<usize, serde_json::Error> {
+        self.0.decode_judged(text, judge, node)
+    }
+
+    fn missing(&mut self, name: &'static str) -> Result<(), serde_json::Error> {
+        self.0.missing(name)
+    }
+
+    fn is_filled(&self) -> bool {
+        self.0.is_filled()
+    }
+
+    fn clear(&mut self) {
+        self.0.clear();
     }
 }
 
@@ -410,5 +463,38 @@ impl<'de> Deserializer<'de> for Missing {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
         unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
         ignored_any
+    }
+}
+
+/// An integer the text walk read itself ([`integer`]), handed to a parameter's type as
+/// serde_json hands it: `visit_u64` or `visit_i64` whatever the type asks for, `Some` of it
+/// for an `Option`, the newtype's own for a newtype struct.
+struct IntegerValue(Integer);
+
+impl<'de> Deserializer<'de> for IntegerValue {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        match self.0 {
+            Integer::Unsigned(number) => visitor.visit_u64(number),
+            Integer::Negative(number) => visitor.visit_i64(number),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        unit unit_struct seq tuple tuple_struct map struct enum identifier ignored_any
     }
 }

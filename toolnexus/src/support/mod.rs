@@ -18,7 +18,7 @@ pub use crate::decode::schema::{
 #[cfg(debug_assertions)]
 pub use crate::decode::judged_text_verdicts;
 pub use crate::decode::{
-    Slot, decode_args, decode_args_json, decode_params, decode_params_json, take,
+    IntegerSlot, Slot, decode_args, decode_args_json, decode_params, decode_params_json, take,
 };
 pub use crate::tool::approval::{approval_arguments, approval_arguments_json, approve};
 pub use crate::tool::context::{
@@ -35,7 +35,8 @@ pub use output_derive::{
 pub use tool_macro::{
     CheckJsonOutput, CheckOtherOutput, DuplicateToolName, HeaderParam, OutputCheck,
     OutputJsonSchema, ParamDeserialize, ParamJsonSchema, ReturnsJson, assert_deserialize,
-    assert_header, defaulted_slot, described, described_present, duplicate_tool_name, slot,
+    assert_header, defaulted_slot, described, described_present, duplicate_tool_name, integer_slot,
+    slot,
 };
 // The public items generated code names, reached the same way as everything else here.
 pub use crate::task::TaskSupport;

@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 
-use crate::decode::Slot;
+use crate::decode::{IntegerSlot, Slot};
 use crate::result::lower::Json;
 
 /// A type a `#[tool]` parameter can be decoded into. `#[tool]` requires it at each parameter's
@@ -60,6 +60,11 @@ pub const fn assert_deserialize<T: ParamDeserialize>() {}
 /// to `dyn Slot` would otherwise report it a second time, at `#[tool]`, in terms of `Slot`).
 pub fn slot<T: ParamDeserialize>(slot: &mut Option<T>) -> &mut dyn Slot {
     slot
+}
+
+/// [`slot`] for a parameter of an integer type, whose text is read as an integer first.
+pub fn integer_slot<T: ParamDeserialize>(slot: &mut Option<T>) -> IntegerSlot<'_, T> {
+    IntegerSlot(slot)
 }
 
 /// [`slot`] for a defaulted parameter, decoded as an `Option` first (`null` means absent), so

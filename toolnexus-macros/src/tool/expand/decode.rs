@@ -76,10 +76,15 @@ fn by_parameter(plan: &Plan) -> Decode {
     let nones = indices.iter().map(|_| quote!(::core::option::Option::None));
     // Each slot through `slot`, at the parameter's type: its bound is the tool's one check
     // that the type decodes, reported there with the fix.
+    // An integer parameter's slot reads an integer first (`IntegerSlot`), which no other type
+    // pays for.
     let slot_list = plan.fields.iter().zip(&indices).map(|(field, index)| {
         let alias = field.param_type();
         let slot = if field.has_default() {
             quote!(defaulted_slot)
+        } else if is_integer(field.param.ty) {
+            return quote_spanned!(field.param.ty.span()=>
+                &mut #private::integer_slot::<#alias>(&mut #slots.#index));
         } else {
             quote!(slot)
         };
@@ -118,6 +123,21 @@ fn by_parameter(plan: &Plan) -> Decode {
             .iter()
             .map(|index| quote!(#private::take(#slots.#index)))
             .collect(),
+    }
+}
+
+/// Whether `ty` names a primitive integer of at most 64 bits (wider ones are read through a
+/// `Value`). A type alias is not seen through: its parameter is read as any other.
+fn is_integer(ty: &syn::Type) -> bool {
+    const INTEGERS: [&str; 10] = [
+        "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize",
+    ];
+    match ty {
+        syn::Type::Path(path) if path.qself.is_none() => path
+            .path
+            .get_ident()
+            .is_some_and(|ident| INTEGERS.iter().any(|name| ident == name)),
+        _ => false,
     }
 }
 
