@@ -21,7 +21,7 @@ use rmcp::transport::auth::{
 use serde_json::Value;
 
 use super::client_credentials::received;
-use super::{OAuthClient, plain};
+use super::{OAuthClient, Unattended, plain};
 
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 /// rmcp's bounds on its own token requests, kept for the workload's grant too.
@@ -58,7 +58,7 @@ impl Source {
     }
 }
 
-/// How an [`OAuthClient`] signs in without a login.
+/// How an [`OAuthClient`] signs in with an assertion (the JWT-bearer grant).
 #[derive(Clone)]
 pub(super) enum Grant {
     Enterprise {
@@ -429,11 +429,10 @@ impl OAuthClient {
             + Send
             + 'static,
     {
-        self.config.as_itself = false;
-        self.config.grant = Some(Grant::Enterprise {
+        self.config.unattended = Some(Unattended::Assertion(Grant::Enterprise {
             idp,
             id_token: Source::new(id_token),
-        });
+        }));
         self
     }
 
@@ -479,10 +478,9 @@ impl OAuthClient {
             + Send
             + 'static,
     {
-        self.config.as_itself = false;
-        self.config.grant = Some(Grant::Workload {
+        self.config.unattended = Some(Unattended::Assertion(Grant::Workload {
             assertion: Source::new(assertion),
-        });
+        }));
         self
     }
 }

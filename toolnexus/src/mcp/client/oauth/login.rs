@@ -7,7 +7,7 @@ use rmcp::transport::auth::{
     WWWAuthenticateParams,
 };
 
-use super::{Login, MAX_LOGINS, OAuthClient, plain};
+use super::{Login, MAX_LOGINS, OAuthClient, Unattended, plain};
 use crate::result::suspend::{Answer, Request};
 
 impl OAuthClient {
@@ -28,15 +28,18 @@ impl OAuthClient {
             .await
             .map_err(plain)?;
         manager.set_metadata(metadata.metadata.clone());
-        if let Some(grant) = &self.config.grant {
-            self.sign_in_with_assertion(grant, manager, metadata, resource)
-                .await?;
-            return Ok(None);
-        }
-        if self.config.as_itself {
-            self.sign_in_as_itself(manager, metadata.metadata, resource)
-                .await?;
-            return Ok(None);
+        match &self.config.unattended {
+            Some(Unattended::Assertion(grant)) => {
+                self.sign_in_with_assertion(grant, manager, metadata, resource)
+                    .await?;
+                return Ok(None);
+            }
+            Some(Unattended::ClientCredentials) => {
+                self.sign_in_as_itself(manager, metadata.metadata, resource)
+                    .await?;
+                return Ok(None);
+            }
+            None => {}
         }
         let mut request = AuthorizationRequest::new(&self.config.redirect_uri)
             .with_challenge(challenge)

@@ -118,11 +118,19 @@ struct Config {
     #[cfg(feature = "oauth-jwt")]
     dpop: Option<Result<Arc<dpop::Dpop>, String>>,
     scopes: Vec<String>,
-    /// Sign in as the client itself (the client credentials grant), not as a person.
-    as_itself: bool,
-    /// Sign in with an assertion (the JWT-bearer grant), not with a login.
-    grant: Option<Grant>,
+    /// How the client signs in when no person does; `None`: a person's login.
+    unattended: Option<Unattended>,
     store: Arc<dyn TokenStore>,
+}
+
+/// A sign-in no person attends, so no login to suspend on: one of these at a time, the last
+/// builder called winning.
+#[derive(Clone)]
+enum Unattended {
+    /// As the client itself (the client credentials grant).
+    ClientCredentials,
+    /// With an assertion (the JWT-bearer grant).
+    Assertion(Grant),
 }
 
 #[derive(Default)]
@@ -166,8 +174,7 @@ impl OAuthClient {
                 #[cfg(feature = "oauth-jwt")]
                 dpop: None,
                 scopes: Vec::new(),
-                as_itself: false,
-                grant: None,
+                unattended: None,
                 store: Arc::new(MemoryTokenStore::default()),
             },
             state: Arc::default(),
@@ -219,8 +226,7 @@ impl OAuthClient {
     /// when the server first answers `401`; a call refused later gets a new token for the
     /// next call and an `isError` result saying so (the server ran nothing).
     pub fn client_credentials(mut self) -> Self {
-        self.config.as_itself = true;
-        self.config.grant = None;
+        self.config.unattended = Some(Unattended::ClientCredentials);
         self
     }
 
