@@ -96,11 +96,12 @@ pub(super) fn received(
     tokens: OAuthTokenResponse,
     scopes: Vec<String>,
 ) -> StoredCredentials {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
-    StoredCredentials::new(
-        client_id,
-        Some(tokens),
-        scopes,
-        Some(now.map_or(0, |since| since.as_secs())),
-    )
+    StoredCredentials::new(client_id, Some(tokens), scopes, Some(now()))
+}
+
+/// Seconds since the Unix epoch: when tokens were received, and a JWT's `iat`.
+pub(super) fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs())
 }

@@ -16,7 +16,8 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use super::OAuthClient;
-use super::es256::{Es256Key, b64, now, random_id};
+use super::client_credentials::now;
+use super::es256::{Es256Key, b64, random_id};
 
 /// Nonces (one per server) and unbound tokens kept; past this a set starts over (a nonce is
 /// only a hint, and a token forgotten is sent with a proof, which a server may ignore).

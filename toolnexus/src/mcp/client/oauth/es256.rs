@@ -66,13 +66,6 @@ impl Es256Key {
     }
 }
 
-/// Seconds since the Unix epoch.
-pub(crate) fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| since.as_secs())
-}
-
 /// 128 random bits, base64url: a `jti`.
 pub(crate) fn random_id() -> Result<String, String> {
     let mut bytes = [0u8; 16];

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use rmcp::transport::auth::{AuthorizationMetadata, OAuthTokenResponse};
 use serde_json::{Map, Value, json};
 
+use super::client_credentials::now;
 use super::dpop::{Dpop, token_request};
-use super::es256::{Es256Key, now, random_id};
+use super::es256::{Es256Key, random_id};
 use super::{OAuthClient, plain};
 
 /// How long a client assertion is good for: long enough for clock skew, short enough that
