@@ -88,13 +88,19 @@ const v1 = {
 };
 const version = (pkg) => JSON.parse(readFileSync(join(MODULES, pkg, "package.json"), "utf8")).version;
 
+/** SPEC §8C's text for a suspension sent to a client that cannot ask: `needs approval, …`,
+ * and for other kinds `needs <kind> input, …`. */
+const cannotAsk = (needed, prompt) => `needs ${needed}, which this client cannot ask for: ${prompt}`;
+
 const EXPECTED_TOOLS = [
   "add",
   "count_to",
   "delete_note",
   "get_weather",
+  "long_count",
   "note_stats",
   "pick_environment",
+  "publish_report",
   "screenshot",
   "whoami",
 ];
@@ -174,9 +180,18 @@ async function check(client, target, stateless) {
       ["get_weather", { city: "Paris" }, "Paris: 18°C, dry"],
       ["screenshot", {}, "image (image/png, 82 bytes)"],
       ["get_weather", { city: "Atlantis" }, "no weather station in Atlantis; try a capital city"],
-      ["delete_note", { id: 1 }, canAsk ? "deleted note 1" : "Delete note 1?"],
-      ["delete_note", { id: 2 }, canAsk ? "declined/expired: Delete note 2?" : "Delete note 2?"],
-      ["pick_environment", {}, canAsk ? "deploying to staging" : "Which environment?"],
+      // SPEC §8C: a client that cannot ask is told so, with the prompt.
+      ["delete_note", { id: 1 }, canAsk ? "deleted note 1" : cannotAsk("approval", "Delete note 1?")],
+      [
+        "delete_note",
+        { id: 2 },
+        canAsk ? "declined/expired: Delete note 2?" : cannotAsk("approval", "Delete note 2?"),
+      ],
+      [
+        "pick_environment",
+        {},
+        canAsk ? "deploying to staging" : cannotAsk("input input", "Which environment?"),
+      ],
       ["count_to", { n: 3 }, "counted to 3"],
       ["note_stats", {}, '{"notes":3,"words":120}'],
       // SPEC §12: the tool reads who is calling (clientInfo) and the request's revision; a
@@ -421,7 +436,12 @@ async function inspectorCheck(target, era) {
       [["--tool-name", "note_stats"], 0, '{"notes":3,"words":120}', false],
       // The CLI declares no elicitation, so the approval comes back as the isError prompt
       // (README's table), and the CLI exits 5 (`tool_is_error`).
-      [["--tool-name", "delete_note", "--tool-arg", "id=1"], 5, "Delete note 1?", true],
+      [
+        ["--tool-name", "delete_note", "--tool-arg", "id=1"],
+        5,
+        cannotAsk("approval", "Delete note 1?"),
+        true,
+      ],
     ];
     for (const [args, code, text, isError] of calls) {
       const { code: exit, json } = await run("--method", "tools/call", ...args);
