@@ -10,7 +10,10 @@
 //! Each tool answers what its scenario checks (the scenario's "Server Implementation
 //! Requirements"). A question to the client is a §10 suspension, put to the client the way
 //! its revision can: `elicitation/create` on 2025-06-18 and 2025-11-25, an
-//! `InputRequiredResult` on 2026-07-28.
+//! `InputRequiredResult` on 2026-07-28. The tasks scenarios' tools (`greet`, `slow_compute`,
+//! `failing_job`, `protocol_error_job`, `confirm_delete`, `multi_input`,
+//! `test_tool_with_task`) run as tasks of the extension when they outlast 200 ms
+//! ([`TASK_AFTER`]).
 
 use std::time::Duration;
 
@@ -287,6 +290,102 @@ fn test_header_param(
     format!("region: {region}")
 }
 
+/// How long a call to a task-capable tool may run before it is answered with a task: short,
+/// so that the tasks scenarios' one-second jobs become tasks.
+const TASK_AFTER: Duration = Duration::from_millis(200);
+
+/// Greets someone (answers inline: not a task)
+#[tool]
+fn greet(
+    /// Who to greet
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Sleeps `seconds` seconds, then answers; a task when it takes longer than a moment
+#[tool(task)]
+async fn slow_compute(
+    /// How long to work, in seconds
+    #[schemars(range(max = 3600))]
+    seconds: u32,
+    /// A label to tell runs apart
+    label: Option<String>,
+) -> String {
+    tokio::time::sleep(Duration::from_secs(seconds.into())).await;
+    let label = label.as_deref().unwrap_or("no label");
+    format!("computed in {seconds} s ({label})")
+}
+
+/// Fails after about a second (a tool error: the task ends `completed` with `isError`)
+#[tool(task = "required")]
+async fn failing_job() -> Result<String, String> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err("failing_job failed, as it always does".to_owned())
+}
+
+/// Panics after about a second. SPEC §8 makes a panic an `isError` result, in a task as
+/// inline, so this task ends `completed` with `isError` where the suite's scenario expects
+/// `failed` (which SPEC §14 keeps for what would have been a JSON-RPC error, and for a task
+/// whose server went away).
+#[tool(task)]
+async fn protocol_error_job() -> String {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    panic!("protocol_error_job gave up")
+}
+
+/// Deletes a file once the user confirmed (always a task; the question makes it
+/// `input_required`)
+#[tool(task = "required", approval = "Delete {filename}?")]
+async fn confirm_delete(
+    /// The file to delete
+    filename: String,
+) -> String {
+    format!("deleted {filename}")
+}
+
+/// Asks for a name and a confirmation (always a task). The suite asks for two questions at
+/// once; a suspension asks one (SPEC §8C), here a form with both fields.
+#[tool(task = "required")]
+async fn multi_input(ctx: ToolContext) -> ToolResult {
+    let schema = json!({
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "confirm": {"type": "boolean"}},
+        "required": ["name", "confirm"],
+    });
+    form(
+        &ctx,
+        "name_and_confirm",
+        "Your name, and do you confirm?",
+        schema,
+        |content| format!("multi_input completed: {}", Value::from(content.clone())),
+    )
+}
+
+/// Asks for the user's name inline, then works on as a task (SEP-2663: MRTR, then a task)
+#[tool(task)]
+async fn test_tool_with_task(ctx: ToolContext) -> ToolResult {
+    let schema = json!({
+        "type": "object",
+        "properties": {"name": {"type": "string"}},
+        "required": ["name"],
+    });
+    let Some(answer) = &ctx.answer else {
+        return form(&ctx, "user_name", "What is your name?", schema, |_| {
+            String::new()
+        });
+    };
+    let data = answer.data.clone().unwrap_or_default();
+    let name = data
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_owned();
+    // Longer than `TASK_AFTER`: the answered round becomes a task.
+    tokio::time::sleep(TASK_AFTER * 3).await;
+    ToolResult::ok(format!("Hello, {name}! (answered before the task began)"))
+}
+
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
 const USAGE: &str = "usage: conformance_server [--http ADDR [--stateless]]";
@@ -310,16 +409,32 @@ async fn main() -> Result<(), Error> {
             test_input_required_result_request_state,
             test_input_required_result_tampered_state,
             test_streaming_elicitation,
-            test_header_param
+            test_header_param,
+            greet,
+            slow_compute,
+            failing_job,
+            protocol_error_job,
+            confirm_delete,
+            multi_input,
+            test_tool_with_task
         ])
         .with(json_schema_2020_12_tool()?);
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        [] => toolnexus::mcp::serve_stdio(toolkit).await,
+        [] => serve_stdio(toolkit).await,
         ["--http", addr] => serve_http(toolkit, addr, false).await,
         ["--http", addr, "--stateless"] => serve_http(toolkit, addr, true).await,
         _ => Err(USAGE.into()),
     }
+}
+
+async fn serve_stdio(toolkit: Toolkit) -> Result<(), Error> {
+    use toolnexus::mcp::{LineTransport, McpServer, ServiceExt};
+
+    let server = McpServer::new(toolkit).task_after(TASK_AFTER);
+    let transport = LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
+    server.serve(transport).await?.waiting().await?;
+    Ok(())
 }
 
 #[cfg(feature = "mcp-http")]
@@ -327,7 +442,12 @@ async fn serve_http(toolkit: Toolkit, addr: &str, stateless: bool) -> Result<(),
     use toolnexus::mcp::{HttpOptions, HttpServer, McpServer};
 
     let options = HttpOptions::new().stateless(stateless);
-    let http = HttpServer::bind(addr, McpServer::new(toolkit), options).await?;
+    let http = HttpServer::bind(
+        addr,
+        McpServer::new(toolkit).task_after(TASK_AFTER),
+        options,
+    )
+    .await?;
     eprintln!(
         "conformance server: http://{}/mcp{}",
         http.local_addr(),

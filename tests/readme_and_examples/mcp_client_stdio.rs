@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::json;
 use toolnexus::mcp::McpTools;
-use toolnexus::{Answer, Reason, Request, ToolContext, Toolkit};
+use toolnexus::{Answer, Reason, Request, ToolContext, ToolResult, Toolkit};
 
 /// The built example `name` (`mcp_server`, `mcp_agent`), as `cargo test` built it for
 /// `examples.rs` (with every feature: `cargo test --workspace --all-features`).
@@ -183,7 +183,7 @@ async fn every_conformance_fixture_answers_through_mcp_tools() {
         }
         let remote = builder.connect().await.expect("the example server starts");
         let toolkit = Toolkit::new().with_all(remote.tools());
-        assert_eq!(toolkit.len(), 17, "{revision:?}");
+        assert_eq!(toolkit.len(), 24, "{revision:?}");
         let run = |name: &'static str, ctx: ToolContext| {
             let toolkit = &toolkit;
             async move { toolkit.execute(name, json!({}), &ctx).await }
@@ -254,5 +254,60 @@ async fn every_conformance_fixture_answers_through_mcp_tools() {
             )
             .await;
         assert_eq!(hello.output, "Hello, Alice!", "{revision:?}");
+
+        // The tasks fixtures: on 2026-07-28 `McpTools` follows each task to its end; older
+        // revisions have no extension, so they run inline and a required task is refused.
+        let ok = |output: &str| (output.to_owned(), false);
+        let text = |result: &ToolResult| (result.output.clone(), result.is_error);
+        let slow = toolkit
+            .execute(
+                "slow_compute",
+                json!({"seconds": 1}),
+                &ToolContext::default(),
+            )
+            .await;
+        assert_eq!(
+            text(&slow),
+            ok("computed in 1 s (no label)"),
+            "{revision:?}"
+        );
+        let failing = run("failing_job", ToolContext::default()).await;
+        assert!(failing.is_error, "{revision:?}: {failing:?}");
+        let reply = |data: serde_json::Value| {
+            move |request: Request| {
+                std::future::ready(Answer {
+                    id: request.id,
+                    ..answer(true, Some(data))
+                })
+            }
+        };
+        let deleted = toolkit
+            .call(
+                "confirm_delete",
+                json!({"filename": "a.txt"}),
+                reply(json!({})),
+            )
+            .await;
+        let greeted = toolkit
+            .call(
+                "test_tool_with_task",
+                json!({}),
+                reply(json!({"name": "Bo"})),
+            )
+            .await;
+        if revision.is_none() {
+            assert_eq!(failing.output, "failing_job failed, as it always does");
+            assert_eq!(text(&deleted), ok("deleted a.txt"));
+            // Asked inline, then a task that `McpTools` polls to its result.
+            let bo = "Hello, Bo! (answered before the task began)";
+            assert_eq!(text(&greeted), ok(bo));
+        } else {
+            let refused = "MCP server `conformance_server` refused the call: tool `failing_job` runs only as a task: the client must declare the 2026-07-28 extension `io.modelcontextprotocol/tasks` (calling `failing_job`)";
+            assert_eq!(text(&failing), (refused.to_owned(), true));
+            assert!(deleted.is_error, "{revision:?}: {deleted:?}");
+            // A 2025-* server asks through the handler, which answers "Alice".
+            let alice = "Hello, Alice! (answered before the task began)";
+            assert_eq!(text(&greeted), ok(alice));
+        }
     }
 }

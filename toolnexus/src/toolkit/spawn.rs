@@ -299,7 +299,7 @@ impl Toolkit {
     /// # });
     /// ```
     pub fn spawn(&self, name: &str, args: Value, ctx: ToolContext) -> TaskHandle {
-        spawn_in(Arc::new(self.clone()), task_id(), name, args, ctx)
+        spawn_in(Arc::new(self.clone()), task_id(), name, args, ctx, None)
     }
 }
 
@@ -311,8 +311,9 @@ pub(crate) fn spawn_in(
     name: &str,
     args: Value,
     ctx: ToolContext,
+    resumed: Option<String>,
 ) -> TaskHandle {
-    let (handle, work) = prepare(toolkit, id, name, args, ctx);
+    let (handle, work) = prepare(toolkit, id, name, args, ctx, resumed);
     tokio::spawn(work);
     handle
 }
@@ -320,12 +321,17 @@ pub(crate) fn spawn_in(
 /// The work of a task (boxed: its caller may poll it in place for a while and then hand it
 /// to `tokio::spawn` as it is, a pointer rather than a large future) and its handle. Nothing
 /// runs until the work is polled.
+///
+/// `resumed` is the prompt of a question already answered before the task began (`ctx.answer`
+/// holds the answer: a 2026-07-28 retry that becomes a task): the tool then runs once, and
+/// the §10 loop rule makes a second suspension `unresolved: <prompt>`.
 pub(crate) fn prepare(
     toolkit: Arc<Toolkit>,
     id: String,
     name: &str,
     args: Value,
     mut ctx: ToolContext,
+    resumed: Option<String>,
 ) -> (TaskHandle, crate::tool::future::BoxFuture<'static, ()>) {
     let (state, seen) = watch::channel(TaskSnapshot {
         status: TaskStatus::Working,
@@ -343,9 +349,21 @@ pub(crate) fn prepare(
     ctx.progress = progress_into(Arc::clone(&shared), ctx.progress.clone());
     let running = Arc::clone(&shared);
     let work = Box::pin(async move {
-        let asking = Arc::clone(&running);
-        let wait_for = move |request: Request| ask(asking, request);
-        let result = toolkit.call_with(&running.tool, args, &ctx, wait_for).await;
+        let result = match resumed {
+            None => {
+                let asking = Arc::clone(&running);
+                let wait_for = move |request: Request| ask(asking, request);
+                toolkit.call_with(&running.tool, args, &ctx, wait_for).await
+            }
+            Some(prompt) => {
+                let second = toolkit.execute(&running.tool, args, &ctx).await;
+                if second.is_pending() {
+                    ToolResult::error(format!("unresolved: {prompt}"))
+                } else {
+                    second
+                }
+            }
+        };
         let status = if ctx.cancel.is_cancelled() {
             TaskStatus::Cancelled
         } else {

@@ -19,9 +19,9 @@ use rmcp::service::ServiceError;
 use serde_json::json;
 use tokio::sync::Notify;
 use toolnexus::mcp::{InMemoryTaskStore, LineTransport, McpServer, TaskStore};
-use toolnexus::{State, ToolContext, Toolkit, tool, tools};
+use toolnexus::{Request, State, ToolContext, ToolResult, Toolkit, pending, tool, tools};
 
-use mcp_client::{Log, Modes, TestClient, check_log, connect_over};
+use mcp_client::{Log, Modes, TestClient, accept_every, check_log, connect_over};
 
 /// Opens when the test says so.
 struct Gate(Arc<Notify>);
@@ -32,6 +32,16 @@ async fn slow(gate: State<Gate>, ctx: &ToolContext) -> String {
     ctx.report_progress(1.0, Some(2.0), Some("waiting for the gate"));
     gate.0.0.notified().await;
     "through the gate".to_owned()
+}
+
+/// Asks to go on (and, told to, asks again once answered), then waits for the gate.
+#[tool(task)]
+async fn ask_then_wait(again: bool, gate: State<Gate>, ctx: &ToolContext) -> ToolResult {
+    if ctx.answer.is_none() || again {
+        return pending(Request::new("approval", "Go on?"));
+    }
+    gate.0.0.notified().await;
+    ToolResult::ok("went on")
 }
 
 /// Answers at once.
@@ -51,7 +61,13 @@ pub(crate) fn with_handles() -> (Toolkit, Arc<Notify>, Arc<AtomicBool>) {
     let toolkit = Toolkit::new()
         .with_state(Gate(Arc::clone(&gate)))
         .with_state(Dropped(Arc::clone(&dropped)))
-        .with_all(tools![slow, quick, tasks::publish_report, tasks::stuck]);
+        .with_all(tools![
+            slow,
+            quick,
+            ask_then_wait,
+            tasks::publish_report,
+            tasks::stuck
+        ]);
     (toolkit, gate, dropped)
 }
 
@@ -149,6 +165,59 @@ async fn a_call_that_outlasts_task_after_becomes_a_task_polled_to_its_result() {
     assert!(check_log(&ProtocolVersion::V_2026_07_28, &log) >= 4);
 }
 
+/// SEP-2663's input rounds, then a task: a question asked within `task_after` is put inline,
+/// and the retry that answers it becomes the task when it outlasts `task_after`; its state
+/// opens once, and a second question is the loop rule's `unresolved`.
+#[tokio::test]
+async fn a_question_within_task_after_is_asked_inline_and_the_answered_retry_becomes_the_task() {
+    let (toolkit, gate, _) = with_handles();
+    let server = McpServer::new(toolkit).task_after(Duration::from_millis(20));
+    let (client, log) = connect(server, true).await;
+    let client = &client;
+    let answered = |again: bool| async move {
+        let args = json!({ "again": again });
+        let question = match client
+            .call_tool_once(call("ask_then_wait", args.clone()))
+            .await
+        {
+            Ok(CallToolResponse::InputRequired(question)) => question,
+            other => panic!("asked inline, not as a task: {other:?}"),
+        };
+        call("ask_then_wait", args)
+            .with_input_responses(accept_every(&question))
+            .with_request_state(question.request_state.unwrap())
+    };
+    let retry = answered(false).await;
+    let created = match client.call_tool_once(retry.clone()).await.unwrap() {
+        CallToolResponse::Task(created) => created,
+        other => panic!("the answered retry outlasts task_after: {other:?}"),
+    };
+    gate.notify_one();
+    let done = until(&client, &created.task.task_id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "went on");
+    let text = |response: CallToolResponse| match response {
+        CallToolResponse::Complete(result) => {
+            let result = serde_json::to_value(result).unwrap();
+            (
+                result["content"][0]["text"].clone(),
+                result["isError"].clone(),
+            )
+        }
+        other => panic!("expected a result, got {other:?}"),
+    };
+    let replayed = text(client.call_tool_once(retry).await.unwrap());
+    assert_eq!(
+        replayed,
+        (
+            json!("tool `ask_then_wait` did not run: its requestState was already used"),
+            json!(true)
+        )
+    );
+    let asks_again = text(client.call_tool_once(answered(true).await).await.unwrap());
+    assert_eq!(asks_again, (json!("unresolved: Go on?"), json!(true)));
+    check_log(&ProtocolVersion::V_2026_07_28, &log);
+}
+
 #[tokio::test]
 async fn a_task_stays_its_callers_through_every_change() {
     let (toolkit, gate, _) = with_handles();
@@ -190,9 +259,15 @@ async fn a_client_without_the_extension_gets_optional_tools_inline_and_required_
 
 #[tokio::test]
 async fn older_revisions_get_task_tools_inline_and_required_ones_refused() {
-    for revision in [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2025_06_18] {
+    // A client that lists the extension anyway still gets no task: its shapes are
+    // 2026-07-28's, and would be invalid in an older session.
+    let older = [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2025_06_18];
+    for (revision, tasks) in older
+        .into_iter()
+        .flat_map(|r| [(r.clone(), false), (r, true)])
+    {
         let server = McpServer::new(toolkit()).task_after(Duration::ZERO);
-        let (client, log) = connect_at(server, revision.clone(), false).await;
+        let (client, log) = connect_at(server, revision.clone(), tasks).await;
         let inline = client
             .call_tool(call("quick", json!({"n": 2})))
             .await
@@ -207,6 +282,10 @@ async fn older_revisions_get_task_tools_inline_and_required_ones_refused() {
                 .await,
         );
         assert_eq!(refused.code, ErrorCode(-32021), "{revision}");
+        assert_eq!(
+            refused.message,
+            "tool `publish_report` runs only as a task: the client must declare the 2026-07-28 extension `io.modelcontextprotocol/tasks`"
+        );
         check_log(&revision, &log);
     }
 }

@@ -109,24 +109,7 @@ impl McpServer {
             let resumed = Box::pin(self.resume(name, args, ctx, answer, &prompt, context));
             return Outcome::Done(resumed.await);
         }
-        let revision = context.protocol_version();
-        let at_least = |oldest: ProtocolVersion| {
-            revision
-                .as_ref()
-                .is_some_and(|version| version.as_str() >= oldest.as_str())
-        };
-        // Elicitation came with 2025-06-18 (form mode only) and URL mode with 2025-11-25: a
-        // client is asked only in the modes its revision has.
-        let mut modes = Modes::default();
-        if at_least(ProtocolVersion::V_2025_06_18) {
-            modes = Modes::of(
-                context
-                    .client_capabilities()
-                    .and_then(|capabilities| capabilities.elicitation)
-                    .as_ref(),
-            );
-            modes.url &= at_least(ProtocolVersion::V_2025_11_25);
-        }
+        let modes = asking_modes(context);
         // The arguments are kept for a second execution (or the state's digest) only when
         // the client could be asked at all; other calls cost what they always did.
         let kept = (modes.form || modes.url).then(|| args.clone());
@@ -137,7 +120,7 @@ impl McpServer {
         let (Some(args), Some(elicitation)) = (kept, suspend::elicitation(&request, modes)) else {
             return Outcome::Done(unanswerable(first, &request));
         };
-        if at_least(ProtocolVersion::V_2026_07_28) {
+        if on_2026_07_28(context) {
             let question = self
                 .seal
                 .input_required(name, &args, &request, elicitation, context);
@@ -238,6 +221,38 @@ impl McpServer {
         };
         call_tool_result(wire, result).into()
     }
+}
+
+/// The elicitation modes the client of `context` can be asked in: elicitation came with
+/// 2025-06-18 (form mode only) and URL mode with 2025-11-25, so a client is asked only in the
+/// modes its revision has.
+fn asking_modes(context: &RequestContext<RoleServer>) -> Modes {
+    let revision = context.protocol_version();
+    let at_least = |oldest: ProtocolVersion| {
+        revision
+            .as_ref()
+            .is_some_and(|version| version.as_str() >= oldest.as_str())
+    };
+    if !at_least(ProtocolVersion::V_2025_06_18) {
+        return Modes::default();
+    }
+    let mut modes = Modes::of(
+        context
+            .client_capabilities()
+            .and_then(|capabilities| capabilities.elicitation)
+            .as_ref(),
+    );
+    modes.url &= at_least(ProtocolVersion::V_2025_11_25);
+    modes
+}
+
+/// Whether the client of `context` negotiated 2026-07-28: it is asked with an
+/// `InputRequiredResult` (MRTR) rather than with an `elicitation/create` of the server's own,
+/// and it may follow the tasks extension.
+pub(super) fn on_2026_07_28(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 /// A result's MCP wire form (`wire`, from [`ToolResult::to_mcp_for`]) as rmcp's type, built

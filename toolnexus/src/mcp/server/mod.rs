@@ -242,11 +242,9 @@ impl ServerHandler for McpServer {
         }
         let args = incoming::Arguments::take(&mut request, &mut context.meta);
         // SPEC §14: a task-capable tool, called by a client that can follow a task.
-        if let Some(support) = self.task_mode(&request, &args, &context)? {
+        if let Some(mode) = self.task_mode(&request, &args, &context)? {
             if let incoming::Arguments::Object(args) = args {
-                return Ok(self
-                    .call_as_task(&request.name, args, support, context)
-                    .await);
+                return Ok(self.call_as_task(request, args, mode, context).await);
             }
         }
         Ok(self.call(request, args, context).await)

@@ -11,59 +11,107 @@ use serde_json::Value;
 
 use super::clock::now_ms;
 use super::{Lease, TaskRecord, Tasks};
+use crate::mcp::server::call_tool::on_2026_07_28;
 use crate::mcp::server::incoming::Arguments;
+use crate::mcp::server::suspend::{Modes, Resumed};
 use crate::mcp::server::{McpServer, caller, suspend};
 use crate::result::ToolResult;
 use crate::tool::context::ToolContext;
 use crate::tool::task_support::TaskSupport;
 use crate::toolkit::spawn::{TaskHandle, TaskSnapshot, TaskStatus, prepare, spawn_in, task_id};
 
+/// How a call runs the task way: the tool's support, and the modes its client can be asked
+/// in, read with the capabilities that decided it.
+#[derive(Clone, Copy)]
+pub(crate) struct TaskMode {
+    support: TaskSupport,
+    modes: Modes,
+}
+
 impl McpServer {
     /// Whether this call runs the task way, and how; `-32021` for a tool that runs only as a
     /// task, called by a client that did not declare the tasks extension. `None` leaves the
-    /// call to the inline path (a tool that is not a task, arguments it refuses, the retry of
-    /// a suspended call, a client that cannot follow a task).
+    /// call to the inline path (a tool that is not a task, arguments it refuses, a client that
+    /// cannot follow a task).
     pub(crate) fn task_mode(
         &self,
         request: &CallToolRequestParams,
         args: &Arguments,
         context: &RequestContext<RoleServer>,
-    ) -> Result<Option<TaskSupport>, ErrorData> {
+    ) -> Result<Option<TaskMode>, ErrorData> {
         let support = match self.toolkit.get(&request.name) {
             Some(tool) => tool.task_support(),
             None => return Ok(None),
         };
-        if support == TaskSupport::Forbidden
-            || request.request_state.is_some()
-            || matches!(args, Arguments::Text(_))
-        {
+        if support == TaskSupport::Forbidden || matches!(args, Arguments::Text(_)) {
             return Ok(None);
         }
-        let declared = context
-            .client_capabilities()
-            .is_some_and(|capabilities| capabilities.supports_tasks());
+        let capabilities = context.client_capabilities();
+        // The extension is 2026-07-28's: an older session never gets its task shapes, even
+        // from a client that lists it.
+        let declared = capabilities
+            .as_ref()
+            .is_some_and(ClientCapabilities::supports_tasks)
+            && on_2026_07_28(context);
         match (declared, support) {
-            (true, _) => Ok(Some(support)),
-            (false, TaskSupport::Required) => Err(ErrorData::missing_required_client_capability(
-                ClientCapabilities::builder().enable_tasks().build(),
-            )),
+            (true, _) => {
+                let elicitation = capabilities.and_then(|capabilities| capabilities.elicitation);
+                let modes = Modes::of(elicitation.as_ref());
+                Ok(Some(TaskMode { support, modes }))
+            }
+            (false, TaskSupport::Required) => {
+                let mut refused = ErrorData::missing_required_client_capability(
+                    ClientCapabilities::builder().enable_tasks().build(),
+                );
+                refused.message = format!(
+                    "tool `{}` runs only as a task: the client must declare the 2026-07-28 extension `{}`",
+                    request.name,
+                    rmcp::model::TASKS_EXTENSION_ID
+                )
+                .into();
+                Err(refused)
+            }
             (false, _) => Ok(None),
         }
     }
 
     /// Runs the call as a task: `Required` ones are recorded before they run, `Optional`
-    /// ones only once they outlast `task_after`.
+    /// ones only once they outlast `task_after`. An `Optional` one that asks within
+    /// `task_after` is asked inline, as any call is (an `InputRequiredResult`), and the retry
+    /// that answers it may become the task: SEP-2663's input rounds, then a task.
     pub(crate) async fn call_as_task(
         &self,
-        name: &str,
+        request: CallToolRequestParams,
         args: Value,
-        support: TaskSupport,
+        TaskMode { support, modes }: TaskMode,
         context: RequestContext<RoleServer>,
     ) -> CallToolResponse {
-        let ctx = ToolContext {
+        let name: &str = &request.name;
+        let mut ctx = ToolContext {
             timeout: self.call_timeout,
             ..caller::context_of(&context)
         };
+        // A retry: its state opens (SPEC §10B) before anything runs, and the §10 loop rule
+        // goes on in the task (a second question is `unresolved: <prompt>`).
+        let mut resumed = None;
+        if let Some(state) = &request.request_state {
+            let responses = request.input_responses.as_ref();
+            match self
+                .seal
+                .open(state, name, &args, responses, &context)
+                .await
+            {
+                Err(refused) => return self.complete(name, &refused),
+                Ok(Resumed { answer, prompt }) if !answer.ok => {
+                    let declined = ToolResult::error(format!("declined/expired: {prompt}"));
+                    return self.complete(name, &declined);
+                }
+                Ok(Resumed { answer, prompt }) => {
+                    ctx.answer = Some(answer);
+                    resumed = Some(prompt);
+                }
+            }
+        }
         let id = task_id();
         // The owner's digests only for a call that becomes a task.
         let record = |snapshot: &TaskSnapshot| {
@@ -75,30 +123,50 @@ impl McpServer {
             if let Err(refused) = self.tasks.create(&first).await {
                 return self.complete(name, &refused);
             }
-            let handle = spawn_in(Arc::clone(&self.toolkit), id, name, args, ctx);
+            let toolkit = Arc::clone(&self.toolkit);
+            let handle = spawn_in(toolkit, id, name, args, ctx, resumed);
             return self.tasks.follow(handle, first).into();
         }
+        // A question before the task begins is put inline (the retry that answers one asks
+        // no more); the arguments are kept for its sealed state only when it can be.
+        let kept = (resumed.is_none() && (modes.form || modes.url)).then(|| args.clone());
         // Polled here, in the request, while it ends within `task_after` and does not ask;
         // handed to the runtime as a task only when it outlasts that. The client's own
         // cancellation stops it as any call's does.
-        let (mut handle, mut work) =
-            prepare(Arc::clone(&self.toolkit), id.clone(), name, args, ctx);
+        let (mut handle, mut work) = prepare(
+            Arc::clone(&self.toolkit),
+            id.clone(),
+            name,
+            args,
+            ctx,
+            resumed,
+        );
         let window = tokio::time::sleep(self.tasks.after);
         tokio::pin!(window);
-        loop {
+        let asked = loop {
             tokio::select! {
                 () = &mut work => return self.complete(name, &handle.result().await),
                 snapshot = handle.changed() => {
                     if snapshot.status == TaskStatus::InputRequired {
-                        break;
+                        break snapshot.request;
                     }
                 }
-                () = &mut window => break,
+                () = &mut window => break None,
                 () = context.ct.cancelled() => {
                     handle.cancel();
                     work.await;
                     return self.complete(name, &handle.result().await);
                 }
+            }
+        };
+        if let (Some(asked), Some(args)) = (asked, kept) {
+            if let Some(elicitation) = suspend::elicitation(&asked, modes) {
+                // The tool's run has ended on its question; what waits for the answer goes.
+                drop(work);
+                let question = self
+                    .seal
+                    .input_required(name, &args, &asked, elicitation, &context);
+                return question.into();
             }
         }
         tokio::spawn(work);

@@ -111,9 +111,12 @@ fn listened(store: Arc<dyn TaskStore>, running: &Arc<Running>) -> Arc<dyn TaskSt
 impl McpServer {
     /// How long a call to a task-capable tool (`#[tool(task)]`) may run before the server
     /// answers with a task instead of waiting for its result (SPEC §14, default 1 s): a call
-    /// that ends sooner is answered inline, as if the tool were not a task. Only clients
-    /// that declared the tasks extension (2026-07-28) get tasks; a `task = "required"` tool
-    /// always runs as one.
+    /// that ends sooner is answered inline, as if the tool were not a task. A call that asks
+    /// a question sooner (SPEC §10) is asked inline too, with an `InputRequiredResult`, and
+    /// the retry that answers it runs under the same rule: it becomes the task if it outlasts
+    /// `after` (SEP-2663's input rounds, then a task). Only clients that declared the tasks
+    /// extension in a 2026-07-28 session get tasks; a `task = "required"` tool always runs as
+    /// one.
     ///
     /// ```
     /// use std::time::Duration;
