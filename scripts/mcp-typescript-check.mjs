@@ -9,7 +9,9 @@
 //   - the same package in its default legacy mode (`initialize`, 2025-11-25, `elicitation/create`),
 //     and with `supportedProtocolVersions` of one older revision: 2025-06-18, 2025-03-26 and
 //     2024-11-05 (those two have no elicitation: the asking tools answer the isError prompt);
-//   - `@modelcontextprotocol/sdk` (v1), which always offers its latest, 2025-11-25.
+//   - `@modelcontextprotocol/sdk` (v1), which always offers its latest, 2025-11-25, and also calls
+//     the two task tools as 2025-11-25 core tasks (`experimental.tasks.callToolStream`: the
+//     task, `tasks/get`, `tasks/result` with the approval asked there); the row says how many.
 //
 // The approval (`delete_note`: note 1 approved, note 2 declined) and the form (`pick_environment`)
 // are answered by the client's `elicitation/create` handler, `count_to`'s progress is counted by
@@ -119,6 +121,7 @@ const CLIENTS = [
 async function check(client, target, stateless) {
   const failures = [];
   const fail = (message) => failures.push(message);
+  let note = "";
   const asked = [];
   const wire = []; // every message the server sent, to tell which way the questions came
   const { sdk } = client;
@@ -293,10 +296,39 @@ async function check(client, target, stateless) {
         `elicitation/create requests ${requests}, input_required results ${inputRequired}; expected ${expectedWay}`,
       );
     }
+
+    // 2025-11-25's core tasks (SPEC §14), where the client can ask for them (v1's
+    // `experimental.tasks`): the task-capable tools are listed with `execution.taskSupport`,
+    // `callToolStream` asks for a task, follows it with `tasks/get` and reads it with
+    // `tasks/result`, where `publish_report`'s approval is put to the client.
+    const tasks = mcp.experimental?.tasks;
+    if (negotiated === "2025-11-25" && tasks?.callToolStream) {
+      const support = [byName.long_count?.execution?.taskSupport, byName.publish_report?.execution?.taskSupport];
+      if (!isDeepStrictEqual(support, ["optional", "required"])) fail(`execution.taskSupport: ${support}`);
+      const asTasks = [
+        ["long_count", { n: 3, delay_ms: 10 }, "counted to 3"],
+        ["publish_report", { name: "q3" }, canAsk ? "published q3" : cannotAsk("approval", "Publish report q3?")],
+      ];
+      for (const [name, args, expected] of asTasks) {
+        const kinds = [];
+        let result;
+        for await (const message of tasks.callToolStream({ name, arguments: args })) {
+          kinds.push(message.type);
+          if (message.type === "result") result = message.result;
+          if (message.type === "error") kinds.push(message.error?.message);
+        }
+        if (kinds[0] !== "taskCreated" || result?.content?.[0]?.text !== expected) {
+          fail(`${name} as a task: ${JSON.stringify(kinds)} ${JSON.stringify(result)}`);
+        }
+      }
+      const created = wire.filter((m) => m.result?.task?.taskId).length;
+      if (created !== 2) fail(`tasks created: ${created}, expected 2`);
+      note = ` (${created} tasks)`;
+    }
   } finally {
     await mcp.close();
   }
-  return [negotiated, failures];
+  return [negotiated, failures, note];
 }
 
 /** Records every message the transport hands the client (the SDK assigns `onmessage` at connect). */
@@ -529,16 +561,17 @@ async function matrix(columns, runOne) {
       const { child, target } = await start();
       let negotiated = "?";
       let failures;
+      let note = "";
       try {
         const run = runOne(column, target, transport === "http stateless");
-        [negotiated, failures] = await withTimeout(run, 120_000, column.name);
+        [negotiated, failures, note = ""] = await withTimeout(run, 120_000, column.name);
       } catch (error) {
         failures = [`${error?.name}: ${error?.message}`];
       } finally {
         child?.kill("SIGTERM");
       }
       rows += 1;
-      const status = failures.length ? "FAILED" : "ok";
+      const status = (failures.length ? "FAILED" : "ok") + note;
       console.log(
         `${transport.padEnd(15)} ${column.name.padEnd(10)} ${String(negotiated).padEnd(11)} ${status}`,
       );

@@ -40,7 +40,9 @@
 //! - A tool marked `#[tool(task)]` (or `task = "required"`) runs as a task of the 2026-07-28
 //!   tasks extension for a client that declared it: answered inline when it ends within
 //!   [`McpServer::task_after`], else with a task the client follows with `tasks/get`,
-//!   `tasks/update` and `tasks/cancel` (SPEC §14; kept in a [`TaskStore`]).
+//!   `tasks/update` and `tasks/cancel` (SPEC §14; kept in a [`TaskStore`]). A 2025-11-25
+//!   client asks for one with `task` on `tools/call`, and follows it with that revision's
+//!   `tasks/get`, `tasks/result` and `tasks/cancel`.
 //! - Replicas behind a load balancer share one Redis through `RedisStore` (feature `redis`,
 //!   SPEC §14B), both the record of used `requestState`s and the tasks: an approved retry
 //!   runs once across them, and any replica answers for any task.

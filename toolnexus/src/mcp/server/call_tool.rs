@@ -190,7 +190,7 @@ impl McpServer {
 
     /// Sends `elicitation/create` (2025-06-18, 2025-11-25) and waits for the answer within
     /// the call's deadline and cancellation; `None` when the client could not be asked.
-    async fn elicit(
+    pub(super) async fn elicit(
         &self,
         elicitation: ElicitRequestParams,
         request: &Request,
@@ -226,7 +226,7 @@ impl McpServer {
 /// The elicitation modes the client of `context` can be asked in: elicitation came with
 /// 2025-06-18 (form mode only) and URL mode with 2025-11-25, so a client is asked only in the
 /// modes its revision has.
-fn asking_modes(context: &RequestContext<RoleServer>) -> Modes {
+pub(super) fn asking_modes(context: &RequestContext<RoleServer>) -> Modes {
     let revision = context.protocol_version();
     let at_least = |oldest: ProtocolVersion| {
         revision
@@ -327,7 +327,7 @@ async fn unless_cancelled<T>(
 /// is needed and that this client cannot ask for it, so neither the model nor the person
 /// mistakes it for the tool's failure; the url follows on its own line. The result stays a
 /// suspension (`metadata.pending`), so a client that reads it can still act on it.
-fn unanswerable(mut result: ToolResult, request: &Request) -> ToolResult {
+pub(super) fn unanswerable(mut result: ToolResult, request: &Request) -> ToolResult {
     let needed = match request.kind.as_str() {
         "approval" => "approval".to_owned(),
         kind => format!("{kind} input"),

@@ -186,6 +186,17 @@ impl McpServer {
     pub fn toolkit(&self) -> &Arc<Toolkit> {
         &self.toolkit
     }
+
+    /// The tool `name`, if the caller of `context` may call it: none such, or hidden from it
+    /// by `visible_if`, is `None`.
+    fn callable(&self, name: &str, context: &RequestContext<RoleServer>) -> Option<Arc<dyn Tool>> {
+        let tool = self.toolkit.get(name)?;
+        let visible = !self.toolkit.has_visibility_rule()
+            || self
+                .toolkit
+                .is_visible(tool.as_ref(), &caller::context_of(context));
+        visible.then(|| Arc::clone(tool))
+    }
 }
 
 impl ServerHandler for McpServer {
@@ -228,13 +239,7 @@ impl ServerHandler for McpServer {
         // SPEC §8: over MCP a name the caller cannot call (none such, or hidden from it by
         // `visible_if`) is a JSON-RPC `-32602`, as the protocol asks; in process it stays the
         // `isError` result with the same words.
-        let callable = self.toolkit.get(&request.name).is_some_and(|tool| {
-            !self.toolkit.has_visibility_rule()
-                || self
-                    .toolkit
-                    .is_visible(tool.as_ref(), &caller::context_of(&context))
-        });
-        if !callable {
+        if self.callable(&request.name, &context).is_none() {
             return Err(ErrorData::invalid_params(
                 format!("Unknown tool: {}", request.name),
                 None,
@@ -289,9 +294,16 @@ impl ServerHandler for McpServer {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        Err(tasks::unread_request(&request))
+        match request.method.strip_prefix(incoming::CORE_TASKS) {
+            Some(method) => {
+                let params = request.params.clone().unwrap_or(Value::Null);
+                let answer = self.core_tasks_request(method, params, context).await?;
+                Ok(CustomResult::new(answer))
+            }
+            None => Err(tasks::unread_request(&request)),
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use std::io;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, GetExtensions, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, GetExtensions, ServerJsonRpcMessage, ServerResult};
 use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
@@ -14,6 +14,7 @@ use tokio::sync::Mutex;
 
 use super::incoming::{self, INVALID_REQUEST, Screened};
 use super::suspend::Connection;
+use super::tasks::with_core_tasks_capability;
 use crate::mcp::lines::{Line, LineReader, MAX_LINE_BYTES};
 
 /// An MCP transport over a byte stream with one JSON-RPC message a line — stdio's framing —
@@ -91,8 +92,17 @@ where
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
         let writer = Arc::clone(&self.writer);
         async move {
-            let line = serde_json::to_vec(&item).map_err(io::Error::other)?;
-            write_line(&writer, line).await
+            let line = match &item {
+                ServerJsonRpcMessage::Response(response)
+                    if matches!(response.result, ServerResult::InitializeResult(_)) =>
+                {
+                    let mut message = serde_json::to_value(&item).map_err(io::Error::other)?;
+                    with_core_tasks_capability(&mut message);
+                    serde_json::to_vec(&message)
+                }
+                _ => serde_json::to_vec(&item),
+            };
+            write_line(&writer, line.map_err(io::Error::other)?).await
         }
     }
 

@@ -15,6 +15,7 @@ use super::endpoint::Shared;
 use super::json::json_when_plain;
 use super::{ResponseBody, plain};
 use crate::mcp::server::incoming::{self, Screened};
+use crate::mcp::server::tasks::with_core_tasks_capability;
 
 /// The header that names a request's session.
 const SESSION_ID: &str = "mcp-session-id";
@@ -82,12 +83,18 @@ pub(super) async fn authorized(
         .and_then(|id| id.to_str().ok())
         .map(Arc::<str>::from);
     let request = Request::from_parts(parts, Full::new(body));
+    let initialize = head.method.as_deref() == Some("initialize");
     let id = head.id.clone();
     // A request (it has a method and an id) may be answered as JSON.
     let request_id = head.method.is_some().then(|| head.id.clone()).flatten();
     let Some(sessions) = &shared.sessions else {
         let response = readable(shared.endpoint.handle(request).await, id).await;
-        return plain_as_json(response, request_id).await;
+        let response = plain_as_json(response, request_id).await;
+        return if initialize {
+            with_core_tasks(response).await
+        } else {
+            response
+        };
     };
     let response = match (session, head.method.as_deref(), head.id) {
         (None, Some("initialize"), _) => {
@@ -114,7 +121,34 @@ pub(super) async fn authorized(
         }
         _ => shared.endpoint.handle(request).await,
     };
-    plain_as_json(readable(response, id).await, request_id).await
+    let response = plain_as_json(readable(response, id).await, request_id).await;
+    if initialize {
+        with_core_tasks(response).await
+    } else {
+        response
+    }
+}
+
+/// An `initialize` answered as JSON, with 2025-11-25's core tasks capability when it is of
+/// that revision and the server has a task-capable tool (rmcp's capabilities have no field for
+/// it).
+async fn with_core_tasks(response: Response<ResponseBody>) -> Response<ResponseBody> {
+    let is_json = response
+        .headers()
+        .get(hyper::header::CONTENT_TYPE)
+        .is_some_and(|kind| kind.as_bytes().starts_with(b"application/json"));
+    if response.status() != StatusCode::OK || !is_json {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(body) = body.collect().await.map(|body| body.to_bytes());
+    let Ok(mut answer) = serde_json::from_slice::<Value>(&body) else {
+        return Response::from_parts(parts, Full::new(body).boxed_unsync());
+    };
+    with_core_tasks_capability(&mut answer);
+    let body = Bytes::from(answer.to_string());
+    parts.headers.remove(hyper::header::CONTENT_LENGTH);
+    Response::from_parts(parts, Full::new(body).boxed_unsync())
 }
 
 async fn plain_as_json(

@@ -5,7 +5,10 @@
 use std::sync::Arc;
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateTaskResult};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateTaskResult, ErrorCode,
+    ProtocolVersion,
+};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
@@ -29,8 +32,9 @@ pub(crate) struct TaskMode {
 }
 
 impl McpServer {
-    /// Whether this call runs the task way, and how; `-32021` for a tool that runs only as a
-    /// task, called by a client that did not declare the tasks extension. `None` leaves the
+    /// Whether this call runs the task way, and how; for a tool that runs only as a task,
+    /// called by a client that did not declare the tasks extension, `-32021` (on 2025-11-25,
+    /// whose client asks for a task with `task`, that revision's `-32601`). `None` leaves the
     /// call to the inline path (a tool that is not a task, arguments it refuses, a client that
     /// cannot follow a task).
     pub(crate) fn task_mode(
@@ -58,6 +62,19 @@ impl McpServer {
                 let elicitation = capabilities.and_then(|capabilities| capabilities.elicitation);
                 let modes = Modes::of(elicitation.as_ref());
                 Ok(Some(TaskMode { support, modes }))
+            }
+            // 2025-11-25's own rule for a tool that must run as a task, called without `task`.
+            (false, TaskSupport::Required)
+                if context.protocol_version() == Some(ProtocolVersion::V_2025_11_25) =>
+            {
+                Err(ErrorData::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    format!(
+                        "tool `{}` runs only as a task: call it with `task` (2025-11-25's tasks)",
+                        request.name
+                    ),
+                    None,
+                ))
             }
             (false, TaskSupport::Required) => {
                 let mut refused = ErrorData::missing_required_client_capability(
@@ -187,7 +204,7 @@ impl McpServer {
 }
 
 impl TaskSnapshot {
-    fn working() -> Self {
+    pub(super) fn working() -> Self {
         Self {
             status: TaskStatus::Working,
             message: None,
@@ -199,7 +216,13 @@ impl TaskSnapshot {
 
 impl Tasks {
     /// The record of task `id` as `snapshot` shows it, leased to this process.
-    fn record(&self, id: &str, owner: &str, tool: &str, snapshot: &TaskSnapshot) -> TaskRecord {
+    pub(super) fn record(
+        &self,
+        id: &str,
+        owner: &str,
+        tool: &str,
+        snapshot: &TaskSnapshot,
+    ) -> TaskRecord {
         let now = now_ms();
         let lease = Lease {
             holder: self.holder.to_string(),
@@ -212,7 +235,7 @@ impl Tasks {
 
     /// Records a new task: the `isError` result a call gets instead when there is no room
     /// or the store cannot be written (the tool does not run, or goes on inline).
-    async fn create(&self, record: &TaskRecord) -> Result<(), ToolResult> {
+    pub(super) async fn create(&self, record: &TaskRecord) -> Result<(), ToolResult> {
         let refused =
             |why: String| ToolResult::error(format!("tool `{}` did not run: {why}", record.tool));
         match self.store.create(record, self.max).await {
@@ -227,7 +250,7 @@ impl Tasks {
 
     /// Registers `handle` as running here, writes each of its changes to the store (and
     /// renews its lease) until it ends, and returns the create result for `first`.
-    fn follow(&self, mut handle: TaskHandle, first: TaskRecord) -> CreateTaskResult {
+    pub(super) fn follow(&self, mut handle: TaskHandle, first: TaskRecord) -> CreateTaskResult {
         let created = CreateTaskResult::new(super::methods::task_of(&first));
         self.running.insert(handle.clone());
         let tasks = self.clone();

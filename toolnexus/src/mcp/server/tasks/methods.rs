@@ -94,7 +94,7 @@ impl McpServer {
     /// The record of task `id` if the caller of `context` owns it; a task of another caller
     /// is answered exactly as one that never existed. A task still running whose lease has
     /// lapsed is reported `failed` first.
-    async fn find_task(
+    pub(super) async fn find_task(
         &self,
         id: &str,
         context: &RequestContext<RoleServer>,
@@ -229,7 +229,7 @@ fn object(value: Value) -> JsonObject {
 }
 
 /// A store that could not answer: an internal error quoting it.
-fn store_error(error: &super::TaskStoreError) -> ErrorData {
+pub(super) fn store_error(error: &super::TaskStoreError) -> ErrorData {
     ErrorData::internal_error(
         format!("the task store could not be reached: {error}"),
         None,

@@ -3,8 +3,10 @@
 
 mod call;
 pub(crate) mod clock;
+mod core_tasks;
 mod methods;
 
+pub(crate) use core_tasks::with_core_tasks_capability;
 pub(crate) use methods::unread_request;
 pub(crate) mod task_store;
 

@@ -18,6 +18,11 @@ use serde_json::{Map, Value, json};
 
 use crate::decode::parse_args_strictly;
 
+mod core_tasks;
+
+pub(crate) use core_tasks::CORE_TASKS;
+use core_tasks::{core_tasks, is_2026};
+
 /// The `_meta` key under which a `tools/call`'s argument text travels to [`McpServer`]
 /// when it cannot travel as an object.
 ///
@@ -31,6 +36,7 @@ const QUOTED: usize = 200;
 pub(crate) const PARSE_ERROR: i64 = -32700;
 pub(crate) const INVALID_REQUEST: i64 = -32600;
 pub(crate) const INVALID_PARAMS: i64 = -32602;
+const METHOD_NOT_FOUND: i64 = -32601;
 
 /// A message read before rmcp reads it.
 #[derive(Debug)]
@@ -72,6 +78,9 @@ struct CallParams<'a> {
     arguments: Option<&'a RawValue>,
     #[serde(borrow, rename = "_meta")]
     meta: Option<&'a RawValue>,
+    /// 2025-11-25's ask for a task.
+    #[serde(borrow)]
+    task: Option<&'a RawValue>,
     /// A 2026-07-28 retry's fields: of the wrong JSON type, rmcp cannot read the request at
     /// all and answers `-32601`, which a client takes for "no such method" (over HTTP 404,
     /// "session gone"); here they get `-32602` saying what they must be (SPEC §10B).
@@ -148,10 +157,25 @@ pub(crate) fn screen(bytes: &[u8]) -> Screened {
             ));
         }
     };
+    if let Some(method) = method
+        .as_deref()
+        .filter(|method| method.starts_with(CORE_TASKS))
+    {
+        return Screened::Refused(error(id, METHOD_NOT_FOUND, method));
+    }
     let is_call = method.as_deref() == Some("tools/call") && id.is_some();
     let head = Head { id, method };
     if !is_call {
-        return Screened::Pass(head);
+        let core = matches!(
+            head.method.as_deref(),
+            Some("tools/list" | "tasks/get" | "tasks/result" | "tasks/cancel")
+        ) && head.id.is_some()
+            && !is_2026(envelope.params);
+        return if core {
+            core_tasks(head, bytes)
+        } else {
+            Screened::Pass(head)
+        };
     }
     let invalid_params = |head: Head, detail: &str| {
         Screened::Refused(error(
@@ -216,14 +240,24 @@ pub(crate) fn screen(bytes: &[u8]) -> Screened {
             );
         }
     }
+    let core =
+        params.task.is_some_and(|task| task.get().starts_with('{')) && !is_2026(envelope.params);
+    let plain = |head: Head| {
+        if core {
+            core_tasks(head, bytes)
+        } else {
+            Screened::Pass(head)
+        }
+    };
     let Some(arguments) = params.arguments else {
-        return Screened::Pass(head);
+        return plain(head);
     };
     let arguments = arguments.get();
     if arguments.starts_with('{') && parse_args_strictly(&name, arguments).is_ok() {
-        return Screened::Pass(head);
+        return plain(head);
     }
     match with_argument_text(&head, params_text, arguments) {
+        Some(rewritten) if core => core_tasks(head, &rewritten),
         Some(rewritten) => Screened::Rewritten(head, rewritten),
         None => invalid_params(head, "`_meta` must be an object"),
     }
