@@ -27,6 +27,8 @@ struct Session {
     /// What it answers each `elicitation/create` with, and the questions it was asked.
     answer: Value,
     asked: Vec<Value>,
+    /// The statuses `notifications/tasks/status` told, by task id, in order.
+    told: Vec<(Value, Value)>,
 }
 
 impl Session {
@@ -45,6 +47,7 @@ impl Session {
             revision: revision.clone(),
             answer: json!({"action": "accept", "content": {}}),
             asked: Vec::new(),
+            told: Vec::new(),
         };
         let capabilities = json!({"elicitation": {}, "tasks": {"cancel": {}}});
         let params = json!({
@@ -72,12 +75,7 @@ impl Session {
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
             .await;
         loop {
-            let line = tokio::time::timeout(Duration::from_secs(30), self.lines.next_line())
-                .await
-                .expect("the server answers")
-                .unwrap()
-                .expect("the connection stays open");
-            let message: Value = serde_json::from_str(&line).unwrap();
+            let message = self.next().await;
             if message["method"] == "elicitation/create" {
                 valid_as(&self.revision, "ElicitRequest", &message).unwrap();
                 self.asked.push(message["params"].clone());
@@ -99,6 +97,38 @@ impl Session {
             return message["result"].clone();
         }
     }
+
+    /// The next message the server sends; a status notification is checked and kept.
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(30), self.lines.next_line())
+            .await
+            .expect("the server sends")
+            .unwrap()
+            .expect("the connection stays open");
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["method"] == "notifications/tasks/status" {
+            valid_as(&self.revision, "TaskStatusNotification", &message).unwrap();
+            let params = &message["params"];
+            self.told
+                .push((params["taskId"].clone(), params["status"].clone()));
+        }
+        message
+    }
+
+    /// The statuses told of task `id` once it has been told it ended.
+    async fn told_until_end(&mut self, id: &Value) -> Vec<Value> {
+        let told = |session: &Self| -> Vec<Value> {
+            let of_id = session.told.iter().filter(|(task, _)| task == id);
+            of_id.map(|(_, status)| status.clone()).collect()
+        };
+        while !told(self)
+            .last()
+            .is_some_and(|status| ["completed", "failed", "cancelled"].contains(&status.as_str().unwrap()))
+        {
+            self.next().await;
+        }
+        told(self)
+    }
 }
 
 fn call_params(name: &str, arguments: Value, task: Option<Value>) -> Value {
@@ -116,7 +146,7 @@ async fn a_2025_11_25_client_asks_for_a_task_polls_it_and_reads_its_result() {
         Session::open(McpServer::new(toolkit), ProtocolVersion::V_2025_11_25).await;
     assert_eq!(
         initialized["capabilities"]["tasks"],
-        json!({"cancel": {}, "requests": {"tools": {"call": {}}}})
+        json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
     );
     let listed = client
         .request(1, "tools/list", json!({}), "ListToolsResult")
@@ -216,6 +246,10 @@ async fn tasks_result_puts_the_tasks_question_to_the_client_and_uses_its_answer_
         .request(2, "tasks/result", json!({"taskId": id}), "CallToolResult")
         .await;
     assert_eq!(result["content"][0]["text"], "published q3");
+    assert_eq!(
+        client.told_until_end(&id).await,
+        [json!("input_required"), json!("working"), json!("completed")]
+    );
     assert_eq!(client.asked.len(), 1);
     assert_eq!(client.asked[0]["message"], "Publish report q3?");
     // Read again, the ended task answers the same, and asks nothing more.
@@ -298,14 +332,8 @@ async fn tasks_cancel_stops_a_task_once_and_every_other_mistake_is_refused() {
         )
     );
     assert_eq!(
-        error(
-            client
-                .request(6, "tasks/list", json!({}), "ListTasksResult")
-                .await
-        )
-        .0,
-        -32601,
-        "tasks/list is not offered (the capability has no `list`)"
+        error(client.request(6, "tasks/list", json!({"cursor": "x"}), "ListTasksResult").await),
+        (-32602, "`tasks/list`: `cursor` \"x\" is not one this server gave".to_owned())
     );
     let unknown = json!({"taskId": "0123456789abcdef0123456789abcdef"});
     assert_eq!(
@@ -337,6 +365,53 @@ async fn tasks_cancel_stops_a_task_once_and_every_other_mistake_is_refused() {
         .0,
         -32602
     );
+    let listed = other
+        .request(2, "tasks/list", json!({}), "ListTasksResult")
+        .await;
+    assert_eq!(listed, json!({"tasks": []}));
+}
+
+/// `tasks/list`: the caller's tasks, oldest first, a hundred a page.
+#[tokio::test]
+async fn tasks_list_pages_through_the_callers_tasks_oldest_first() {
+    let (toolkit, _, _) = with_handles();
+    let (mut client, initialized) =
+        Session::open(McpServer::new(toolkit), ProtocolVersion::V_2025_11_25).await;
+    assert_eq!(initialized["capabilities"]["tasks"]["list"], json!({}));
+    let mut ids = Vec::new();
+    for n in 0..101 {
+        let quick = call_params("quick", json!({"n": n}), Some(json!({})));
+        let created = client
+            .request(n, "tools/call", quick, "CreateTaskResult")
+            .await;
+        ids.push(created["task"]["taskId"].as_str().unwrap().to_owned());
+    }
+    let first = client
+        .request(200, "tasks/list", json!({}), "ListTasksResult")
+        .await;
+    let cursor = json!({"cursor": first["nextCursor"]});
+    let second = client
+        .request(201, "tasks/list", cursor, "ListTasksResult")
+        .await;
+    assert_eq!(first["tasks"].as_array().unwrap().len(), 100);
+    assert!(second.get("nextCursor").is_none(), "{second}");
+    let listed: Vec<&Value> = [&first, &second]
+        .into_iter()
+        .flat_map(|page| page["tasks"].as_array().unwrap())
+        .collect();
+    let mut listed_ids: Vec<String> = listed
+        .iter()
+        .map(|task| task["taskId"].as_str().unwrap().to_owned())
+        .collect();
+    // Oldest first; tasks made in the same millisecond may come in any order among them.
+    let created: Vec<&str> = listed
+        .iter()
+        .map(|task| task["createdAt"].as_str().unwrap())
+        .collect();
+    assert!(created.windows(2).all(|pair| pair[0] <= pair[1]), "{created:?}");
+    listed_ids.sort();
+    ids.sort();
+    assert_eq!(listed_ids, ids);
 }
 
 /// 2025-06-18 has no tasks: no capability, no `execution`, and a `task` on `tools/call` is

@@ -168,7 +168,7 @@ pub(crate) fn screen(bytes: &[u8]) -> Screened {
     if !is_call {
         let core = matches!(
             head.method.as_deref(),
-            Some("tools/list" | "tasks/get" | "tasks/result" | "tasks/cancel")
+            Some("tools/list" | "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel")
         ) && head.id.is_some()
             && !is_2026(envelope.params);
         return if core {

@@ -1,14 +1,18 @@
 //! 2025-11-25's core tasks (SPEC §14): a client of that revision asks for a task (`task: {ttl}`
 //! on `tools/call`, for a tool whose `execution.taskSupport` allows it), polls `tasks/get`,
 //! waits on `tasks/result` — where a task's question is put to it with `elicitation/create` —
-//! and may `tasks/cancel`. The same tasks, store and caller binding as the 2026-07-28
-//! extension; only the shapes differ. `tasks/list` is not served (the capability says so).
+//! may `tasks/cancel`, and `tasks/list` its own; `notifications/tasks/status` tells it of each
+//! new status. The same tasks, store and caller binding as the 2026-07-28 extension; only the
+//! shapes differ.
 
 use std::time::Duration;
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolRequestParams, CallToolResponse, ErrorCode, ProtocolVersion};
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CustomNotification, ErrorCode, ProtocolVersion,
+    ServerNotification,
+};
+use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -20,7 +24,10 @@ use crate::mcp::server::incoming::Arguments;
 use crate::mcp::server::{McpServer, caller, suspend};
 use crate::result::ToolResult;
 use crate::tool::task_support::TaskSupport;
-use crate::toolkit::spawn::{TaskSnapshot, TaskStatus, spawn_in, task_id};
+use crate::toolkit::spawn::{TaskHandle, TaskSnapshot, TaskStatus, spawn_in, task_id};
+
+/// How many tasks one `tasks/list` page holds.
+const LIST_PAGE: usize = 100;
 
 /// How often `tasks/result` reads a task that has not ended.
 const RESULT_POLL: Duration = Duration::from_millis(50);
@@ -28,6 +35,9 @@ const RESULT_POLL: Duration = Duration::from_millis(50);
 /// The longest `tasks/cancel` waits for the task it cancelled to end, so it can answer with
 /// the task `cancelled`.
 const CANCEL_WAIT: Duration = Duration::from_secs(2);
+
+/// The notification of a task's new status (2025-11-25).
+const STATUS: &str = "notifications/tasks/status";
 
 /// The `_meta` key that ties a result to its task (2025-11-25).
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -77,7 +87,7 @@ pub(crate) fn with_core_tasks_capability(message: &mut Value) {
     if has_tasks {
         capabilities.insert(
             "tasks".to_owned(),
-            json!({"cancel": {}, "requests": {"tools": {"call": {}}}}),
+            json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}),
         );
     }
 }
@@ -102,6 +112,7 @@ impl McpServer {
             "tasks/get" => Ok(core_task(&self.find_task(&task_id()?, &context).await?)),
             "tasks/result" => self.core_result(&task_id()?, &context).await,
             "tasks/cancel" => self.core_cancel(&task_id()?, &context).await,
+            "tasks/list" => self.core_list(&params, &context).await,
             _ => Err(ErrorData::new(
                 ErrorCode::METHOD_NOT_FOUND,
                 method.to_owned(),
@@ -220,6 +231,7 @@ impl McpServer {
             ctx,
             None,
         );
+        tokio::spawn(tell_status(handle.clone(), first.clone(), context.peer.clone()));
         drop(self.tasks.follow(handle, first.clone()));
         Ok(json!({ "task": core_task(&first) }))
     }
@@ -283,6 +295,52 @@ impl McpServer {
         }
     }
 
+    /// `tasks/list`: the caller's tasks still kept, oldest first, a page at a time (the cursor
+    /// is where the next page starts); a task whose server went away is listed `failed`.
+    async fn core_list(
+        &self,
+        params: &Value,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Value, ErrorData> {
+        let start = match params.get("cursor") {
+            None | Some(Value::Null) => 0,
+            Some(cursor) => cursor
+                .as_str()
+                .and_then(|cursor| cursor.parse::<usize>().ok())
+                .ok_or_else(|| {
+                    ErrorData::invalid_params(
+                        format!("`tasks/list`: `cursor` {cursor} is not one this server gave"),
+                        None,
+                    )
+                })?,
+        };
+        let owner = suspend::owner_of(context);
+        let records = self
+            .tasks
+            .store
+            .list(&owner)
+            .await
+            .map_err(|error| store_error(&error))?;
+        let now = super::clock::now_ms();
+        let tasks: Vec<Value> = records
+            .iter()
+            .skip(start)
+            .take(LIST_PAGE)
+            .map(|record| {
+                let mut task = core_task(record);
+                if record.is_lost(now) {
+                    task["status"] = json!("failed");
+                }
+                task
+            })
+            .collect();
+        let mut page = json!({ "tasks": tasks });
+        if start + LIST_PAGE < records.len() {
+            page["nextCursor"] = json!((start + LIST_PAGE).to_string());
+        }
+        Ok(page)
+    }
+
     /// `result` as 2025-11-25's `CallToolResult` of the task `record` (that revision has no
     /// `resultType`; `_meta` names the task).
     fn core_call_result(&self, record: &TaskRecord, result: &ToolResult) -> Value {
@@ -326,6 +384,31 @@ impl McpServer {
                 return Ok(core_task(&record));
             }
             tokio::time::sleep(RESULT_POLL).await;
+        }
+    }
+}
+
+/// Sends the client that started the task `notifications/tasks/status` each time its status
+/// changes, until it ends; a client that can no longer be told stops it.
+async fn tell_status(mut handle: TaskHandle, mut record: TaskRecord, peer: Peer<RoleServer>) {
+    let mut told = record.status;
+    loop {
+        let snapshot = handle.changed().await;
+        if snapshot.status != told {
+            told = snapshot.status;
+            record.status = snapshot.status;
+            record.status_message = snapshot.message;
+            record.updated_at_ms = super::clock::now_ms();
+            let status = CustomNotification::new(STATUS, Some(core_task(&record)));
+            let sent = peer
+                .send_notification(ServerNotification::CustomNotification(status))
+                .await;
+            if sent.is_err() {
+                return;
+            }
+        }
+        if told.is_terminal() {
+            return;
         }
     }
 }
