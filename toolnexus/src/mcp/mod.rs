@@ -42,7 +42,9 @@
 //!   [`McpServer::task_after`], else with a task the client follows with `tasks/get`,
 //!   `tasks/update` and `tasks/cancel` (SPEC §14; kept in a [`TaskStore`]). A 2025-11-25
 //!   client asks for one with `task` on `tools/call`, and follows it with that revision's
-//!   `tasks/get`, `tasks/result` and `tasks/cancel`.
+//!   `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`. A client may also hear of
+//!   its tasks' changes: `notifications/tasks` through `subscriptions/listen` (2026-07-28), or
+//!   `notifications/tasks/status` (2025-11-25).
 //! - Replicas behind a load balancer share one Redis through `RedisStore` (feature `redis`,
 //!   SPEC §14B), both the record of used `requestState`s and the tasks: an approved retry
 //!   runs once across them, and any replica answers for any task.

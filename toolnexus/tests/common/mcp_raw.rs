@@ -260,3 +260,59 @@ pub fn message_in(text: &str) -> Value {
         .find_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
         .unwrap_or(Value::Null)
 }
+
+/// POSTs request `id` of a 2026-07-28 client that declared the tasks extension (its `_meta`
+/// and headers as that revision has them), and returns the answer as it starts.
+pub async fn post_2026(url: &str, id: u64, method: &str, mut params: Value) -> reqwest::Response {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":
+            {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    });
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(name) = params["name"].as_str() {
+        request = request.header("mcp-name", name);
+    }
+    let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    request.body(message.to_string()).send().await.unwrap()
+}
+
+/// The JSON-RPC messages of an event stream, one at a time, as they arrive.
+pub struct Events {
+    response: reqwest::Response,
+    read: String,
+}
+
+impl Events {
+    pub fn of(response: reqwest::Response) -> Self {
+        Self {
+            response,
+            read: String::new(),
+        }
+    }
+
+    /// The next message (priming events skipped).
+    pub async fn next(&mut self) -> Value {
+        loop {
+            while let Some(end) = self.read.find("\n\n") {
+                let event: String = self.read.drain(..end + 2).collect();
+                let message = message_in(&event);
+                if !message.is_null() {
+                    return message;
+                }
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(30), self.response.chunk())
+                .await
+                .expect("the stream goes on")
+                .unwrap()
+                .expect("the stream stays open");
+            self.read.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
+}

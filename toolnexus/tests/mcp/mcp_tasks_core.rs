@@ -1,5 +1,5 @@
 //! 2025-11-25's core tasks (SPEC §14), as a client of that revision sends them, line by line
-//! on stdio and over streamable HTTP: the capability, `execution.taskSupport`, `task: {ttl}`
+//! on stdio (over HTTP: `mcp_tasks_wire`): the capability, `execution.taskSupport`, `task: {ttl}`
 //! on `tools/call`, `tasks/get`, `tasks/result` (a task's question put with
 //! `elicitation/create`), `tasks/cancel`, and the refusals. Every message the server sends is
 //! checked against the 2025-11-25 schema.
@@ -121,10 +121,9 @@ impl Session {
             let of_id = session.told.iter().filter(|(task, _)| task == id);
             of_id.map(|(_, status)| status.clone()).collect()
         };
-        while !told(self)
-            .last()
-            .is_some_and(|status| ["completed", "failed", "cancelled"].contains(&status.as_str().unwrap()))
-        {
+        while !told(self).last().is_some_and(|status| {
+            ["completed", "failed", "cancelled"].contains(&status.as_str().unwrap())
+        }) {
             self.next().await;
         }
         told(self)
@@ -248,7 +247,11 @@ async fn tasks_result_puts_the_tasks_question_to_the_client_and_uses_its_answer_
     assert_eq!(result["content"][0]["text"], "published q3");
     assert_eq!(
         client.told_until_end(&id).await,
-        [json!("input_required"), json!("working"), json!("completed")]
+        [
+            json!("input_required"),
+            json!("working"),
+            json!("completed")
+        ]
     );
     assert_eq!(client.asked.len(), 1);
     assert_eq!(client.asked[0]["message"], "Publish report q3?");
@@ -332,8 +335,15 @@ async fn tasks_cancel_stops_a_task_once_and_every_other_mistake_is_refused() {
         )
     );
     assert_eq!(
-        error(client.request(6, "tasks/list", json!({"cursor": "x"}), "ListTasksResult").await),
-        (-32602, "`tasks/list`: `cursor` \"x\" is not one this server gave".to_owned())
+        error(
+            client
+                .request(6, "tasks/list", json!({"cursor": "x"}), "ListTasksResult")
+                .await
+        ),
+        (
+            -32602,
+            "`tasks/list`: `cursor` \"x\" is not one this server gave".to_owned()
+        )
     );
     let unknown = json!({"taskId": "0123456789abcdef0123456789abcdef"});
     assert_eq!(
@@ -408,7 +418,10 @@ async fn tasks_list_pages_through_the_callers_tasks_oldest_first() {
         .iter()
         .map(|task| task["createdAt"].as_str().unwrap())
         .collect();
-    assert!(created.windows(2).all(|pair| pair[0] <= pair[1]), "{created:?}");
+    assert!(
+        created.windows(2).all(|pair| pair[0] <= pair[1]),
+        "{created:?}"
+    );
     listed_ids.sort();
     ids.sort();
     assert_eq!(listed_ids, ids);
@@ -441,56 +454,4 @@ async fn an_older_session_gets_no_tasks_whatever_it_sends() {
         .request(2, "tools/call", quick, "CallToolResult")
         .await;
     assert_eq!(result["content"][0]["text"], "quick 2");
-}
-
-/// Over streamable HTTP the same, with sessions and stateless: the capability in the
-/// `initialize` answer, a task asked for, polled and read.
-#[cfg(feature = "mcp-http")]
-#[tokio::test]
-async fn over_http_a_2025_11_25_client_asks_for_a_task_and_reads_its_result() {
-    use crate::common::mcp_raw::{self, Client};
-    use toolnexus::mcp::HttpOptions;
-
-    for stateless in [false, true] {
-        let options = HttpOptions::new().stateless(stateless);
-        let (toolkit, _, _) = with_handles();
-        let running = mcp_raw::serve(McpServer::new(toolkit), options).await;
-        let mut client = Client::new(&running);
-        let initialized = client.initialize().await.message;
-        let revision = ProtocolVersion::V_2025_11_25;
-        valid_as(&revision, "InitializeResult", &initialized["result"]).unwrap();
-        assert_eq!(
-            initialized["result"]["capabilities"]["tasks"]["requests"],
-            json!({"tools": {"call": {}}})
-        );
-        // As the transport asks of a client after `initialize`: the revision in a header.
-        let post = |id: u64, method: &str, params: Value| {
-            let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-            let mut request = client
-                .http
-                .post(&client.url)
-                .header("content-type", "application/json")
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-protocol-version", "2025-11-25")
-                .body(message.to_string());
-            if let Some(session) = &client.session {
-                request = request.header("mcp-session-id", session);
-            }
-            async move {
-                let text = request.send().await.unwrap().text().await.unwrap();
-                mcp_raw::message_in(&text)["result"].clone()
-            }
-        };
-        let quick = call_params("quick", json!({"n": 3}), Some(json!({})));
-        let created = post(1, "tools/call", quick).await;
-        valid_as(&revision, "CreateTaskResult", &created)
-            .unwrap_or_else(|why| panic!("stateless {stateless}: {why}: {created}"));
-        let id = created["task"]["taskId"].clone();
-        let result = post(2, "tasks/result", json!({"taskId": id})).await;
-        valid_as(&revision, "CallToolResult", &result).unwrap();
-        assert_eq!(result["content"][0]["text"], "quick 3");
-        let ended = post(3, "tasks/get", json!({"taskId": id})).await;
-        valid_as(&revision, "GetTaskResult", &ended).unwrap();
-        assert_eq!(ended["status"], "completed");
-    }
 }

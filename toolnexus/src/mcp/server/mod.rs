@@ -10,7 +10,7 @@ use rmcp::model::{
     PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool as McpTool,
     UpdateTaskParams,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::Value;
 
@@ -279,9 +279,9 @@ impl ServerHandler for McpServer {
         self.cancel_task_now(request, &context).await
     }
 
-    /// `subscriptions/listen` (2026-07-28): `toolsListChanged` is accepted; the stream stays
-    /// open until the client cancels it. `taskIds` is not: rmcp 3.11's filter has no field
-    /// for it and its sink refuses `notifications/tasks`, so clients poll `tasks/get`.
+    /// `subscriptions/listen` (2026-07-28): `toolsListChanged` is accepted, and the tasks
+    /// extension's `taskIds` (carried past rmcp, whose filter has no field for them): the
+    /// stream stays open until the client cancels it.
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
@@ -289,6 +289,10 @@ impl ServerHandler for McpServer {
         let mut accepted = SubscriptionFilter::new();
         accepted.tools_list_changed = requested.tools_list_changed;
         Some(accepted)
+    }
+
+    async fn listen(&self, subscription: SubscriptionContext) -> Result<(), ErrorData> {
+        self.listen_to_tasks(subscription).await
     }
 
     async fn on_custom_request(

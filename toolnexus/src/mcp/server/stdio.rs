@@ -1,18 +1,21 @@
 //! The line transport [`serve_stdio`](super::serve_stdio) runs on: one JSON-RPC message a
 //! line, and an error reply for every line that cannot be read.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::io;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, GetExtensions, ServerJsonRpcMessage, ServerResult};
+use rmcp::model::{
+    ClientJsonRpcMessage, GetExtensions, ServerJsonRpcMessage, ServerNotification, ServerResult,
+};
 use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::Mutex;
 
-use super::incoming::{self, INVALID_REQUEST, Screened};
+use super::incoming::{self, Head, INVALID_REQUEST, Screened};
 use super::suspend::Connection;
 use super::tasks::with_core_tasks_capability;
 use crate::mcp::lines::{Line, LineReader, MAX_LINE_BYTES};
@@ -58,6 +61,9 @@ pub struct LineTransport<R, W> {
     /// Tagged on every request read, so a sealed `requestState` is bound to this connection
     /// (SPEC §10B: stdio has no session id, and a connection is one client).
     connection: Connection,
+    /// The task ids each `subscriptions/listen` read asked for, by request id, until its
+    /// acknowledgment names them.
+    listens: Arc<std::sync::Mutex<HashMap<String, Vec<String>>>>,
 }
 
 impl<R, W> fmt::Debug for LineTransport<R, W> {
@@ -75,6 +81,7 @@ impl<R: tokio::io::AsyncRead + Unpin, W> LineTransport<R, W> {
             pending: None,
             replying: None,
             connection: Connection::new(),
+            listens: Arc::default(),
         }
     }
 }
@@ -91,8 +98,27 @@ where
         item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), io::Error>> + Send + 'static {
         let writer = Arc::clone(&self.writer);
+        let listens = Arc::clone(&self.listens);
         async move {
             let line = match &item {
+                ServerJsonRpcMessage::Notification(notification)
+                    if matches!(
+                        notification.notification,
+                        ServerNotification::SubscriptionsAcknowledgedNotification(_)
+                    ) =>
+                {
+                    let mut message = serde_json::to_value(&item).map_err(io::Error::other)?;
+                    let id = message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"]
+                        .to_string();
+                    let ids = listens
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .remove(&id);
+                    if let Some(ids) = ids {
+                        incoming::acknowledged(&mut message, &ids);
+                    }
+                    serde_json::to_vec(&message)
+                }
                 ServerJsonRpcMessage::Response(response)
                     if matches!(response.result, ServerResult::InitializeResult(_)) =>
                 {
@@ -133,7 +159,13 @@ where
                 ),
                 Ok(Line::Read(line)) if line.trim_ascii().is_empty() => continue,
                 Ok(Line::Read(line)) => match read_message(&line) {
-                    Ok(mut message) => {
+                    Ok((mut message, head)) => {
+                        if let (Some(id), Some(ids)) = (head.id, head.task_ids) {
+                            self.listens
+                                .lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .insert(id.to_string(), ids);
+                        }
                         if let ClientJsonRpcMessage::Request(request) = &mut message {
                             request
                                 .request
@@ -154,23 +186,25 @@ where
     }
 }
 
-/// One line as rmcp's message, or the JSON-RPC error that answers it.
-fn read_message(line: &[u8]) -> Result<ClientJsonRpcMessage, Value> {
+/// One line as rmcp's message (and what the screen read of it), or the JSON-RPC error that
+/// answers it.
+fn read_message(line: &[u8]) -> Result<(ClientJsonRpcMessage, Head), Value> {
     let (head, text) = match incoming::screen(line) {
         Screened::Refused(error) => return Err(error),
         Screened::Pass(head) => (head, None),
         Screened::Rewritten(head, text) => (head, Some(text)),
     };
-    serde_json::from_slice(text.as_deref().unwrap_or(line)).map_err(|error| {
-        incoming::error(
+    match serde_json::from_slice(text.as_deref().unwrap_or(line)) {
+        Ok(message) => Ok((message, head)),
+        Err(error) => Err(incoming::error(
             head.id,
             INVALID_REQUEST,
             format_args!(
                 "Invalid Request: {}",
                 incoming::quoted(&crate::decode::without_position(&error))
             ),
-        )
-    })
+        )),
+    }
 }
 
 async fn write_line<W: AsyncWrite + Unpin>(writer: &Mutex<W>, mut line: Vec<u8>) -> io::Result<()> {

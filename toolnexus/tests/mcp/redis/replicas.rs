@@ -142,6 +142,45 @@ async fn a_task_started_on_one_replica_is_answered_and_cancelled_by_the_other() 
     );
 }
 
+/// A `subscriptions/listen` on one replica hears of a task the other runs: the store's
+/// changes reach every replica.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_on_one_replica_hears_of_a_task_the_other_runs() {
+    use crate::common::mcp_raw::{Events, post_2026};
+
+    let Some(url) = shared_url() else { return };
+    let prefix = prefix();
+    let (runs, dropped) = (Arc::default(), Arc::<AtomicBool>::default());
+    let a = replica(McpServer::new(toolkit(&runs, &dropped)), &url, &prefix).await;
+    let b = replica(McpServer::new(toolkit(&runs, &dropped)), &url, &prefix).await;
+    let client_a = client_of(&a).await;
+    let id = started(&client_a, "publish_report", json!({"name": "q5"}))
+        .await
+        .task
+        .task_id;
+    let filter = json!({"notifications": {"taskIds": [id]}});
+    let mut events = Events::of(post_2026(&b.url(), 1, "subscriptions/listen", filter).await);
+    let acknowledged = events.next().await;
+    assert_eq!(
+        acknowledged["params"]["notifications"]["taskIds"],
+        json!([id])
+    );
+    let mut statuses = Vec::new();
+    while statuses.last() != Some(&json!("completed")) {
+        let told = events.next().await;
+        assert_eq!(told["method"], "notifications/tasks", "{told}");
+        let status = told["params"]["status"].clone();
+        if status == "input_required" {
+            accept_input(&client_a, &id, &told["params"]).await;
+        }
+        if statuses.last() != Some(&status) {
+            statuses.push(status);
+        }
+    }
+    assert_eq!(statuses.last(), Some(&json!("completed")));
+    assert!(statuses.contains(&json!("input_required")), "{statuses:?}");
+}
+
 /// Replica `a` runs on a runtime of its own, shut down mid-task as a killed process would be.
 #[test]
 fn a_task_whose_replica_went_away_ends_failed_on_the_other_within_the_lease() {

@@ -26,6 +26,7 @@ use tower_service::Service;
 use super::McpServer;
 use crate::toolkit::Toolkit;
 
+mod acknowledged;
 mod auth;
 mod body;
 mod endpoint;

@@ -10,6 +10,7 @@ use hyper::header::{HOST, HeaderMap, HeaderValue, ORIGIN, RETRY_AFTER};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 
+use super::acknowledged;
 use super::body::{self, CancelInSession, Extras, RequestBody};
 use super::endpoint::Shared;
 use super::json::json_when_plain;
@@ -70,7 +71,7 @@ pub(super) async fn authorized(
         Ok(body) => body,
         Err(response) => return response,
     };
-    let (head, body) = match incoming::screen(&body) {
+    let (mut head, body) = match incoming::screen(&body) {
         Screened::Refused(error) => return json_rpc_error(&error),
         Screened::Pass(head) => (head, body),
         Screened::Rewritten(head, text) => (head, Bytes::from(text)),
@@ -84,17 +85,14 @@ pub(super) async fn authorized(
         .map(Arc::<str>::from);
     let request = Request::from_parts(parts, Full::new(body));
     let initialize = head.method.as_deref() == Some("initialize");
+    let task_ids = head.task_ids.take();
     let id = head.id.clone();
     // A request (it has a method and an id) may be answered as JSON.
     let request_id = head.method.is_some().then(|| head.id.clone()).flatten();
     let Some(sessions) = &shared.sessions else {
         let response = readable(shared.endpoint.handle(request).await, id).await;
         let response = plain_as_json(response, request_id).await;
-        return if initialize {
-            with_core_tasks(response).await
-        } else {
-            response
-        };
+        return amended(response, initialize, task_ids).await;
     };
     let response = match (session, head.method.as_deref(), head.id) {
         (None, Some("initialize"), _) => {
@@ -122,10 +120,20 @@ pub(super) async fn authorized(
         _ => shared.endpoint.handle(request).await,
     };
     let response = plain_as_json(readable(response, id).await, request_id).await;
-    if initialize {
-        with_core_tasks(response).await
-    } else {
-        response
+    amended(response, initialize, task_ids).await
+}
+
+/// rmcp's answer with what its types cannot say: an `initialize`'s 2025-11-25 core tasks
+/// capability, a `subscriptions/listen` acknowledgment's `taskIds`.
+async fn amended(
+    response: Response<ResponseBody>,
+    initialize: bool,
+    task_ids: Option<Vec<String>>,
+) -> Response<ResponseBody> {
+    match task_ids {
+        _ if initialize => with_core_tasks(response).await,
+        Some(ids) => acknowledged::naming_tasks(response, &ids).await,
+        None => response,
     }
 }
 

@@ -19,9 +19,11 @@ use serde_json::{Map, Value, json};
 use crate::decode::parse_args_strictly;
 
 mod core_tasks;
+mod task_ids;
 
 pub(crate) use core_tasks::CORE_TASKS;
 use core_tasks::{core_tasks, is_2026};
+pub(crate) use task_ids::{TASK_IDS, acknowledged};
 
 /// The `_meta` key under which a `tools/call`'s argument text travels to [`McpServer`]
 /// when it cannot travel as an object.
@@ -55,11 +57,10 @@ pub(crate) struct Head {
     /// The request's `id` (a string or an integer); `None` for a notification or a reply.
     pub(crate) id: Option<Value>,
     /// The request's or notification's `method`.
-    #[cfg_attr(
-        not(feature = "mcp-http"),
-        expect(dead_code, reason = "only the HTTP transport routes on it")
-    )]
     pub(crate) method: Option<String>,
+    /// The tasks a `subscriptions/listen` asks to hear of (the tasks extension's `taskIds`):
+    /// its acknowledgment must name them, and rmcp's has no field for them.
+    pub(crate) task_ids: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -164,8 +165,15 @@ pub(crate) fn screen(bytes: &[u8]) -> Screened {
         return Screened::Refused(error(id, METHOD_NOT_FOUND, method));
     }
     let is_call = method.as_deref() == Some("tools/call") && id.is_some();
-    let head = Head { id, method };
+    let head = Head {
+        id,
+        method,
+        task_ids: None,
+    };
     if !is_call {
+        if head.method.as_deref() == Some("subscriptions/listen") {
+            return task_ids::listened(head, envelope.params);
+        }
         let core = matches!(
             head.method.as_deref(),
             Some("tools/list" | "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel")

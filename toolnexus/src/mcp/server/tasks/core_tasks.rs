@@ -231,7 +231,11 @@ impl McpServer {
             ctx,
             None,
         );
-        tokio::spawn(tell_status(handle.clone(), first.clone(), context.peer.clone()));
+        tokio::spawn(tell_status(
+            handle.clone(),
+            first.clone(),
+            context.peer.clone(),
+        ));
         drop(self.tasks.follow(handle, first.clone()));
         Ok(json!({ "task": core_task(&first) }))
     }

@@ -135,7 +135,7 @@ impl McpServer {
     }
 
     /// The record as the extension's `DetailedTask`.
-    fn detailed(&self, record: &TaskRecord) -> DetailedTask {
+    pub(super) fn detailed(&self, record: &TaskRecord) -> DetailedTask {
         let payload = match record.status {
             TaskStatus::Working => TaskPayload::Working,
             TaskStatus::Cancelled => TaskPayload::Cancelled,

@@ -4,6 +4,7 @@
 mod call;
 pub(crate) mod clock;
 mod core_tasks;
+mod listen;
 mod methods;
 
 pub(crate) use core_tasks::with_core_tasks_capability;
@@ -41,6 +42,8 @@ pub(crate) struct Tasks {
     store: Arc<dyn TaskStore>,
     /// Tasks this process runs, by id: where the store's signals for them are acted on.
     running: Arc<Running>,
+    /// The `subscriptions/listen` streams of this process, by the task ids they name.
+    watchers: Arc<listen::Watchers>,
     /// This process's lease holder id.
     holder: Arc<str>,
 }
@@ -79,24 +82,38 @@ impl fmt::Debug for Tasks {
 impl Tasks {
     pub(crate) fn new() -> Self {
         let running = Arc::new(Running::default());
+        let watchers = Arc::new(listen::Watchers::default());
         Self {
             after: Duration::from_secs(1),
             ttl: Duration::from_secs(60 * 60),
             max: 10_000,
             lease: LEASE,
-            store: listened(Arc::new(InMemoryTaskStore::new()), &running),
+            store: listened(Arc::new(InMemoryTaskStore::new()), &running, &watchers),
             running,
+            watchers,
             holder: crate::toolkit::spawn::task_id().into(),
         }
     }
 }
 
-/// `store`, with this server's listener: signals for the tasks it runs reach them.
-fn listened(store: Arc<dyn TaskStore>, running: &Arc<Running>) -> Arc<dyn TaskStore> {
+/// `store`, with this server's listener: signals for the tasks it runs reach them, and
+/// changes reach the `subscriptions/listen` streams that name them.
+fn listened(
+    store: Arc<dyn TaskStore>,
+    running: &Arc<Running>,
+    watchers: &Arc<listen::Watchers>,
+) -> Arc<dyn TaskStore> {
     let running: Weak<Running> = Arc::downgrade(running);
+    let watchers: Weak<listen::Watchers> = Arc::downgrade(watchers);
     store.subscribe(Arc::new(move |event: &TaskEvent| {
-        let TaskEvent::Signal { id, signal } = event else {
-            return;
+        let (id, signal) = match event {
+            TaskEvent::Changed(record) => {
+                if let Some(watchers) = watchers.upgrade() {
+                    watchers.changed(record);
+                }
+                return;
+            }
+            TaskEvent::Signal { id, signal } => (id, signal),
         };
         let Some(handle) = running.upgrade().and_then(|running| running.get(id)) else {
             return;
@@ -164,7 +181,7 @@ impl McpServer {
     /// tasks, and report `failed` a task whose replica went away (its lease lapsed).
     #[must_use]
     pub fn with_task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
-        self.tasks.store = listened(store, &self.tasks.running);
+        self.tasks.store = listened(store, &self.tasks.running, &self.tasks.watchers);
         self
     }
 }
