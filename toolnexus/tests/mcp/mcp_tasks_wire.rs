@@ -221,10 +221,14 @@ async fn subscriptions_listen_tells_the_callers_tasks_changes() {
     let filter = json!({"notifications": {"taskIds": [id, foreign]}});
     client.send(2, "subscriptions/listen", filter).await;
     let acknowledged = client.next().await;
-    assert_eq!(
-        acknowledged["method"],
-        "notifications/subscriptions/acknowledged"
-    );
+    let revision = ProtocolVersion::V_2026_07_28;
+    mcp_client::valid_as(&revision, "SubscriptionsAcknowledgedNotification", &acknowledged)
+        .unwrap();
+    valid_as_task_shape(
+        "TaskSubscriptionAcknowledgedNotifications",
+        &acknowledged["params"]["notifications"],
+    )
+    .unwrap();
     assert_eq!(
         acknowledged["params"]["notifications"]["taskIds"],
         json!([id, foreign])
