@@ -441,7 +441,11 @@ async fn serve_stdio(toolkit: Toolkit) -> Result<(), Error> {
 async fn serve_http(toolkit: Toolkit, addr: &str, stateless: bool) -> Result<(), Error> {
     use toolnexus::mcp::{HttpOptions, HttpServer, McpServer};
 
-    let options = HttpOptions::new().stateless(stateless);
+    // A call in a session that sends nothing for 50 ms has its stream closed, to be resumed
+    // with `Last-Event-ID` (SSE polling: `test_reconnection` takes 100 ms).
+    let options = HttpOptions::new()
+        .stateless(stateless)
+        .poll_after(Duration::from_millis(50));
     let http = HttpServer::bind(
         addr,
         McpServer::new(toolkit).task_after(TASK_AFTER),

@@ -29,9 +29,9 @@
 #   -capability-check need sampling and roots inputs.
 # - stateless, 2025-*: tools-call-elicitation and the elicitation-sep* scenarios: a stateless
 #   2025-* request carries no client capabilities, so the server cannot ask (isError saying so).
-# - server-sse-polling: a call without a progressToken is answered as JSON (SPEC §12B, for
-#   keep-alive), so the scenario judges nothing (0/0); closing a stream mid-call to be resumed
-#   with Last-Event-ID is not offered.
+# - server-sse-polling, server-sse-multiple-streams (stateless): the scenarios need a session;
+#   with sessions the conformance server closes a call's stream after 50 ms
+#   (`HttpOptions::poll_after`) and the GET with Last-Event-ID gets the answer: 3/3.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="${MCP_CONFORMANCE_DIR:-${TMPDIR:-/tmp}/toolnexus-mcp-conformance}"

@@ -211,6 +211,25 @@ where
 }
 
 /// Serves `server` on one end of an in-process pipe and connects `client` on the other.
+/// `server` served on `LineTransport` (stdio's framing) over an in-process pipe: the client's
+/// ends of it.
+pub fn line_pipe(
+    server: McpServer,
+) -> (
+    tokio::io::ReadHalf<tokio::io::DuplexStream>,
+    tokio::io::WriteHalf<tokio::io::DuplexStream>,
+) {
+    let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(async move {
+        let transport = toolnexus::mcp::LineTransport::new(read, write);
+        if let Ok(running) = server.serve(transport).await {
+            let _ = running.waiting().await;
+        }
+    });
+    tokio::io::split(client_end)
+}
+
 pub async fn connect_pipe(
     server: McpServer,
     client: TestClient,

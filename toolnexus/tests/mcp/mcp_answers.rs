@@ -64,14 +64,7 @@ fn transports(revision: &ProtocolVersion) -> Vec<Over> {
 async fn serve(server: McpServer, client: TestClient, over: Over) -> (Client, Log) {
     match over {
         Over::Stdio => {
-            let (server_end, client_end) = tokio::io::duplex(64 * 1024);
-            let (read, write) = tokio::io::split(server_end);
-            tokio::spawn(async move {
-                if let Ok(running) = server.serve(LineTransport::new(read, write)).await {
-                    let _ = running.waiting().await;
-                }
-            });
-            let (read, write) = tokio::io::split(client_end);
+            let (read, write) = crate::common::mcp_client::line_pipe(server);
             let log = Log::default();
             let running =
                 connect_over(client, AsyncRwTransport::new_client(read, write), &log).await;

@@ -4,18 +4,17 @@
 //! `elicitation/create`), `tasks/cancel`, and the refusals. Every message the server sends is
 //! checked against the 2025-11-25 schema.
 
-use crate::common::mcp_client::valid_as;
+use crate::common::mcp_client::{line_pipe, valid_as};
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
 use rmcp::model::ProtocolVersion;
 use serde_json::{Value, json};
 use tokio::io::{
     AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
 };
-use toolnexus::mcp::{LineTransport, McpServer};
+use toolnexus::mcp::McpServer;
 
 use super::mcp_tasks::with_handles;
 
@@ -33,14 +32,7 @@ struct Session {
 
 impl Session {
     async fn open(server: McpServer, revision: ProtocolVersion) -> (Self, Value) {
-        let (client, server_end) = tokio::io::duplex(64 * 1024);
-        let (read, write) = tokio::io::split(server_end);
-        tokio::spawn(async move {
-            if let Ok(running) = server.serve(LineTransport::new(read, write)).await {
-                let _ = running.waiting().await;
-            }
-        });
-        let (read, write) = tokio::io::split(client);
+        let (read, write) = line_pipe(server);
         let mut session = Self {
             lines: BufReader::new(read).lines(),
             write,

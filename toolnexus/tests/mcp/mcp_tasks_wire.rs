@@ -158,14 +158,7 @@ struct RawClient {
 impl RawClient {
     fn over(server: McpServer) -> Self {
         use tokio::io::AsyncBufReadExt;
-        let (server_end, client_end) = tokio::io::duplex(64 * 1024);
-        let (read, write) = tokio::io::split(server_end);
-        tokio::spawn(async move {
-            if let Ok(running) = server.serve(LineTransport::new(read, write)).await {
-                let _ = running.waiting().await;
-            }
-        });
-        let (read, write) = tokio::io::split(client_end);
+        let (read, write) = mcp_client::line_pipe(server);
         Self {
             lines: tokio::io::BufReader::new(read).lines(),
             write,
@@ -222,8 +215,12 @@ async fn subscriptions_listen_tells_the_callers_tasks_changes() {
     client.send(2, "subscriptions/listen", filter).await;
     let acknowledged = client.next().await;
     let revision = ProtocolVersion::V_2026_07_28;
-    mcp_client::valid_as(&revision, "SubscriptionsAcknowledgedNotification", &acknowledged)
-        .unwrap();
+    mcp_client::valid_as(
+        &revision,
+        "SubscriptionsAcknowledgedNotification",
+        &acknowledged,
+    )
+    .unwrap();
     valid_as_task_shape(
         "TaskSubscriptionAcknowledgedNotifications",
         &acknowledged["params"]["notifications"],

@@ -10,5 +10,7 @@ mod mcp_auth;
 mod mcp_hostile;
 #[path = "http/mcp_http.rs"]
 mod mcp_http;
+#[path = "http/mcp_http_polling.rs"]
+mod mcp_http_polling;
 #[path = "http/mcp_http_revisions.rs"]
 mod mcp_http_revisions;

@@ -33,6 +33,10 @@ pub(super) struct Shared {
     pub(super) sessions: Option<Sessions>,
     /// rmcp's token: cancelling it closes every session and stream.
     pub(super) cancel_sessions: CancellationToken,
+    /// How long a call in a session may go without answering before its stream is closed to
+    /// be resumed, and the streams so closed.
+    pub(super) poll_after: Option<Duration>,
+    pub(super) resumable: Arc<super::resume::Resumable>,
 }
 
 pub(super) struct Sessions {

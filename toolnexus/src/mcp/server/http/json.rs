@@ -16,12 +16,23 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use super::ResponseBody;
+use super::resume::Resumable;
+
+/// When a call in a session that has not answered gets its stream closed, to be resumed
+/// ([`HttpOptions::poll_after`](super::HttpOptions::poll_after)).
+pub(super) struct Polling<'a> {
+    pub(super) after: std::time::Duration,
+    pub(super) session: std::sync::Arc<str>,
+    pub(super) streams: &'a std::sync::Arc<Resumable>,
+}
 
 /// `response` (rmcp's, to the request with JSON-RPC `id`) as JSON when its stream opens with
-/// the answer; otherwise the stream, ending with the answer.
+/// the answer; otherwise the stream, ending with the answer — or, with `polling`, closed after
+/// its priming event when nothing came within the time.
 pub(super) async fn json_when_plain(
     response: Response<ResponseBody>,
     id: &Value,
+    mut polling: Option<Polling<'_>>,
 ) -> Response<ResponseBody> {
     let is_stream = response
         .headers()
@@ -33,8 +44,27 @@ pub(super) async fn json_when_plain(
     let (mut parts, mut body) = response.into_parts();
     let mut events = Events::default();
     let mut read = Vec::new();
+    let deadline = polling
+        .as_ref()
+        .map(|polling| tokio::time::Instant::now() + polling.after);
     loop {
-        let Some(Ok(frame)) = body.frame().await else {
+        let next = match deadline.filter(|_| polling.is_some()) {
+            None => body.frame().await,
+            Some(deadline) => match tokio::time::timeout_at(deadline, body.frame()).await {
+                Ok(next) => next,
+                Err(_) => {
+                    // Past the time, or with no room to keep the stream, it stays open.
+                    let reserved = polling
+                        .take()
+                        .and_then(|polling| polling.streams.reserve(polling.session));
+                    if let Some(reserved) = reserved {
+                        return reserved.close(parts, body, read, id.clone());
+                    }
+                    continue;
+                }
+            },
+        };
+        let Some(Ok(frame)) = next else {
             // rmcp ended the stream without an answer: pass on what it sent.
             let body = Full::new(Bytes::from(read)).boxed_unsync();
             return Response::from_parts(parts, body);
@@ -114,7 +144,7 @@ impl Events {
 }
 
 /// The `data` lines of one event, joined as the event-stream format joins them.
-fn data_of(event: &[u8]) -> Vec<u8> {
+pub(super) fn data_of(event: &[u8]) -> Vec<u8> {
     let mut data = Vec::new();
     for line in event.split(|&byte| byte == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -140,7 +170,7 @@ struct Probe {
 }
 
 /// Whether `data` is the JSON-RPC answer (result or error) to request `id`.
-fn is_answer(data: &[u8], id: &Value) -> bool {
+pub(super) fn is_answer(data: &[u8], id: &Value) -> bool {
     let Ok(message) = serde_json::from_slice::<Probe>(data) else {
         return false;
     };
@@ -149,7 +179,7 @@ fn is_answer(data: &[u8], id: &Value) -> bool {
         && (message.result.is_some() || message.error.is_some())
 }
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+pub(super) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack
         .windows(needle.len())
         .position(|window| window == needle)

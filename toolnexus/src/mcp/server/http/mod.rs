@@ -33,6 +33,7 @@ mod endpoint;
 mod json;
 mod options;
 mod origin;
+mod resume;
 mod route;
 mod service;
 

@@ -51,6 +51,7 @@ pub struct HttpOptions {
     pub(super) max_connections: usize,
     pub(super) body_read_timeout: Duration,
     pub(super) max_body_bytes: usize,
+    pub(super) poll_after: Option<Duration>,
 }
 
 impl Default for HttpOptions {
@@ -69,6 +70,7 @@ impl Default for HttpOptions {
             max_connections: 512,
             body_read_timeout: Duration::from_secs(30),
             max_body_bytes: MAX_ARGUMENT_BYTES + 64 * 1024,
+            poll_after: None,
         }
     }
 }
@@ -240,6 +242,26 @@ impl HttpOptions {
     #[must_use]
     pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
         self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// SSE polling for calls in a session (2025-03-26 to 2025-11-25): a `tools/call` that has
+    /// sent nothing within `after` is answered with an event stream the server closes after its
+    /// priming event (an `id`, and `retry: 1000`); the client comes back with a `GET`
+    /// carrying `Last-Event-ID` (and the session) and is sent what the call sent meanwhile,
+    /// then the rest, to its answer — kept here for ten minutes, so an answer that came while
+    /// the client was away is not lost. For proxies that cut long requests. Off by default: a
+    /// call that sends nothing is then answered as JSON, on a connection the client keeps.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolnexus::mcp::HttpOptions;
+    ///
+    /// let options = HttpOptions::new().poll_after(Duration::from_secs(20));
+    /// ```
+    #[must_use]
+    pub fn poll_after(mut self, after: Duration) -> Self {
+        self.poll_after = Some(after);
         self
     }
 

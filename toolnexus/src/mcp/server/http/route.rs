@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::acknowledged;
 use super::body::{self, CancelInSession, Extras, RequestBody};
 use super::endpoint::Shared;
-use super::json::json_when_plain;
+use super::json::{Polling, json_when_plain};
 use super::{ResponseBody, plain};
 use crate::mcp::server::incoming::{self, Screened};
 use crate::mcp::server::tasks::with_core_tasks_capability;
@@ -56,6 +56,16 @@ pub(super) async fn authorized(
             let _ = streams_end.wait_for(|ended| *ended).await;
         }));
     }
+    if parts.method == Method::GET {
+        // A client back for the rest of a stream the server closed (`poll_after`).
+        let session = parts
+            .headers
+            .get(SESSION_ID)
+            .and_then(|id| id.to_str().ok());
+        if let Some(resumed) = shared.resumable.resume(&parts.headers, session) {
+            return resumed;
+        }
+    }
     if parts.method != Method::POST {
         let delete = parts.method == Method::DELETE;
         let request = Request::from_parts(parts, Full::new(Bytes::new()));
@@ -91,8 +101,17 @@ pub(super) async fn authorized(
     let request_id = head.method.is_some().then(|| head.id.clone()).flatten();
     let Some(sessions) = &shared.sessions else {
         let response = readable(shared.endpoint.handle(request).await, id).await;
-        let response = plain_as_json(response, request_id).await;
+        let response = plain_as_json(response, request_id, None).await;
         return amended(response, initialize, task_ids).await;
+    };
+    // A call in a session may have its stream closed, to be resumed (`poll_after`).
+    let polling = match (shared.poll_after, &session, head.method.as_deref()) {
+        (Some(after), Some(session), Some("tools/call")) => Some(Polling {
+            after,
+            session: Arc::clone(session),
+            streams: &shared.resumable,
+        }),
+        _ => None,
     };
     let response = match (session, head.method.as_deref(), head.id) {
         (None, Some("initialize"), _) => {
@@ -119,7 +138,7 @@ pub(super) async fn authorized(
         }
         _ => shared.endpoint.handle(request).await,
     };
-    let response = plain_as_json(readable(response, id).await, request_id).await;
+    let response = plain_as_json(readable(response, id).await, request_id, polling).await;
     amended(response, initialize, task_ids).await
 }
 
@@ -162,9 +181,10 @@ async fn with_core_tasks(response: Response<ResponseBody>) -> Response<ResponseB
 async fn plain_as_json(
     response: Response<ResponseBody>,
     id: Option<Value>,
+    polling: Option<Polling<'_>>,
 ) -> Response<ResponseBody> {
     match id {
-        Some(id) => json_when_plain(response, &id).await,
+        Some(id) => json_when_plain(response, &id, polling).await,
         None => response,
     }
 }

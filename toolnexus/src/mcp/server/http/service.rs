@@ -219,6 +219,8 @@ impl HttpService {
             body_read_timeout: options.body_read_timeout,
             sessions,
             cancel_sessions,
+            poll_after: options.poll_after,
+            resumable: Arc::default(),
         });
         Ok(Self {
             inner: cors().layer(Inner(Arc::clone(&shared))),
