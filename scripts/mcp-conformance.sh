@@ -13,7 +13,7 @@
 # are in scope. Exit status 0: the summary is the result. Set MCP_CONFORMANCE_DIR to keep the install elsewhere, MCP_CONFORMANCE_VERSION
 # for another suite release.
 #
-# Last run (2026-12-04, 0.2.0-alpha.12): in-scope server checks 422/456 (the ten tasks
+# Last run (2026-12-04, 0.2.0-alpha.12): in-scope server checks 425/459 (the ten tasks
 # scenarios 42/44 in each mode), non-auth client checks 79/79. What still fails, and why:
 # - tasks-lifecycle, -status-failed: a tool that panics in a task ends `completed` with
 #   `isError` (SPEC §8: a panic is an isError result); the suite wants `failed`.
