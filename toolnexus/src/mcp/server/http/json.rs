@@ -12,19 +12,11 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Bytes, Frame};
 use hyper::header::{CONTENT_TYPE, HeaderValue};
 use hyper::{Response, StatusCode};
-use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use super::ResponseBody;
-use super::resume::Resumable;
-
-/// When a call in a session that has not answered gets its stream closed, to be resumed
-/// ([`HttpOptions::poll_after`](super::HttpOptions::poll_after)).
-pub(super) struct Polling<'a> {
-    pub(super) after: std::time::Duration,
-    pub(super) session: std::sync::Arc<str>,
-    pub(super) streams: &'a std::sync::Arc<Resumable>,
-}
+use super::resume::Polling;
+use super::sse::{data_of, find, is_answer};
 
 /// `response` (rmcp's, to the request with JSON-RPC `id`) as JSON when its stream opens with
 /// the answer; otherwise the stream, ending with the answer — or, with `polling`, closed after
@@ -141,48 +133,6 @@ impl Events {
         }
         first
     }
-}
-
-/// The `data` lines of one event, joined as the event-stream format joins them.
-pub(super) fn data_of(event: &[u8]) -> Vec<u8> {
-    let mut data = Vec::new();
-    for line in event.split(|&byte| byte == b'\n') {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let Some(value) = line.strip_prefix(b"data:") else {
-            continue;
-        };
-        if !data.is_empty() {
-            data.push(b'\n');
-        }
-        data.extend_from_slice(value.strip_prefix(b" ").unwrap_or(value));
-    }
-    data
-}
-
-/// The keys that tell an answer from other messages; the rest (the result itself) is skipped
-/// unbuilt.
-#[derive(serde::Deserialize)]
-struct Probe {
-    id: Option<Value>,
-    method: Option<IgnoredAny>,
-    result: Option<IgnoredAny>,
-    error: Option<IgnoredAny>,
-}
-
-/// Whether `data` is the JSON-RPC answer (result or error) to request `id`.
-pub(super) fn is_answer(data: &[u8], id: &Value) -> bool {
-    let Ok(message) = serde_json::from_slice::<Probe>(data) else {
-        return false;
-    };
-    message.id.as_ref() == Some(id)
-        && message.method.is_none()
-        && (message.result.is_some() || message.error.is_some())
-}
-
-pub(super) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len())
-        .position(|window| window == needle)
 }
 
 /// An event stream that ends with the frame carrying the answer, so the answer and the end of

@@ -36,6 +36,7 @@ mod origin;
 mod resume;
 mod route;
 mod service;
+mod sse;
 
 use body::{InFlight, Served};
 pub use options::HttpOptions;

@@ -20,7 +20,15 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
 use super::ResponseBody;
-use super::json::{data_of, find, is_answer};
+use super::sse::{data_of, find, is_answer};
+
+/// When a call in a session that has not answered gets its stream closed, to be resumed
+/// ([`HttpOptions::poll_after`](super::HttpOptions::poll_after)).
+pub(super) struct Polling<'a> {
+    pub(super) after: Duration,
+    pub(super) session: Arc<str>,
+    pub(super) streams: &'a Arc<Resumable>,
+}
 
 /// How long a closed stream's events wait for the client to come back.
 const KEPT: Duration = Duration::from_secs(10 * 60);
