@@ -10,6 +10,7 @@ mod mcp_client_oauth;
 mod mcp_client_oauth_assertions;
 mod mcp_client_oauth_jwt;
 mod mcp_client_oauth_tokens;
+mod mcp_client_polling;
 mod mcp_client_real_schemas;
 mod mcp_client_tasks;
 mod oauth_fixture;
