@@ -447,3 +447,26 @@ async fn an_older_session_gets_no_tasks_whatever_it_sends() {
         .await;
     assert_eq!(result["content"][0]["text"], "quick 2");
 }
+
+/// Past `max_tasks` a 2025-11-25 client asking for a task is refused, as a JSON-RPC error (its
+/// create result has no room for an `isError` one), and the tool does not run.
+#[tokio::test]
+async fn past_max_tasks_a_2025_11_25_task_is_refused_and_does_not_run() {
+    let (toolkit, _, dropped) = with_handles();
+    let server = McpServer::new(toolkit).max_tasks(1);
+    let (mut client, _) = Session::open(server, ProtocolVersion::V_2025_11_25).await;
+    let stuck = call_params("stuck", json!({}), Some(json!({})));
+    client
+        .request(1, "tools/call", stuck, "CreateTaskResult")
+        .await;
+    let quick = call_params("quick", json!({"n": 1}), Some(json!({})));
+    let refused = client
+        .request(2, "tools/call", quick, "CreateTaskResult")
+        .await;
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    assert_eq!(
+        refused["error"]["message"],
+        "tool `quick` did not run: this server already runs its limit of 1 tasks; try again once one has ended"
+    );
+    assert!(!dropped.load(Ordering::SeqCst), "the first task runs on");
+}
