@@ -199,6 +199,11 @@ async fn a_2025_11_25_client_asks_for_a_task_polls_it_and_reads_its_result() {
         result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
         id.as_str()
     );
+    // The tool's progress report (a new status message, still `working`), then its end.
+    assert_eq!(
+        client.told_until_end(&json!(id)).await,
+        [json!("working"), json!("completed")]
+    );
     let ended = client
         .request(5, "tasks/get", json!({"taskId": id}), "GetTaskResult")
         .await;

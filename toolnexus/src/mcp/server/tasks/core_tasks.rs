@@ -2,7 +2,7 @@
 //! on `tools/call`, for a tool whose `execution.taskSupport` allows it), polls `tasks/get`,
 //! waits on `tasks/result` — where a task's question is put to it with `elicitation/create` —
 //! may `tasks/cancel`, and `tasks/list` its own; `notifications/tasks/status` tells it of each
-//! new status. The same tasks, store and caller binding as the 2026-07-28 extension; only the
+//! new status or status message. The same tasks, store and caller binding as the 2026-07-28 extension; only the
 //! shapes differ.
 
 use std::time::Duration;
@@ -393,13 +393,13 @@ impl McpServer {
 }
 
 /// Sends the client that started the task `notifications/tasks/status` each time its status
-/// changes, until it ends; a client that can no longer be told stops it.
+/// or status message (the tool's progress, SPEC §14) changes, until it ends; a client that can
+/// no longer be told stops it.
 async fn tell_status(mut handle: TaskHandle, mut record: TaskRecord, peer: Peer<RoleServer>) {
-    let mut told = record.status;
+    // As it is now first: the tool may have reported before this began to watch.
+    let mut snapshot = handle.snapshot();
     loop {
-        let snapshot = handle.changed().await;
-        if snapshot.status != told {
-            told = snapshot.status;
+        if (snapshot.status, &snapshot.message) != (record.status, &record.status_message) {
             record.status = snapshot.status;
             record.status_message = snapshot.message;
             record.updated_at_ms = super::clock::now_ms();
@@ -411,9 +411,10 @@ async fn tell_status(mut handle: TaskHandle, mut record: TaskRecord, peer: Peer<
                 return;
             }
         }
-        if told.is_terminal() {
+        if record.status.is_terminal() {
             return;
         }
+        snapshot = handle.changed().await;
     }
 }
 
