@@ -13,7 +13,9 @@ use serde_json::json;
 use toolnexus::mcp::{McpTools, OAuthClient};
 use toolnexus::{Answer, Toolkit, pending_of};
 
-use super::oauth_fixture::{browse, protected, protected_with, redirect_answer, signed_in};
+use super::oauth_fixture::{
+    assert_signed_in_again, browse, protected, protected_with, redirect_answer, signed_in,
+};
 use super::oauth_server::{AuthServer, form};
 
 #[tokio::test]
@@ -233,14 +235,7 @@ async fn a_client_signs_in_as_itself_with_client_credentials_and_no_person() {
     // A token refused later: a new one for the next call, and a result that says so.
     auth.revoke_everything();
     let refused = run().await;
-    assert!(refused.is_error);
-    assert!(
-        refused
-            .output
-            .contains("signed in again without asking anyone: call again"),
-        "{}",
-        refused.output
-    );
+    assert_signed_in_again(&refused);
     assert_eq!(run().await.output, "7");
     assert_eq!(auth.seen().client_credentials, 2);
 

@@ -13,7 +13,7 @@ use serde_json::json;
 use toolnexus::mcp::{EnterpriseIdp, McpTools, OAuthClient};
 use toolnexus::{ToolContext, Toolkit};
 
-use super::oauth_fixture::protected;
+use super::oauth_fixture::{assert_signed_in_again, protected};
 use super::oauth_server::{AuthServer, IDP_CLIENT, IDP_SECRET};
 
 type Fetched = Result<String, Box<dyn std::error::Error + Send + Sync>>;
@@ -79,14 +79,7 @@ async fn a_person_signs_in_through_the_enterprise_idp_with_no_login() {
     // A token refused later: the next call signs in again, with the session's ID token of then.
     auth.revoke_everything();
     let refused = add(&toolkit).await;
-    assert!(refused.is_error);
-    assert!(
-        refused
-            .output
-            .contains("signed in again without asking anyone: call again"),
-        "{}",
-        refused.output
-    );
+    assert_signed_in_again(&refused);
     assert_eq!(add(&toolkit).await.output, "7");
     assert_eq!(asked.load(Ordering::SeqCst), 2);
     assert_eq!(auth.seen().jwt_bearer, 2);
@@ -178,14 +171,7 @@ async fn a_workload_signs_in_with_its_platform_jwt_read_afresh_for_each_grant() 
 
     auth.revoke_everything();
     let refused = add(&toolkit).await;
-    assert!(refused.is_error);
-    assert!(
-        refused
-            .output
-            .contains("signed in again without asking anyone: call again"),
-        "{}",
-        refused.output
-    );
+    assert_signed_in_again(&refused);
     assert_eq!(add(&toolkit).await.output, "7");
     assert_eq!(
         asked.load(Ordering::SeqCst),

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use toolnexus::mcp::{HttpOptions, HttpServer, McpServer, McpTools};
+use toolnexus::mcp::{HttpOptions, McpServer, McpTools};
 use toolnexus::{ToolContext, Toolkit, tool, tools};
 
 /// Answers after a while, having sent nothing meanwhile.
@@ -20,14 +20,8 @@ async fn after_a_while(ms: u64) -> String {
 async fn a_call_whose_stream_the_server_closes_is_resumed_by_mcp_tools() {
     let server = McpServer::new(Toolkit::new().with_all(tools![after_a_while]));
     let options = HttpOptions::new().poll_after(Duration::from_millis(30));
-    let http = HttpServer::bind("127.0.0.1:0", server, options)
-        .await
-        .unwrap();
-    let url = format!("http://{}/mcp", http.local_addr());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(http.run_until(async {
-        let _ = stopped.await;
-    }));
+    let running = crate::common::mcp_raw::serve(server, options).await;
+    let url = running.url();
     for revision in ["2025-11-25", "2025-06-18", "2025-03-26"] {
         let remote = McpTools::http(&url)
             .protocol_version(revision)
@@ -52,5 +46,5 @@ async fn a_call_whose_stream_the_server_closes_is_resumed_by_mcp_tools() {
             "{revision}"
         );
     }
-    drop(stop);
+    running.shut_down().await;
 }

@@ -238,3 +238,17 @@ pub async fn signed_in(resource: &Resource, oauth: &OAuthClient) -> McpTools {
         .unwrap();
     server.connect().await.unwrap()
 }
+
+/// The answer to a call whose token the server refused after a sign-in without a person
+/// (client credentials, an assertion): an `isError` result saying the client signed in again
+/// on its own and the call should be made again.
+pub fn assert_signed_in_again(refused: &toolnexus::ToolResult) {
+    assert!(refused.is_error, "{refused:?}");
+    assert!(
+        refused
+            .output
+            .contains("signed in again without asking anyone: call again"),
+        "{}",
+        refused.output
+    );
+}

@@ -213,13 +213,20 @@ impl McpServer {
         }
     }
 
-    /// `result` as the `CallToolResult` of a call to `name`.
+    /// `result` as the answer to a `tools/call` of `name`.
     pub(crate) fn complete(&self, name: &str, result: &ToolResult) -> CallToolResponse {
+        self.call_result(name, result).into()
+    }
+
+    /// `result` as rmcp's `CallToolResult` of a call to `name` (its structured content as the
+    /// tool's output schema says, when it has one): what a call answers, and what a task that
+    /// ran the call ends with.
+    pub(crate) fn call_result(&self, name: &str, result: &ToolResult) -> CallToolResult {
         let wire = match self.toolkit.get(name) {
             Some(tool) => result.to_mcp_for(tool.as_ref()),
             None => result.to_mcp(),
         };
-        call_tool_result(wire, result).into()
+        call_tool_result(wire, result)
     }
 }
 
@@ -258,7 +265,7 @@ pub(super) fn on_2026_07_28(context: &RequestContext<RoleServer>) -> bool {
 /// A result's MCP wire form (`wire`, from [`ToolResult::to_mcp_for`]) as rmcp's type, built
 /// with rmcp's constructors so that the fields a revision requires and our wire form does not
 /// carry (`resultType` on 2026-07-28) are set; rmcp drops them again for older peers.
-pub(super) fn call_tool_result(mut wire: Value, result: &ToolResult) -> CallToolResult {
+fn call_tool_result(mut wire: Value, result: &ToolResult) -> CallToolResult {
     let content = serde_json::from_value::<Vec<ContentBlock>>(wire["content"].take());
     let mut converted = match content {
         Ok(content) if wire["isError"] == Value::Bool(true) => CallToolResult::error(content),

@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 use super::clock::iso8601;
 use super::methods::store_error;
 use super::{POLL_INTERVAL, TaskRecord, TaskSignal};
-use crate::mcp::server::call_tool::{asking_modes, call_tool_result, unanswerable};
+use crate::mcp::server::call_tool::{asking_modes, unanswerable};
 use crate::mcp::server::incoming::Arguments;
 use crate::mcp::server::{McpServer, caller, suspend};
 use crate::result::ToolResult;
@@ -160,21 +160,14 @@ impl McpServer {
         let mut request = CallToolRequestParams::deserialize(&params)
             .map_err(|why| ErrorData::invalid_params(format!("`tools/call`: {why}"), None))?;
         if !on_2025_11_25(&context) {
-            let answer = match rmcp::ServerHandler::call_tool(self, request, context).await? {
-                CallToolResponse::Complete(result) => serde_json::to_value(result),
+            return match rmcp::ServerHandler::call_tool(self, request, context).await? {
+                CallToolResponse::Complete(result) => Ok(of_older_revision(&result)),
                 // Only 2026-07-28's: not sent to an older session.
-                _ => {
-                    return Err(ErrorData::internal_error(
-                        "an answer of another revision",
-                        None,
-                    ));
-                }
+                _ => Err(ErrorData::internal_error(
+                    "an answer of another revision",
+                    None,
+                )),
             };
-            let mut answer = answer.unwrap_or_default();
-            if let Some(answer) = answer.as_object_mut() {
-                answer.remove("resultType");
-            }
-            return Ok(answer);
         }
         let Some(tool) = self.callable(&request.name, &context) else {
             return Err(ErrorData::invalid_params(
@@ -348,13 +341,8 @@ impl McpServer {
     /// `result` as 2025-11-25's `CallToolResult` of the task `record` (that revision has no
     /// `resultType`; `_meta` names the task).
     fn core_call_result(&self, record: &TaskRecord, result: &ToolResult) -> Value {
-        let wire = match self.toolkit.get(&record.tool) {
-            Some(tool) => result.to_mcp_for(tool.as_ref()),
-            None => result.to_mcp(),
-        };
-        let mut answer = serde_json::to_value(call_tool_result(wire, result)).unwrap_or_default();
+        let mut answer = of_older_revision(&self.call_result(&record.tool, result));
         if let Some(answer) = answer.as_object_mut() {
-            answer.remove("resultType");
             let mut meta = Map::new();
             meta.insert(RELATED_TASK.to_owned(), json!({ "taskId": record.id }));
             answer.insert("_meta".to_owned(), Value::Object(meta));
@@ -416,6 +404,15 @@ async fn tell_status(mut handle: TaskHandle, mut record: TaskRecord, peer: Peer<
         }
         snapshot = handle.changed().await;
     }
+}
+
+/// `result` as a revision before 2026-07-28 has it: without `resultType`.
+fn of_older_revision(result: &rmcp::model::CallToolResult) -> Value {
+    let mut answer = serde_json::to_value(result).unwrap_or_default();
+    if let Some(answer) = answer.as_object_mut() {
+        answer.remove("resultType");
+    }
+    answer
 }
 
 /// The record as 2025-11-25's `Task`.

@@ -14,7 +14,6 @@ use serde_json::{Value, json};
 use super::clock::{iso8601, now_ms};
 use super::{POLL_INTERVAL, TaskRecord, TaskSignal};
 use crate::mcp::server::McpServer;
-use crate::mcp::server::call_tool::call_tool_result;
 use crate::mcp::server::suspend::{self, Modes};
 use crate::toolkit::spawn::TaskStatus;
 
@@ -157,11 +156,7 @@ impl McpServer {
             },
             TaskStatus::Completed => {
                 let result = record.result.clone().unwrap_or_default();
-                let wire = match self.toolkit.get(&record.tool) {
-                    Some(tool) => result.to_mcp_for(tool.as_ref()),
-                    None => result.to_mcp(),
-                };
-                let converted = call_tool_result(wire, &result);
+                let converted = self.call_result(&record.tool, &result);
                 TaskPayload::Completed {
                     result: object(serde_json::to_value(converted).unwrap_or_default()),
                 }
