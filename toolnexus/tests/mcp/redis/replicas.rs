@@ -213,3 +213,62 @@ fn a_task_whose_replica_went_away_ends_failed_on_the_other_within_the_lease() {
         );
     });
 }
+
+/// The same, heard on a `subscriptions/listen` of the other replica while nobody polls: the
+/// stream itself notices the lease lapse. A task named by a listen begun only after its
+/// replica went away is told `failed` at once, never `working`.
+#[test]
+fn a_listen_on_the_other_replica_is_told_failed_when_the_task_s_replica_goes_away() {
+    use crate::common::mcp_raw::{Events, post_2026};
+
+    let Some(url) = shared_url() else { return };
+    let prefix = prefix();
+    let (runs, dropped) = (Arc::default(), Arc::default());
+    let runtime = || {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    let (runtime_a, runtime_b) = (runtime(), runtime());
+    let lease = Duration::from_millis(300);
+    let server = McpServer::new(toolkit(&runs, &dropped)).task_lease(lease);
+    let a = runtime_a.block_on(replica(server, &url, &prefix));
+    runtime_b.block_on(async {
+        let b = replica(McpServer::new(toolkit(&runs, &dropped)), &url, &prefix).await;
+        let client_a = client_of(&a).await;
+        let listened = started(&client_a, "stuck", json!({})).await.task.task_id;
+        let unheard = started(&client_a, "stuck", json!({})).await.task.task_id;
+        let url_b = b.url();
+        let listen = |id: &str| {
+            let filter = json!({"notifications": {"taskIds": [id]}});
+            post_2026(&url_b, 1, "subscriptions/listen", filter)
+        };
+        let mut events = Events::of(listen(&listened).await);
+        events.next().await; // the acknowledgment
+        assert_eq!(events.next().await["params"]["status"], "working");
+        drop(client_a);
+        // Everything replica `a` runs stops here: its server, its store, its lease renewals.
+        runtime_a.shutdown_background();
+        drop(a);
+        let lost = json!({
+            "code": -32603,
+            "message": "tool `stuck` stopped: the server running it went away",
+        });
+        let told = tokio::time::timeout(lease * 10, events.next())
+            .await
+            .expect("told within the lease, with nobody polling");
+        assert_eq!(told["method"], "notifications/tasks");
+        assert_eq!(told["params"]["taskId"], json!(listened));
+        assert_eq!(told["params"]["status"], "failed");
+        assert_eq!(told["params"]["error"], lost);
+
+        tokio::time::sleep(lease).await;
+        let mut events = Events::of(listen(&unheard).await);
+        events.next().await; // the acknowledgment
+        let told = events.next().await;
+        assert_eq!(told["params"]["status"], "failed", "{told}");
+        assert_eq!(told["params"]["error"], lost);
+    });
+}

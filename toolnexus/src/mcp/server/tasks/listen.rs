@@ -12,8 +12,10 @@ use rmcp::model::{
 };
 use rmcp::service::SubscriptionContext;
 use tokio::sync::mpsc;
+use tokio::time::{Duration, Instant};
 
-use super::TaskRecord;
+use super::clock::now_ms;
+use super::{TaskRecord, TaskStoreError};
 use crate::mcp::server::incoming::TASK_IDS;
 use crate::mcp::server::{McpServer, suspend};
 use crate::toolkit::spawn::TaskStatus;
@@ -35,6 +37,40 @@ impl Watchers {
                 let _ = stream.send(Box::new(record.clone()));
             }
         }
+    }
+}
+
+/// How long a task the store could not be asked about waits to be asked again.
+const RETRY_MS: u64 = 1_000;
+
+/// What a stream has heard: whose tasks it tells of, what it told of each, and when to read
+/// again each one still running (when its lease would lapse).
+struct Heard {
+    owner: String,
+    told: HashMap<String, (TaskStatus, Option<String>)>,
+    check_at: HashMap<String, u64>,
+}
+
+impl Heard {
+    /// When the next task is due to be read again.
+    fn next_check(&self) -> Option<Instant> {
+        let at = *self.check_at.values().min()?;
+        let wait = Duration::from_millis(at.saturating_sub(now_ms()));
+        Some(Instant::now() + wait)
+    }
+
+    /// The tasks due to be read again at `now`.
+    fn due(&self, now: u64) -> Vec<String> {
+        let due = self.check_at.iter().filter(|(_, at)| **at <= now);
+        due.map(|(id, _)| id.clone()).collect()
+    }
+}
+
+/// Waits until `at`; for `None` (no task running), forever.
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 
@@ -62,8 +98,9 @@ impl Drop for Watching<'_> {
 impl McpServer {
     /// A `subscriptions/listen` stream: for each task its `taskIds` name that belongs to its
     /// caller, the task as it is now, then each change of its status or status message, until
-    /// the client ends the stream. A task of another caller is never heard of, as for an id
-    /// that never existed.
+    /// the client ends the stream. A task whose server stops renewing its lease is told
+    /// `failed` once the lease lapses, whether or not anyone polls it. A task of another
+    /// caller is never heard of, as for an id that never existed.
     pub(crate) async fn listen_to_tasks(
         &self,
         subscription: SubscriptionContext,
@@ -78,7 +115,6 @@ impl McpServer {
             subscription.cancelled().await;
             return Ok(());
         }
-        let owner = suspend::owner_of(context);
         let (sender, mut changes) = mpsc::unbounded_channel();
         // Watched before the tasks are read, so that no change between the two goes unheard.
         {
@@ -92,35 +128,100 @@ impl McpServer {
             ids: &ids,
             sender,
         };
-        let mut told: HashMap<String, (TaskStatus, Option<String>)> = HashMap::new();
+        let mut heard = Heard {
+            owner: suspend::owner_of(context),
+            told: HashMap::new(),
+            check_at: HashMap::new(),
+        };
         for id in &ids {
-            let now = self.tasks.store.get(id).await;
-            if let Ok(Some(record)) = now {
-                self.tell(&subscription, &owner, &mut told, &record).await?;
-            }
+            self.check(&subscription, &mut heard, id).await?;
         }
         loop {
+            let lapse = heard.next_check();
             tokio::select! {
                 change = changes.recv() => match change {
-                    Some(record) => self.tell(&subscription, &owner, &mut told, &record).await?,
+                    // An event late enough to look lost may be older than the lease the
+                    // store holds now: the store decides.
+                    Some(record) if record.is_lost(now_ms()) => {
+                        self.check(&subscription, &mut heard, &record.id).await?;
+                    }
+                    Some(record) => {
+                        let id = record.id.clone();
+                        self.hear(&subscription, &mut heard, &id, Ok(Some(*record))).await?;
+                    }
                     None => return Ok(()),
                 },
+                () = sleep_until(lapse) => {
+                    let due = heard.due(now_ms());
+                    for id in &due {
+                        self.check(&subscription, &mut heard, id).await?;
+                    }
+                }
                 () = subscription.cancelled() => return Ok(()),
             }
         }
     }
 
-    /// Sends `record` on the stream if it is the caller's and its status or message is not the
-    /// one last told.
+    /// Reads task `id` from the store and hears it.
+    async fn check(
+        &self,
+        subscription: &SubscriptionContext,
+        heard: &mut Heard,
+        id: &str,
+    ) -> Result<(), ErrorData> {
+        let found = self.tasks.store.get(id).await;
+        self.hear(subscription, heard, id, found).await
+    }
+
+    /// What the store or its events say of task `id`: a task of another caller is ignored;
+    /// one whose lease lapsed is settled `failed` (SPEC §14: no task stays `working` because
+    /// its server went away, even when nobody polls it); one still running is read again
+    /// when its lease would lapse, so that a server that stops renewing it is noticed. If
+    /// the store cannot answer, the task is read again a second later: the stream goes on,
+    /// and nothing the store holds goes untold.
+    async fn hear(
+        &self,
+        subscription: &SubscriptionContext,
+        heard: &mut Heard,
+        id: &str,
+        found: Result<Option<TaskRecord>, TaskStoreError>,
+    ) -> Result<(), ErrorData> {
+        let settled = match found {
+            Ok(Some(record)) if record.owner != heard.owner => return Ok(()),
+            Ok(Some(record)) => self.settled(record).await,
+            other => other,
+        };
+        let record = match settled {
+            Ok(Some(record)) => record,
+            Ok(None) => {
+                heard.check_at.remove(id);
+                return Ok(());
+            }
+            Err(_) => {
+                heard.check_at.insert(id.to_owned(), now_ms() + RETRY_MS);
+                return Ok(());
+            }
+        };
+        match &record.lease {
+            Some(lease) if !record.status.is_terminal() => {
+                heard.check_at.insert(id.to_owned(), lease.expires_at_ms);
+            }
+            _ => {
+                heard.check_at.remove(id);
+            }
+        }
+        self.tell(subscription, &mut heard.told, &record).await
+    }
+
+    /// Sends `record` on the stream if its status or message is not the one last told.
     async fn tell(
         &self,
         subscription: &SubscriptionContext,
-        owner: &str,
         told: &mut HashMap<String, (TaskStatus, Option<String>)>,
         record: &TaskRecord,
     ) -> Result<(), ErrorData> {
         let now = (record.status, record.status_message.clone());
-        if record.owner != owner || told.get(&record.id) == Some(&now) {
+        if told.get(&record.id) == Some(&now) {
             return Ok(());
         }
         told.insert(record.id.clone(), now);

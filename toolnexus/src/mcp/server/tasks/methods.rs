@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::clock::{iso8601, now_ms};
-use super::{POLL_INTERVAL, TaskRecord, TaskSignal};
+use super::{POLL_INTERVAL, TaskRecord, TaskSignal, TaskStoreError};
 use crate::mcp::server::McpServer;
 use crate::mcp::server::suspend::{self, Modes};
 use crate::toolkit::spawn::TaskStatus;
@@ -106,31 +106,40 @@ impl McpServer {
                 None,
             )
         };
-        let store = &self.tasks.store;
-        let found = store.get(id).await.map_err(|error| store_error(&error))?;
-        let Some(mut record) = found.filter(|record| record.owner == suspend::owner_of(context))
-        else {
+        let found = self
+            .tasks
+            .store
+            .get(id)
+            .await
+            .map_err(|error| store_error(&error))?;
+        let Some(record) = found.filter(|record| record.owner == suspend::owner_of(context)) else {
             return Err(unknown());
         };
+        self.settled(record)
+            .await
+            .map_err(|error| store_error(&error))?
+            .ok_or_else(unknown)
+    }
+
+    /// `record` as it stands: one still running whose lease has lapsed is written `failed`
+    /// first, and what the store then holds is read back (whoever writes first wins). `None`
+    /// if the store has forgotten it meanwhile.
+    pub(super) async fn settled(
+        &self,
+        mut record: TaskRecord,
+    ) -> Result<Option<TaskRecord>, TaskStoreError> {
         let now = now_ms();
-        if record.is_lost(now) {
-            record.status = TaskStatus::Failed;
-            record.error = Some(lost(&record.tool));
-            record.request = None;
-            record.lease = None;
-            record.updated_at_ms = now;
-            // Whoever writes first wins; read back what stands.
-            store
-                .put(&record)
-                .await
-                .map_err(|error| store_error(&error))?;
-            record = store
-                .get(id)
-                .await
-                .map_err(|error| store_error(&error))?
-                .ok_or_else(unknown)?;
+        if !record.is_lost(now) {
+            return Ok(Some(record));
         }
-        Ok(record)
+        record.status = TaskStatus::Failed;
+        record.error = Some(lost(&record.tool));
+        record.request = None;
+        record.lease = None;
+        record.updated_at_ms = now;
+        let store = &self.tasks.store;
+        store.put(&record).await?;
+        store.get(&record.id).await
     }
 
     /// The record as the extension's `DetailedTask`.
