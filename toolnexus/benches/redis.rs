@@ -1,10 +1,11 @@
-//! Issue 41, item 5: what sharing Redis costs (SPEC §14B). Two `HttpServer`s in this process,
-//! one on the in-memory stores and one on `RedisStore`, each answering one keep-alive HTTP
-//! connection, taking turns round by round: `tasks/get` of an ended task p50 on each (budget
-//! 1.5×), and `tools/call` of a plain tool p50 on each (the shared record is not touched by
-//! calls that are not approved retries, so ≈1×). Then the single-use record itself,
-//! `StateStore::first_use` p50 on Redis against the in-memory one: the one round trip an
-//! approved retry adds.
+//! Issue 41, item 5: what sharing Redis costs (SPEC §14B). Two `HttpServer`s, one on the
+//! in-memory stores and one on `RedisStore`, each answering one keep-alive HTTP connection,
+//! taking turns round by round: `tasks/get` of an ended task p50 on each (budget 1.5×), and
+//! `tools/call` of a plain tool p50 on each (the shared record is not touched by calls that
+//! are not approved retries, so ≈1×). Three ways a server runs: on one thread with the
+//! client in it, on one thread with the client on a thread of its own, and on two workers.
+//! Then the single-use record itself, `StateStore::first_use` p50 on Redis against the
+//! in-memory one (the one round trip an approved retry adds), and `TaskStore::get` alone.
 //!
 //! Run: `TOOLNEXUS_TEST_REDIS_URL=redis://127.0.0.1:6379/ cargo bench -p toolnexus
 //! --features redis,mcp-http --bench redis` (a loopback Redis: `redis-server --save ''`).
@@ -151,113 +152,159 @@ fn print(what: &str, floor: Duration, subject: Duration, budget: &str) {
 fn main() {
     let url = std::env::var("TOOLNEXUS_TEST_REDIS_URL")
         .expect("TOOLNEXUS_TEST_REDIS_URL: a loopback Redis (redis-server --save '')");
-    // Servers mostly run on the multi-thread runtime (`#[tokio::main]`); one thread has no
-    // cross-thread wake-ups, so its floor is lower and the round trip weighs more.
-    println!("one thread (current_thread runtime):");
-    let runtime = tokio::runtime::Builder::new_current_thread();
-    run(runtime, &url);
-    println!("two worker threads (multi_thread runtime):");
-    let mut runtime = tokio::runtime::Builder::new_multi_thread();
-    runtime.worker_threads(2);
-    run(runtime, &url);
+    // Servers run on one thread (`examples/mcp_server`) or on the multi-thread runtime
+    // (`#[tokio::main]`). With the client in the server's one thread, the in-memory answer
+    // never waits on another thread, so the Redis round trip weighs most there; a real client
+    // is never in the server's thread, so the server's thread waits for it in both.
+    println!("one thread, the client in it (current_thread runtime):");
+    current_thread().block_on(async {
+        let (memory, redis, store) = servers(&url).await;
+        measure(&memory, &redis).await;
+        measure_store(&store, &redis).await;
+    });
+    println!("one thread, the client on a thread of its own (two current_thread runtimes):");
+    let (sender, served) = std::sync::mpsc::channel();
+    let for_servers = url.clone();
+    // Never joined: the process ends with `main`.
+    std::thread::spawn(move || {
+        current_thread().block_on(async {
+            sender.send(servers(&for_servers).await).unwrap();
+            std::future::pending::<()>().await;
+        });
+    });
+    let (memory, redis, _) = served.recv().unwrap();
+    current_thread().block_on(measure(&memory, &redis));
+    println!("two worker threads, the client among them (multi_thread runtime):");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let (memory, redis, store) = servers(&url).await;
+        measure(&memory, &redis).await;
+        measure_store(&store, &redis).await;
+    });
 }
 
-fn run(mut runtime: tokio::runtime::Builder, url: &str) {
-    let runtime = runtime.enable_all().build().unwrap();
-    runtime.block_on(async {
-        let toolkit = || Toolkit::new().with_all(tools![add, instant]);
-        let store = Arc::new(
-            RedisStore::connect(url)
-                .await
-                .unwrap()
-                .with_prefix("toolnexus-bench:")
-                .await
-                .unwrap(),
-        );
-        let memory = Connection {
-            client: reqwest::Client::new(),
-            url: serve(McpServer::new(toolkit())).await,
-        };
-        let redis = Connection {
-            client: reqwest::Client::new(),
-            url: serve(
-                McpServer::new(toolkit())
-                    .with_state_store(store.clone())
-                    .with_task_store(store.clone()),
-            )
-            .await,
-        };
-        let (in_memory, on_redis) = (memory.ended_task().await, redis.ended_task().await);
-        for _ in 0..20 {
-            memory.call().await;
-            redis.call().await;
-        }
+fn current_thread() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
 
-        let (floor, subject) = interleaved(
-            || async {
-                assert_eq!(memory.get(&in_memory).await["status"], "completed");
-            },
-            || async {
-                assert_eq!(redis.get(&on_redis).await["status"], "completed");
-            },
-        )
-        .await;
-        print("tasks/get over HTTP", floor, subject, "budget 1.5");
+/// Two servers on the runtime this runs on, one on the in-memory stores and one on Redis:
+/// their urls, each with an ended task's id, and the Redis store.
+async fn servers(url: &str) -> (Served, Served, Arc<RedisStore>) {
+    let toolkit = || Toolkit::new().with_all(tools![add, instant]);
+    let store = Arc::new(
+        RedisStore::connect(url)
+            .await
+            .unwrap()
+            .with_prefix("toolnexus-bench:")
+            .await
+            .unwrap(),
+    );
+    let memory = serve(McpServer::new(toolkit())).await;
+    let redis = serve(
+        McpServer::new(toolkit())
+            .with_state_store(store.clone())
+            .with_task_store(store.clone()),
+    )
+    .await;
+    (Served::of(memory).await, Served::of(redis).await, store)
+}
 
-        let (floor, subject) = interleaved(|| memory.call(), || redis.call()).await;
-        print(
-            "tools/call of a plain tool over HTTP",
-            floor,
-            subject,
-            "no store touched",
-        );
+/// A server's url and the id of an ended task on it.
+struct Served {
+    url: String,
+    ended: String,
+}
 
-        let memory_store = InMemoryStateStore::new();
-        let expires = SystemTime::now() + Duration::from_secs(600);
-        // Fresh ids in every run of every process: each is a first use.
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let id = || {
-            let n = NEXT.fetch_add(1, Ordering::Relaxed);
-            format!("bench-{}-{n}", std::process::id())
-        };
-        let (floor, subject) = interleaved(
-            || {
-                let id = id();
-                let memory_store = &memory_store;
-                async move { assert!(memory_store.first_use(&id, expires).await.unwrap()) }
-            },
-            || {
-                let id = id();
-                let store = &store;
-                async move { assert!(store.first_use(&id, expires).await.unwrap()) }
-            },
-        )
-        .await;
-        print(
-            "StateStore::first_use (the approved retry's record)",
-            floor,
-            subject,
-            "one Redis round trip",
-        );
+impl Served {
+    async fn of(url: String) -> Self {
+        let ended = connect(&url).ended_task().await;
+        Self { url, ended }
+    }
+}
 
-        // The read a `tasks/get` makes, alone: one `HGET`, against `first_use`'s one `SET`,
-        // so what a `tasks/get` over HTTP adds beyond its round trip shows.
-        let (set, get) = interleaved(
-            || {
-                let id = id();
-                let store = &store;
-                async move { assert!(store.first_use(&id, expires).await.unwrap()) }
-            },
-            || {
-                let (store, id) = (&store, &on_redis);
-                async move { assert!(TaskStore::get(&**store, id).await.unwrap().is_some()) }
-            },
-        )
-        .await;
-        println!(
-            "  TaskStore::get alone: p50 {:.1} µs, beside first_use's {:.1} µs",
-            get.as_secs_f64() * 1e6,
-            set.as_secs_f64() * 1e6,
-        );
-    });
+fn connect(url: &str) -> Connection {
+    Connection {
+        client: reqwest::Client::new(),
+        url: url.to_owned(),
+    }
+}
+
+/// `tasks/get` and a plain `tools/call` on each server, over one keep-alive connection each.
+async fn measure(memory: &Served, redis: &Served) {
+    let (on_memory, on_redis) = (connect(&memory.url), connect(&redis.url));
+    for _ in 0..20 {
+        on_memory.call().await;
+        on_redis.call().await;
+    }
+    let (floor, subject) = interleaved(
+        || async {
+            assert_eq!(on_memory.get(&memory.ended).await["status"], "completed");
+        },
+        || async {
+            assert_eq!(on_redis.get(&redis.ended).await["status"], "completed");
+        },
+    )
+    .await;
+    print("tasks/get over HTTP", floor, subject, "budget 1.5");
+    let (floor, subject) = interleaved(|| on_memory.call(), || on_redis.call()).await;
+    print(
+        "tools/call of a plain tool over HTTP",
+        floor,
+        subject,
+        "no store touched",
+    );
+}
+
+/// The store alone, on the runtime its connection was made on: the single-use record, and
+/// the one read a `tasks/get` makes.
+async fn measure_store(store: &RedisStore, redis: &Served) {
+    let memory_store = InMemoryStateStore::new();
+    let expires = SystemTime::now() + Duration::from_secs(600);
+    // Fresh ids in every run of every process: each is a first use.
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let id = || {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        format!("bench-{}-{n}", std::process::id())
+    };
+    let (floor, subject) = interleaved(
+        || {
+            let id = id();
+            let memory_store = &memory_store;
+            async move { assert!(memory_store.first_use(&id, expires).await.unwrap()) }
+        },
+        || {
+            let id = id();
+            async move { assert!(store.first_use(&id, expires).await.unwrap()) }
+        },
+    )
+    .await;
+    print(
+        "StateStore::first_use (the approved retry's record)",
+        floor,
+        subject,
+        "one Redis round trip",
+    );
+
+    // The read a `tasks/get` makes, alone: one `HGET`, against `first_use`'s one `SET`,
+    // so what a `tasks/get` over HTTP adds beyond its round trip shows.
+    let (set, get) = interleaved(
+        || {
+            let id = id();
+            async move { assert!(store.first_use(&id, expires).await.unwrap()) }
+        },
+        || async { assert!(TaskStore::get(store, &redis.ended).await.unwrap().is_some()) },
+    )
+    .await;
+    println!(
+        "  TaskStore::get alone: p50 {:.1} µs, beside first_use's {:.1} µs",
+        get.as_secs_f64() * 1e6,
+        set.as_secs_f64() * 1e6,
+    );
 }
