@@ -15,7 +15,10 @@ use toolnexus::mcp::{
 use toolnexus::{BoxFuture, State, ToolContext, Toolkit, tool, tools};
 
 use super::redis_server::{OwnRedis, prefix, shared_url, store_on};
-use super::replicas::{approved_retry, client_of, replica, text_of, toolkit};
+use super::replicas::{
+    LOST, SHORT_LEASE, approved_retry, client_of, doomed, kill, listen, one_worker, replica,
+    text_of, toolkit,
+};
 use crate::common::mcp_raw;
 use crate::common::tasks::{get, started, until};
 
@@ -232,25 +235,14 @@ async fn a_task_change_whose_write_fails_is_written_once_redis_is_back() {
 /// back, so the client is not left hearing `working` for ever.
 #[test]
 fn a_listen_whose_task_is_lost_while_redis_is_down_is_told_failed_once_it_is_back() {
-    use crate::common::mcp_raw::{Events, post_2026};
-
     if shared_url().is_none() {
         return;
     }
     let mut redis = OwnRedis::start();
     let prefix = prefix();
     let (runs, dropped) = (Arc::default(), Arc::default());
-    let runtime = || {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap()
-    };
-    let (runtime_a, runtime_b) = (runtime(), runtime());
-    let lease = Duration::from_millis(300);
-    let server = McpServer::new(toolkit(&runs, &dropped)).task_lease(lease);
-    let a = runtime_a.block_on(replica(server, &redis.url(), &prefix));
+    let (runtime_a, runtime_b) = (one_worker(), one_worker());
+    let a = doomed(&runtime_a, toolkit(&runs, &dropped), &redis.url(), &prefix);
     runtime_b.block_on(async {
         let b = replica(
             McpServer::new(toolkit(&runs, &dropped)),
@@ -260,25 +252,19 @@ fn a_listen_whose_task_is_lost_while_redis_is_down_is_told_failed_once_it_is_bac
         .await;
         let client_a = client_of(&a).await;
         let id = started(&client_a, "stuck", json!({})).await.task.task_id;
-        let filter = json!({"notifications": {"taskIds": [id]}});
-        let mut events = Events::of(post_2026(&b.url(), 1, "subscriptions/listen", filter).await);
-        events.next().await; // the acknowledgment
+        let mut events = listen(&b.url(), &id).await;
         assert_eq!(events.next().await["params"]["status"], "working");
         drop(client_a);
-        runtime_a.shutdown_background();
-        drop(a);
+        kill(runtime_a, a);
         redis.stop();
         // The lease lapses while nobody can write it `failed`.
-        tokio::time::sleep(lease * 3).await;
+        tokio::time::sleep(SHORT_LEASE * 3).await;
         redis.start_again();
         let told = tokio::time::timeout(Duration::from_secs(10), events.next())
             .await
             .expect("told once Redis is back");
         assert_eq!(told["params"]["taskId"], json!(id));
         assert_eq!(told["params"]["status"], "failed", "{told}");
-        assert_eq!(
-            told["params"]["error"]["message"],
-            "tool `stuck` stopped: the server running it went away"
-        );
+        assert_eq!(told["params"]["error"]["message"], LOST);
     });
 }

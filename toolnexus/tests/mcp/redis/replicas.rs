@@ -8,12 +8,13 @@ use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResponse, CancelTaskParams, ProtocolVersion};
 use serde_json::{Value, json};
+use tokio::runtime::Runtime;
 use toolnexus::mcp::{HttpOptions, McpServer};
 use toolnexus::{State, Toolkit, tool, tools};
 
 use super::redis_server::{prefix, shared_url, store_on};
 use crate::common::mcp_client::{Modes, TestClient, accept_every, check_log, connect_http};
-use crate::common::mcp_raw::{self, Running};
+use crate::common::mcp_raw::{self, Events, Running, post_2026};
 use crate::common::tasks::{self, Client, Dropped, accept_input, call, get, started, until};
 
 pub const KEY: &str = "the key every replica is given, 32 bytes or more";
@@ -53,6 +54,46 @@ pub async fn client_of(running: &Running) -> Client {
     let (client, log) = connect_http(&running.url(), client).await;
     check_log(&ProtocolVersion::V_2026_07_28, &log);
     client
+}
+
+/// What a task whose replica went away is told, as `notifications/tasks` and `tasks/get` say it.
+pub const LOST: &str = "tool `stuck` stopped: the server running it went away";
+
+/// A lease short enough for a test to wait out.
+pub const SHORT_LEASE: Duration = Duration::from_millis(300);
+
+/// A runtime of one worker: one per replica in the tests that stop a replica.
+pub fn one_worker() -> Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Replica `a`, on a runtime of its own and with a short lease, so that [`kill`] can stop it
+/// mid-task as a killed process would be stopped.
+pub fn doomed(runtime: &Runtime, toolkit: Toolkit, url: &str, prefix: &str) -> Running {
+    let server = McpServer::new(toolkit).task_lease(SHORT_LEASE);
+    runtime.block_on(replica(server, url, prefix))
+}
+
+/// Everything replica `a` runs stops here: its server, its store, its lease renewals.
+pub fn kill(runtime: Runtime, a: Running) {
+    runtime.shutdown_background();
+    drop(a);
+}
+
+/// A `subscriptions/listen` on `url` for task `id`, once acknowledged with that id.
+pub async fn listen(url: &str, id: &str) -> Events {
+    let filter = json!({"notifications": {"taskIds": [id]}});
+    let mut events = Events::of(post_2026(url, 1, "subscriptions/listen", filter).await);
+    let acknowledged = events.next().await;
+    assert_eq!(
+        acknowledged["params"]["notifications"]["taskIds"],
+        json!([id])
+    );
+    events
 }
 
 /// Asks `client` to call `name`, and builds the approved retry of the question it gets.
@@ -146,8 +187,6 @@ async fn a_task_started_on_one_replica_is_answered_and_cancelled_by_the_other() 
 /// changes reach every replica.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_listen_on_one_replica_hears_of_a_task_the_other_runs() {
-    use crate::common::mcp_raw::{Events, post_2026};
-
     let Some(url) = shared_url() else { return };
     let prefix = prefix();
     let (runs, dropped) = (Arc::default(), Arc::<AtomicBool>::default());
@@ -158,13 +197,7 @@ async fn a_listen_on_one_replica_hears_of_a_task_the_other_runs() {
         .await
         .task
         .task_id;
-    let filter = json!({"notifications": {"taskIds": [id]}});
-    let mut events = Events::of(post_2026(&b.url(), 1, "subscriptions/listen", filter).await);
-    let acknowledged = events.next().await;
-    assert_eq!(
-        acknowledged["params"]["notifications"]["taskIds"],
-        json!([id])
-    );
+    let mut events = listen(&b.url(), &id).await;
     let mut statuses = Vec::new();
     while statuses.last() != Some(&json!("completed")) {
         let told = events.next().await;
@@ -187,30 +220,17 @@ fn a_task_whose_replica_went_away_ends_failed_on_the_other_within_the_lease() {
     let Some(url) = shared_url() else { return };
     let prefix = prefix();
     let (runs, dropped) = (Arc::default(), Arc::default());
-    let runtime = || {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap()
-    };
-    let (runtime_a, runtime_b) = (runtime(), runtime());
-    let server = McpServer::new(toolkit(&runs, &dropped)).task_lease(Duration::from_millis(300));
-    let a = runtime_a.block_on(replica(server, &url, &prefix));
+    let (runtime_a, runtime_b) = (one_worker(), one_worker());
+    let a = doomed(&runtime_a, toolkit(&runs, &dropped), &url, &prefix);
     runtime_b.block_on(async {
         let b = replica(McpServer::new(toolkit(&runs, &dropped)), &url, &prefix).await;
         let (client_a, client_b) = (client_of(&a).await, client_of(&b).await);
         let id = started(&client_a, "stuck", json!({})).await.task.task_id;
         assert_eq!(get(&client_b, &id).await["status"], "working");
         drop(client_a);
-        // Everything replica `a` runs stops here: its server, its store, its lease renewals.
-        runtime_a.shutdown_background();
-        drop(a);
+        kill(runtime_a, a);
         let failed = until(&client_b, &id, "failed").await;
-        assert_eq!(
-            failed["error"]["message"],
-            "tool `stuck` stopped: the server running it went away"
-        );
+        assert_eq!(failed["error"]["message"], LOST);
     });
 }
 
@@ -219,44 +239,22 @@ fn a_task_whose_replica_went_away_ends_failed_on_the_other_within_the_lease() {
 /// replica went away is told `failed` at once, never `working`.
 #[test]
 fn a_listen_on_the_other_replica_is_told_failed_when_the_task_s_replica_goes_away() {
-    use crate::common::mcp_raw::{Events, post_2026};
-
     let Some(url) = shared_url() else { return };
     let prefix = prefix();
     let (runs, dropped) = (Arc::default(), Arc::default());
-    let runtime = || {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap()
-    };
-    let (runtime_a, runtime_b) = (runtime(), runtime());
-    let lease = Duration::from_millis(300);
-    let server = McpServer::new(toolkit(&runs, &dropped)).task_lease(lease);
-    let a = runtime_a.block_on(replica(server, &url, &prefix));
+    let (runtime_a, runtime_b) = (one_worker(), one_worker());
+    let a = doomed(&runtime_a, toolkit(&runs, &dropped), &url, &prefix);
     runtime_b.block_on(async {
         let b = replica(McpServer::new(toolkit(&runs, &dropped)), &url, &prefix).await;
         let client_a = client_of(&a).await;
         let listened = started(&client_a, "stuck", json!({})).await.task.task_id;
         let unheard = started(&client_a, "stuck", json!({})).await.task.task_id;
-        let url_b = b.url();
-        let listen = |id: &str| {
-            let filter = json!({"notifications": {"taskIds": [id]}});
-            post_2026(&url_b, 1, "subscriptions/listen", filter)
-        };
-        let mut events = Events::of(listen(&listened).await);
-        events.next().await; // the acknowledgment
+        let mut events = listen(&b.url(), &listened).await;
         assert_eq!(events.next().await["params"]["status"], "working");
         drop(client_a);
-        // Everything replica `a` runs stops here: its server, its store, its lease renewals.
-        runtime_a.shutdown_background();
-        drop(a);
-        let lost = json!({
-            "code": -32603,
-            "message": "tool `stuck` stopped: the server running it went away",
-        });
-        let told = tokio::time::timeout(lease * 10, events.next())
+        kill(runtime_a, a);
+        let lost = json!({"code": -32603, "message": LOST});
+        let told = tokio::time::timeout(SHORT_LEASE * 10, events.next())
             .await
             .expect("told within the lease, with nobody polling");
         assert_eq!(told["method"], "notifications/tasks");
@@ -264,10 +262,8 @@ fn a_listen_on_the_other_replica_is_told_failed_when_the_task_s_replica_goes_awa
         assert_eq!(told["params"]["status"], "failed");
         assert_eq!(told["params"]["error"], lost);
 
-        tokio::time::sleep(lease).await;
-        let mut events = Events::of(listen(&unheard).await);
-        events.next().await; // the acknowledgment
-        let told = events.next().await;
+        tokio::time::sleep(SHORT_LEASE).await;
+        let told = listen(&b.url(), &unheard).await.next().await;
         assert_eq!(told["params"]["status"], "failed", "{told}");
         assert_eq!(told["params"]["error"], lost);
     });
