@@ -13,7 +13,9 @@ use toolnexus::mcp::{HttpOptions, McpServer};
 use toolnexus::{State, Toolkit, tool, tools};
 
 use super::redis_server::{prefix, shared_url, store_on};
-use crate::common::mcp_client::{Modes, TestClient, accept_every, check_log, connect_http};
+use crate::common::mcp_client::{
+    Modes, TestClient, accept_every, check_log, connect_http, valid_as_task_shape,
+};
 use crate::common::mcp_raw::{self, Events, Running, post_2026};
 use crate::common::tasks::{self, Client, Dropped, accept_input, call, get, started, until};
 
@@ -258,12 +260,14 @@ fn a_listen_on_the_other_replica_is_told_failed_when_the_task_s_replica_goes_awa
             .await
             .expect("told within the lease, with nobody polling");
         assert_eq!(told["method"], "notifications/tasks");
+        valid_as_task_shape("TaskStatusNotification", &told).unwrap();
         assert_eq!(told["params"]["taskId"], json!(listened));
         assert_eq!(told["params"]["status"], "failed");
         assert_eq!(told["params"]["error"], lost);
 
         tokio::time::sleep(SHORT_LEASE).await;
         let told = listen(&b.url(), &unheard).await.next().await;
+        valid_as_task_shape("TaskStatusNotification", &told).unwrap();
         assert_eq!(told["params"]["status"], "failed", "{told}");
         assert_eq!(told["params"]["error"], lost);
     });
