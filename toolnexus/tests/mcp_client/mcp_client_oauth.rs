@@ -15,6 +15,7 @@ use toolnexus::{Answer, Toolkit, pending_of};
 
 use super::oauth_fixture::{
     assert_signed_in_again, browse, protected, protected_with, redirect_answer, signed_in,
+    toolkit_signed_in,
 };
 use super::oauth_server::{AuthServer, form};
 
@@ -220,12 +221,7 @@ async fn a_client_signs_in_as_itself_with_client_credentials_and_no_person() {
         .client_id("machine")
         .client_secret("machine-secret")
         .client_credentials();
-    let tools = McpTools::http(&resource.url)
-        .oauth(oauth)
-        .connect()
-        .await
-        .unwrap();
-    let toolkit = Toolkit::new().with_all(tools.tools());
+    let toolkit = toolkit_signed_in(&resource, oauth).await;
     let ctx = toolnexus::ToolContext::default();
     let run = || toolkit.execute("add", json!({"a": 3, "b": 4}), &ctx);
     assert_eq!(run().await.output, "7");

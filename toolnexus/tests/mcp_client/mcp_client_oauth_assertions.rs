@@ -9,11 +9,11 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use serde_json::json;
 use toolnexus::mcp::{EnterpriseIdp, McpTools, OAuthClient};
-use toolnexus::{ToolContext, Toolkit};
 
-use super::oauth_fixture::{assert_signed_in_again, protected};
+use super::oauth_fixture::{
+    add_three_and_four, assert_signed_in_again, protected, toolkit_signed_in,
+};
 use super::oauth_server::{AuthServer, IDP_CLIENT, IDP_SECRET};
 
 type Fetched = Result<String, Box<dyn std::error::Error + Send + Sync>>;
@@ -43,12 +43,6 @@ async fn refused(url: &str, oauth: OAuthClient) -> String {
         .to_string()
 }
 
-async fn add(toolkit: &Toolkit) -> toolnexus::ToolResult {
-    toolkit
-        .execute("add", json!({"a": 3, "b": 4}), &ToolContext::default())
-        .await
-}
-
 #[tokio::test]
 async fn a_person_signs_in_through_the_enterprise_idp_with_no_login() {
     let auth = AuthServer::start().await;
@@ -62,13 +56,8 @@ async fn a_person_signs_in_through_the_enterprise_idp_with_no_login() {
             count.fetch_add(1, Ordering::SeqCst);
             std::future::ready(Ok(from.id_token(3600)))
         });
-    let tools = McpTools::http(&resource.url)
-        .oauth(oauth)
-        .connect()
-        .await
-        .unwrap();
-    let toolkit = Toolkit::new().with_all(tools.tools());
-    assert_eq!(add(&toolkit).await.output, "7");
+    let toolkit = toolkit_signed_in(&resource, oauth).await;
+    assert_eq!(add_three_and_four(&toolkit).await.output, "7");
     {
         let seen = auth.seen();
         assert_eq!((seen.token_exchanges, seen.jwt_bearer), (1, 1));
@@ -78,9 +67,9 @@ async fn a_person_signs_in_through_the_enterprise_idp_with_no_login() {
 
     // A token refused later: the next call signs in again, with the session's ID token of then.
     auth.revoke_everything();
-    let refused = add(&toolkit).await;
+    let refused = add_three_and_four(&toolkit).await;
     assert_signed_in_again(&refused);
-    assert_eq!(add(&toolkit).await.output, "7");
+    assert_eq!(add_three_and_four(&toolkit).await.output, "7");
     assert_eq!(asked.load(Ordering::SeqCst), 2);
     assert_eq!(auth.seen().jwt_bearer, 2);
 }
@@ -154,13 +143,8 @@ async fn a_workload_signs_in_with_its_platform_jwt_read_afresh_for_each_grant() 
         // As the platform writes its token file: with a newline at the end.
         std::future::ready(Ok(format!("{}\n", from.workload_jwt(300))))
     });
-    let tools = McpTools::http(&resource.url)
-        .oauth(oauth)
-        .connect()
-        .await
-        .unwrap();
-    let toolkit = Toolkit::new().with_all(tools.tools());
-    assert_eq!(add(&toolkit).await.output, "7");
+    let toolkit = toolkit_signed_in(&resource, oauth).await;
+    assert_eq!(add_three_and_four(&toolkit).await.output, "7");
     {
         let seen = auth.seen();
         assert_eq!(seen.jwt_bearer, 1);
@@ -170,9 +154,9 @@ async fn a_workload_signs_in_with_its_platform_jwt_read_afresh_for_each_grant() 
     }
 
     auth.revoke_everything();
-    let refused = add(&toolkit).await;
+    let refused = add_three_and_four(&toolkit).await;
     assert_signed_in_again(&refused);
-    assert_eq!(add(&toolkit).await.output, "7");
+    assert_eq!(add_three_and_four(&toolkit).await.output, "7");
     assert_eq!(
         asked.load(Ordering::SeqCst),
         2,
@@ -236,19 +220,14 @@ async fn an_expired_token_is_renewed_with_a_new_assertion_not_a_refresh() {
     let from = auth.clone();
     let oauth = OAuthClient::new("http://127.0.0.1:9/callback")
         .workload_identity(move || std::future::ready(Ok(from.workload_jwt(300))));
-    let tools = McpTools::http(&resource.url)
-        .oauth(oauth)
-        .connect()
-        .await
-        .unwrap();
-    let toolkit = Toolkit::new().with_all(tools.tools());
-    assert_eq!(add(&toolkit).await.output, "7");
+    let toolkit = toolkit_signed_in(&resource, oauth).await;
+    assert_eq!(add_three_and_four(&toolkit).await.output, "7");
 
     tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
-    let expired = add(&toolkit).await;
+    let expired = add_three_and_four(&toolkit).await;
     assert!(expired.is_error);
     assert!(expired.output.contains("call again"), "{}", expired.output);
-    assert_eq!(add(&toolkit).await.output, "7");
+    assert_eq!(add_three_and_four(&toolkit).await.output, "7");
     assert_eq!(auth.seen().jwt_bearer, 2);
     assert_eq!(auth.seen().refreshes, 0);
 }

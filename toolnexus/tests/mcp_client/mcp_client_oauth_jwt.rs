@@ -4,11 +4,12 @@
 //! our protected server with a DPoP check in front (`oauth_fixture.rs`).
 #![cfg(all(feature = "oauth-jwt", feature = "mcp-http"))]
 
-use serde_json::json;
 use toolnexus::Toolkit;
 use toolnexus::mcp::{McpTools, OAuthClient};
 
-use super::oauth_fixture::{assert_signed_in_again, protected, signed_in};
+use super::oauth_fixture::{
+    add_three_and_four, assert_signed_in_again, protected, signed_in, toolkit_signed_in,
+};
 use super::oauth_server::{AuthServer, DpopRule};
 
 /// The key of the client `signed-machine`; the authorization server holds its public half.
@@ -34,23 +35,12 @@ fn signed_machine(pem: &str) -> OAuthClient {
         .client_credentials()
 }
 
-async fn add(toolkit: &Toolkit) -> toolnexus::ToolResult {
-    toolkit
-        .execute("add", json!({"a": 3, "b": 4}), &Default::default())
-        .await
-}
-
 #[tokio::test]
 async fn a_client_signs_in_as_itself_with_a_private_key_jwt_and_no_secret() {
     let auth = AuthServer::start().await;
     let resource = protected(&auth, None).await;
-    let tools = McpTools::http(&resource.url)
-        .oauth(signed_machine(CLIENT_KEY_PEM))
-        .connect()
-        .await
-        .unwrap();
-    let toolkit = Toolkit::new().with_all(tools.tools());
-    assert_eq!(add(&toolkit).await.output, "7");
+    let toolkit = toolkit_signed_in(&resource, signed_machine(CLIENT_KEY_PEM)).await;
+    assert_eq!(add_three_and_four(&toolkit).await.output, "7");
 
     // The server verified the ES256 signature, `iss` = `sub` = the client, `aud` = its issuer.
     let claims = auth.seen().assertions.clone();
@@ -63,9 +53,9 @@ async fn a_client_signs_in_as_itself_with_a_private_key_jwt_and_no_secret() {
 
     // A token refused later: a new assertion (a new `jti`; a replay would be refused).
     auth.revoke_everything();
-    let refused = add(&toolkit).await;
+    let refused = add_three_and_four(&toolkit).await;
     assert_signed_in_again(&refused);
-    assert_eq!(add(&toolkit).await.output, "7");
+    assert_eq!(add_three_and_four(&toolkit).await.output, "7");
     assert_eq!(auth.seen().assertions.len(), 2);
 }
 
@@ -125,8 +115,8 @@ async fn dpop_binds_the_token_to_the_clients_key_and_proves_it_on_every_request(
     let resource = protected(&auth, None).await;
     let oauth = OAuthClient::new("http://127.0.0.1:9/callback").dpop();
     let toolkit = Toolkit::new().with_all(signed_in(&resource, &oauth).await.tools());
-    assert_eq!(add(&toolkit).await.output, "7");
-    assert_eq!(add(&toolkit).await.output, "7");
+    assert_eq!(add_three_and_four(&toolkit).await.output, "7");
+    assert_eq!(add_three_and_four(&toolkit).await.output, "7");
 
     let seen = auth.seen();
     // The code exchange carried a proof; the token is bound to its key and issued as DPoP.
@@ -155,7 +145,7 @@ async fn dpop_nonces_asked_for_by_both_servers_are_sent_on_the_retry_and_after()
     let resource = protected(&auth, None).await;
     let oauth = OAuthClient::new("http://127.0.0.1:9/callback").dpop();
     let toolkit = Toolkit::new().with_all(signed_in(&resource, &oauth).await.tools());
-    assert_eq!(add(&toolkit).await.output, "7");
+    assert_eq!(add_three_and_four(&toolkit).await.output, "7");
     let seen = auth.seen();
     assert_eq!(
         seen.token_nonce_challenges, 1,
@@ -179,7 +169,7 @@ async fn a_token_the_authorization_server_did_not_bind_is_sent_as_a_bearer_token
     let resource = protected(&auth, None).await;
     let oauth = OAuthClient::new("http://127.0.0.1:9/callback").dpop();
     let toolkit = Toolkit::new().with_all(signed_in(&resource, &oauth).await.tools());
-    assert_eq!(add(&toolkit).await.output, "7");
+    assert_eq!(add_three_and_four(&toolkit).await.output, "7");
     let seen = auth.seen();
     assert_eq!((seen.token_proofs, seen.bound.len()), (1, 0));
     // No proof reached the MCP server: the `Bearer` token went as one (a `DPoP` one would
@@ -215,14 +205,7 @@ async fn a_client_without_dpop_is_refused_by_a_server_that_requires_it_and_a_non
     // The client credentials grant gets a bound token too, and a nonce that changes with
     // every challenge is retried once, not in a loop.
     let machine = signed_machine(CLIENT_KEY_PEM).dpop();
-    let toolkit = Toolkit::new().with_all(
-        McpTools::http(&resource.url)
-            .oauth(machine)
-            .connect()
-            .await
-            .unwrap()
-            .tools(),
-    );
+    let toolkit = toolkit_signed_in(&resource, machine).await;
     assert_eq!(auth.seen().token_proofs, 1);
     assert_eq!(auth.seen().bound.len(), 1);
     *auth.dpop.lock().unwrap() = DpopRule {
@@ -232,7 +215,7 @@ async fn a_client_without_dpop_is_refused_by_a_server_that_requires_it_and_a_non
         ..DpopRule::default()
     };
     let challenges = auth.seen().resource_nonce_challenges;
-    let refused = add(&toolkit).await;
+    let refused = add_three_and_four(&toolkit).await;
     assert!(refused.is_error, "{refused:?}");
     // The request, the bodiless request that reads the nonce, and the one retry.
     assert_eq!(auth.seen().resource_nonce_challenges - challenges, 3);

@@ -11,7 +11,7 @@ use serde_json::json;
 use toolnexus::mcp::{EnterpriseIdp, FileTokenStore, McpTools, OAuthClient, TokenStore};
 use toolnexus::{Answer, Toolkit, pending_of};
 
-use super::oauth_fixture::{protected, signed_in};
+use super::oauth_fixture::{protected, signed_in, toolkit_signed_in};
 use super::oauth_server::{AuthServer, IDP_CLIENT, IDP_SECRET};
 
 #[tokio::test]
@@ -195,12 +195,7 @@ async fn no_assertion_secret_or_token_of_a_sign_in_without_a_person_appears_in_l
     };
     let mut said = Vec::new();
     for oauth in [person("machine-secret", 3600), workload(300)] {
-        let tools = McpTools::http(&resource.url)
-            .oauth(oauth.clone())
-            .connect()
-            .await
-            .unwrap();
-        let toolkit = Toolkit::new().with_all(tools.tools());
+        let toolkit = toolkit_signed_in(&resource, oauth.clone()).await;
         let ctx = toolnexus::ToolContext::default();
         let call = || toolkit.execute("add", json!({"a": 1, "b": 1}), &ctx);
         said.push(call().await.output);

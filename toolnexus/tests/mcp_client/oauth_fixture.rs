@@ -220,6 +220,23 @@ pub fn redirect_answer(login: &Request, redirect: String) -> Answer {
     Answer::approve(login).with_data(data)
 }
 
+/// A toolkit of the tools `resource` serves, connected with `oauth`, which signs in without
+/// a person (client credentials, an assertion, a token it already holds).
+pub async fn toolkit_signed_in(resource: &Resource, oauth: OAuthClient) -> Toolkit {
+    let tools = McpTools::http(&resource.url)
+        .oauth(oauth)
+        .connect()
+        .await
+        .unwrap();
+    Toolkit::new().with_all(tools.tools())
+}
+
+/// `add` of 3 and 4 through `toolkit`: `7` when the call got through.
+pub async fn add_three_and_four(toolkit: &Toolkit) -> toolnexus::ToolResult {
+    let arguments = serde_json::json!({"a": 3, "b": 4});
+    toolkit.execute("add", arguments, &Default::default()).await
+}
+
 /// Connects, answering the first login by browsing to it.
 pub async fn signed_in(resource: &Resource, oauth: &OAuthClient) -> McpTools {
     let server = McpTools::http(&resource.url).oauth(oauth.clone());
