@@ -184,6 +184,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod client;
 mod decode;
 mod provider;
 mod result;

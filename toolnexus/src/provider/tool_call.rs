@@ -15,7 +15,11 @@ use serde_json::{Map, Value};
 /// OpenAPI subset or its JSON Schema, Anthropic's plain or strict); and
 /// [`Style`](crate::parts::Style) is the content-block vocabulary one part is encoded in,
 /// which two APIs can share.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// Serde data as `"openAiChat"`, `"openAiResponses"`, `"anthropic"`, `"gemini"`, so a stored
+/// transcript says which API a reply came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum Api {
     /// OpenAI Chat Completions (`POST /v1/chat/completions`).
     OpenAiChat,
@@ -48,8 +52,9 @@ impl fmt::Display for Api {
     }
 }
 
-/// One tool call a model asked for: plain fields, so callers can build one.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One tool call a model asked for: plain fields, so callers can build one. Serde data
+/// (`{"id", "name", "arguments"}`), as a stored transcript holds it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ToolCall {
     /// The id its result must echo (Chat `id`, Responses `call_id`, Anthropic `id`, Gemini
     /// `id` or a synthesized `call_<index>`).

@@ -15,7 +15,7 @@ pub(crate) const DEFAULT_RETRIES: u32 = 2;
 /// What one agent run has learnt: the deferred tools a search loaded (so
 /// [`Toolkit::definitions`] sends them) and how many calls of each tool in a row asked the
 /// model to try again (so a run stops instead of spinning). One per run; `Default` is a fresh
-/// run.
+/// run. Serde data, so a parked run ([`RunResult`](crate::client::RunResult)) keeps it.
 ///
 /// ```
 /// use toolnexus::{RunState, Retry, ToolCall, ToolContext, Toolkit, tool, tools};
@@ -39,10 +39,14 @@ pub(crate) const DEFAULT_RETRIES: u32 = 2;
 /// assert_eq!(run.exhausted(), Some("book"));
 /// # });
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct RunState {
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
     loaded: BTreeSet<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     retries: BTreeMap<String, u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     exhausted: Option<String>,
 }
 
