@@ -42,6 +42,10 @@ enum Transport {
     /// Stateless streamable HTTP, each caller signed in as a user of its own.
     #[cfg(feature = "mcp-http")]
     Verified,
+    /// Streamable HTTP with sessions, each caller in a session of its own and signed in as a
+    /// user of its own: the user, not the session, is the caller.
+    #[cfg(feature = "mcp-http")]
+    VerifiedSessions,
 }
 
 /// The `tasks/*` method tried by another caller.
@@ -93,17 +97,18 @@ impl Served {
         #[cfg(feature = "mcp-http")]
         let running = {
             use toolnexus::mcp::{CallerId, HttpOptions};
+            // Stands in for a JWT check: `token-<user>` was issued to `<user>`.
+            let verified = |options: HttpOptions| {
+                options.verify_bearer(|token: String| async move {
+                    let user = token.strip_prefix("token-")?;
+                    Some(CallerId(user.to_owned()))
+                })
+            };
             let options = match transport {
                 Transport::Stdio => None,
                 Transport::Sessions => Some(HttpOptions::new()),
-                // Stands in for a JWT check: `token-<user>` was issued to `<user>`.
-                Transport::Verified => Some(HttpOptions::new().stateless(true).verify_bearer(
-                    |token: String| async move {
-                        token
-                            .strip_prefix("token-")
-                            .map(|user| CallerId(user.to_owned()))
-                    },
-                )),
+                Transport::Verified => Some(verified(HttpOptions::new().stateless(true))),
+                Transport::VerifiedSessions => Some(verified(HttpOptions::new())),
             };
             match options {
                 Some(options) => Some(crate::common::mcp_raw::serve(server.clone(), options).await),
@@ -130,9 +135,9 @@ impl Served {
                 }
             }
             #[cfg(feature = "mcp-http")]
-            Transport::Sessions | Transport::Verified => {
+            Transport::Sessions | Transport::Verified | Transport::VerifiedSessions => {
                 let running = self.running.as_ref().expect("served over HTTP");
-                let verified = matches!(self.transport, Transport::Verified);
+                let verified = !matches!(self.transport, Transport::Sessions);
                 Way::Http {
                     client: crate::common::mcp_raw::Client::new(running),
                     bearer: verified.then(|| format!("token-{user}")),
@@ -480,6 +485,14 @@ foreign_callers! {
     extension_cancel_on_another_stdio_connection: Extension, Stdio, Cancel;
     extension_listen_on_another_stdio_connection: Extension, Stdio, Listen;
     #[cfg(feature = "mcp-http")]
+    core_get_as_another_verified_user_in_a_session: Core, VerifiedSessions, Get;
+    #[cfg(feature = "mcp-http")]
+    core_result_as_another_verified_user_in_a_session: Core, VerifiedSessions, Result;
+    #[cfg(feature = "mcp-http")]
+    core_cancel_as_another_verified_user_in_a_session: Core, VerifiedSessions, Cancel;
+    #[cfg(feature = "mcp-http")]
+    core_list_as_another_verified_user_in_a_session: Core, VerifiedSessions, List;
+    #[cfg(feature = "mcp-http")]
     extension_get_as_another_verified_user: Extension, Verified, Get;
     #[cfg(feature = "mcp-http")]
     extension_update_as_another_verified_user: Extension, Verified, Update;
@@ -487,4 +500,25 @@ foreign_callers! {
     extension_cancel_as_another_verified_user: Extension, Verified, Cancel;
     #[cfg(feature = "mcp-http")]
     extension_listen_as_another_verified_user: Extension, Verified, Listen;
+}
+
+/// The verified identity comes first (SPEC §14): signed in as the same user, a caller in
+/// another session is the same caller, and reaches the task.
+#[cfg(feature = "mcp-http")]
+#[tokio::test]
+async fn the_same_verified_user_reaches_its_task_from_another_session() {
+    let (toolkit, _, _) = with_handles();
+    let served = Served::start(McpServer::new(toolkit), Transport::VerifiedSessions).await;
+    let mut first = served.caller("alice", Revision::Core).await;
+    let mut second = served.caller("alice", Revision::Core).await;
+    let session = |caller: &Caller| match &caller.way {
+        Way::Http { client, .. } => client.session.clone().expect("a session"),
+        Way::Stdio { .. } => unreachable!("over HTTP"),
+    };
+    assert_ne!(session(&first), session(&second));
+    let id = first.started("stuck", json!({})).await;
+    assert_eq!(second.get(&id).await["status"], "working");
+    let listed = second.request("tasks/list", json!({})).await;
+    assert_eq!(listed["result"]["tasks"][0]["taskId"], id, "{listed}");
+    served.shut_down().await;
 }
