@@ -151,7 +151,7 @@ impl Served {
             next_id: 1,
         };
         if revision == Revision::Core {
-            caller.initialize().await;
+            caller.initialize(user).await;
         }
         caller
     }
@@ -165,11 +165,12 @@ impl Served {
 }
 
 impl Caller {
-    async fn initialize(&mut self) {
+    /// 2025-11-25's handshake, as client `user`.
+    async fn initialize(&mut self, user: &str) {
         let params = json!({
             "protocolVersion": "2025-11-25",
             "capabilities": {"elicitation": {}},
-            "clientInfo": {"name": "by-hand", "version": "0"},
+            "clientInfo": {"name": user, "version": "0"},
         });
         let initialized = self.request("initialize", params).await;
         assert!(initialized.get("result").is_some(), "{initialized}");
@@ -225,8 +226,10 @@ impl Caller {
 
     /// The next line the server sends on stdio, if one comes within 30 s.
     async fn next_line(&mut self) -> Option<Value> {
-        let Way::Stdio { lines, .. } = &mut self.way else {
-            unreachable!("lines are read on stdio only")
+        let lines = match &mut self.way {
+            Way::Stdio { lines, .. } => lines,
+            #[cfg(feature = "mcp-http")]
+            Way::Http { .. } => unreachable!("lines are read on stdio only"),
         };
         let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
             .await
