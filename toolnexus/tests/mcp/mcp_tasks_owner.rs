@@ -467,42 +467,35 @@ foreign_callers! {
     core_result_on_another_stdio_connection: Core, Stdio, Result;
     core_cancel_on_another_stdio_connection: Core, Stdio, Cancel;
     core_list_on_another_stdio_connection: Core, Stdio, List;
-    #[cfg(feature = "mcp-http")]
-    core_get_in_another_http_session: Core, Sessions, Get;
-    #[cfg(feature = "mcp-http")]
-    core_result_in_another_http_session: Core, Sessions, Result;
-    #[cfg(feature = "mcp-http")]
-    core_cancel_in_another_http_session: Core, Sessions, Cancel;
-    #[cfg(feature = "mcp-http")]
-    core_list_in_another_http_session: Core, Sessions, List;
-    #[cfg(feature = "mcp-http")]
-    core_get_as_another_verified_user: Core, Verified, Get;
-    #[cfg(feature = "mcp-http")]
-    core_result_as_another_verified_user: Core, Verified, Result;
-    #[cfg(feature = "mcp-http")]
-    core_cancel_as_another_verified_user: Core, Verified, Cancel;
-    #[cfg(feature = "mcp-http")]
-    core_list_as_another_verified_user: Core, Verified, List;
     extension_get_on_another_stdio_connection: Extension, Stdio, Get;
     extension_update_on_another_stdio_connection: Extension, Stdio, Update;
     extension_cancel_on_another_stdio_connection: Extension, Stdio, Cancel;
     extension_listen_on_another_stdio_connection: Extension, Stdio, Listen;
-    #[cfg(feature = "mcp-http")]
-    core_get_as_another_verified_user_in_a_session: Core, VerifiedSessions, Get;
-    #[cfg(feature = "mcp-http")]
-    core_result_as_another_verified_user_in_a_session: Core, VerifiedSessions, Result;
-    #[cfg(feature = "mcp-http")]
-    core_cancel_as_another_verified_user_in_a_session: Core, VerifiedSessions, Cancel;
-    #[cfg(feature = "mcp-http")]
-    core_list_as_another_verified_user_in_a_session: Core, VerifiedSessions, List;
-    #[cfg(feature = "mcp-http")]
-    extension_get_as_another_verified_user: Extension, Verified, Get;
-    #[cfg(feature = "mcp-http")]
-    extension_update_as_another_verified_user: Extension, Verified, Update;
-    #[cfg(feature = "mcp-http")]
-    extension_cancel_as_another_verified_user: Extension, Verified, Cancel;
-    #[cfg(feature = "mcp-http")]
-    extension_listen_as_another_verified_user: Extension, Verified, Listen;
+}
+
+/// The same checks over streamable HTTP.
+#[cfg(feature = "mcp-http")]
+mod over_http {
+    use super::{Method, Revision, Transport, foreign};
+
+    foreign_callers! {
+        core_get_in_another_http_session: Core, Sessions, Get;
+        core_result_in_another_http_session: Core, Sessions, Result;
+        core_cancel_in_another_http_session: Core, Sessions, Cancel;
+        core_list_in_another_http_session: Core, Sessions, List;
+        core_get_as_another_verified_user: Core, Verified, Get;
+        core_result_as_another_verified_user: Core, Verified, Result;
+        core_cancel_as_another_verified_user: Core, Verified, Cancel;
+        core_list_as_another_verified_user: Core, Verified, List;
+        core_get_as_another_verified_user_in_a_session: Core, VerifiedSessions, Get;
+        core_result_as_another_verified_user_in_a_session: Core, VerifiedSessions, Result;
+        core_cancel_as_another_verified_user_in_a_session: Core, VerifiedSessions, Cancel;
+        core_list_as_another_verified_user_in_a_session: Core, VerifiedSessions, List;
+        extension_get_as_another_verified_user: Extension, Verified, Get;
+        extension_update_as_another_verified_user: Extension, Verified, Update;
+        extension_cancel_as_another_verified_user: Extension, Verified, Cancel;
+        extension_listen_as_another_verified_user: Extension, Verified, Listen;
+    }
 }
 
 /// The verified identity comes first (SPEC §14): signed in as the same user, a caller in
