@@ -263,13 +263,19 @@ pub fn message_in(text: &str) -> Value {
 
 /// POSTs request `id` of a 2026-07-28 client that declared the tasks extension (its `_meta`
 /// and headers as that revision has them), and returns the answer as it starts.
-pub async fn post_2026(url: &str, id: u64, method: &str, mut params: Value) -> reqwest::Response {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities":
-            {"extensions": {"io.modelcontextprotocol/tasks": {}}},
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
-    });
+pub async fn post_2026(url: &str, id: u64, method: &str, params: Value) -> reqwest::Response {
+    post_2026_with(url, &[], id, method, params).await
+}
+
+/// [`post_2026`] with `headers` besides (a bearer token, a session).
+pub async fn post_2026_with(
+    url: &str,
+    headers: &[(&str, &str)],
+    id: u64,
+    method: &str,
+    mut params: Value,
+) -> reqwest::Response {
+    params["_meta"] = super::tasks::client_meta_2026();
     let mut request = reqwest::Client::new()
         .post(url)
         .header("content-type", "application/json")
@@ -278,6 +284,9 @@ pub async fn post_2026(url: &str, id: u64, method: &str, mut params: Value) -> r
         .header("mcp-method", method);
     if let Some(name) = params["name"].as_str() {
         request = request.header("mcp-name", name);
+    }
+    for (name, value) in headers {
+        request = request.header(*name, *value);
     }
     let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
     request.body(message.to_string()).send().await.unwrap()

@@ -42,6 +42,16 @@ pub async fn stuck(dropped: State<Dropped>) -> String {
     std::future::pending::<String>().await
 }
 
+/// The `_meta` every request of a 2026-07-28 client that declared the tasks extension carries.
+pub fn client_meta_2026() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":
+            {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    })
+}
+
 /// The `tools/call` params calling `name` with `arguments` (an object).
 pub fn call(name: &str, arguments: Value) -> CallToolRequestParams {
     CallToolRequestParams::new(name.to_owned())

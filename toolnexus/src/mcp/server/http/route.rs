@@ -17,6 +17,7 @@ use super::json::json_when_plain;
 use super::resume::Polling;
 use super::{ResponseBody, plain};
 use crate::mcp::server::incoming::{self, Screened};
+use crate::mcp::server::suspend::Connection;
 use crate::mcp::server::tasks::with_core_tasks_capability;
 
 /// The header that names a request's session.
@@ -94,6 +95,14 @@ pub(super) async fn authorized(
         .get(SESSION_ID)
         .and_then(|id| id.to_str().ok())
         .map(Arc::<str>::from);
+    if let (Some(sessions), Some(session)) = (&shared.sessions, &session) {
+        // Tagged as a stdio connection is, so that what binds to the caller (a task, SPEC
+        // §14) binds to the session when no identity is verified. Only a live session: an id
+        // the client made up names nobody.
+        if sessions.manager.sessions.read().await.contains_key(session) {
+            parts.extensions.insert(Connection(Arc::clone(session)));
+        }
+    }
     let request = Request::from_parts(parts, Full::new(body));
     let initialize = head.method.as_deref() == Some("initialize");
     let task_ids = head.task_ids.take();

@@ -18,11 +18,11 @@ use serde_json::{Map, Value, json};
 
 use crate::decode::parse_args_strictly;
 
-mod core_tasks;
+mod core_routing;
 mod task_ids;
 
-pub(crate) use core_tasks::CORE_TASKS;
-use core_tasks::{core_tasks, is_2026};
+pub(crate) use core_routing::CORE_TASKS;
+use core_routing::{core_tasks, is_2026};
 pub(crate) use task_ids::{TASK_IDS, acknowledged};
 
 /// The `_meta` key under which a `tools/call`'s argument text travels to [`McpServer`]

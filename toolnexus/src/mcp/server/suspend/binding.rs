@@ -1,7 +1,9 @@
-//! Who a suspended call was asked by: a sealed `requestState` is bound to the stdio
-//! connection and the verified caller it was issued to, where they are known (SPEC §10B).
-//! Over HTTP there is no session to bind: rmcp serves 2026-07-28 requests (the only ones
-//! that carry a `requestState`) statelessly, with or without `HttpOptions::stateless`.
+//! Who a call comes from: a sealed `requestState` is bound to the connection and the verified
+//! caller it was issued to, where they are known (SPEC §10B), and a task to its caller (SPEC
+//! §14, [`owner_of`](super::owner_of)). The connection is a stdio connection or an HTTP
+//! session, as the transport tags each request; rmcp serves 2026-07-28 requests (the only
+//! ones that carry a `requestState`) without a session, so over HTTP those are bound to the
+//! verified caller alone unless they name a live session.
 
 use std::sync::Arc;
 
@@ -31,8 +33,10 @@ use sha2::{Digest, Sha256};
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CallerId(pub String);
 
-/// The connection a request came in on, as [`LineTransport`](super::super::LineTransport)
-/// tags every request it reads: stdio has no session id, and each connection is one client.
+/// The connection a request came in on, as the transport tags every request it reads:
+/// [`LineTransport`](super::super::LineTransport) a stdio connection (it has no session id, and
+/// each connection is one client), the HTTP endpoint the live session a request names (rmcp
+/// refuses a 2025-* request naming any other).
 #[derive(Clone, Debug)]
 pub(crate) struct Connection(pub(crate) Arc<str>);
 
@@ -47,8 +51,8 @@ impl Connection {
     }
 }
 
-/// What a state is bound to: digests (hex SHA-256) of the stdio connection and of the
-/// verified caller, each `None` where the call has none.
+/// What a call is bound to: digests (hex SHA-256) of the connection (stdio) or session (HTTP)
+/// and of the verified caller, each `None` where the call has none.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct Binding {
     pub(super) connection: Option<String>,
@@ -58,35 +62,33 @@ pub(super) struct Binding {
 impl Binding {
     /// The binding of the call `context` belongs to.
     pub(super) fn of(context: &RequestContext<RoleServer>) -> Self {
-        let connection = context
-            .extensions
-            .get::<Connection>()
-            .map(|connection| digest("connection", &connection.0));
-        let caller = context
-            .extensions
-            .get::<CallerId>()
-            .map(|id| digest("caller", &id.0))
-            .or_else(|| from_http(context));
+        let connection =
+            tagged::<Connection>(context).map(|connection| digest("connection", &connection.0));
+        let caller = tagged::<CallerId>(context).map(|id| digest("caller", &id.0));
         Self { connection, caller }
     }
 }
 
-/// The [`CallerId`] in the extensions of the HTTP request a call came in, as rmcp's HTTP
-/// transport hands it over, digested. No session is read there: rmcp serves 2026-07-28, the
-/// one revision with a `requestState`, without sessions, so an `Mcp-Session-Id` on such a
-/// request is whatever the client chose to send.
+/// The `T` the call `context` belongs to was tagged with: in its own extensions, or (as rmcp's
+/// HTTP transport hands a request over) in those of the HTTP request's `Parts`.
+fn tagged<T: Send + Sync + 'static>(context: &RequestContext<RoleServer>) -> Option<&T> {
+    context
+        .extensions
+        .get::<T>()
+        .or_else(|| in_http_parts(context))
+}
+
 #[cfg(feature = "mcp-http")]
-fn from_http(context: &RequestContext<RoleServer>) -> Option<String> {
+fn in_http_parts<T: Send + Sync + 'static>(context: &RequestContext<RoleServer>) -> Option<&T> {
     context
         .extensions
         .get::<hyper::http::request::Parts>()?
         .extensions
-        .get::<CallerId>()
-        .map(|id| digest("caller", &id.0))
+        .get::<T>()
 }
 
 #[cfg(not(feature = "mcp-http"))]
-fn from_http(_: &RequestContext<RoleServer>) -> Option<String> {
+fn in_http_parts<T>(_: &RequestContext<RoleServer>) -> Option<&T> {
     None
 }
 

@@ -285,15 +285,18 @@ impl StateSeal {
     }
 }
 
-/// Who owns a task started by the call `context` belongs to (SPEC §14): digests of the stdio
-/// connection and of the verified caller, where known; calls with neither share `":"`.
+/// Who owns a task started by the call `context` belongs to (SPEC §14): the verified caller,
+/// else the connection (stdio) or session (HTTP); calls with neither share `":"`. Every
+/// `tasks/*` of every revision compares this, so another caller's task is one that never
+/// existed.
 pub(crate) fn owner_of(context: &RequestContext<RoleServer>) -> String {
-    let Binding { connection, caller } = Binding::of(context);
-    format!(
-        "{}:{}",
-        connection.unwrap_or_default(),
-        caller.unwrap_or_default()
-    )
+    match Binding::of(context) {
+        Binding {
+            caller: Some(caller),
+            ..
+        } => format!(":{caller}"),
+        Binding { connection, .. } => format!("{}:", connection.unwrap_or_default()),
+    }
 }
 
 /// Why a retry whose state has expired did not run.

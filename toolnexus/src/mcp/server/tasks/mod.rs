@@ -1,13 +1,14 @@
 //! Long-running calls as MCP tasks (SPEC §14): the server's settings and running tasks, the
-//! `tools/call` that becomes a task, `tasks/*`, and where tasks are kept.
+//! `tools/call` that becomes a task (`call`), `tasks/*` of the 2026-07-28 extension (`methods`,
+//! `listen`) and of 2025-11-25's core tasks (`core_methods`), and where tasks are kept.
 
 mod call;
 pub(crate) mod clock;
-mod core_tasks;
+mod core_methods;
 mod listen;
 mod methods;
 
-pub(crate) use core_tasks::with_core_tasks_capability;
+pub(crate) use core_methods::with_core_tasks_capability;
 pub(crate) use methods::unread_request;
 pub(crate) mod task_store;
 

@@ -1,6 +1,7 @@
-//! 2025-11-25's core tasks, routed past rmcp: rmcp reads `tasks/get` and `tasks/cancel` as the
+//! Routes 2025-11-25's core tasks past rmcp: rmcp reads `tasks/get` and `tasks/cancel` as the
 //! 2026-07-28 extension's, drops a `tools/call`'s `task` and cannot list a tool's `execution`,
-//! so a request of an older session that needs them reaches the server as a custom one.
+//! so a request of an older session that needs them reaches the server renamed, as a custom
+//! one (served by `tasks::core_methods`).
 
 use std::collections::BTreeMap;
 

@@ -1,9 +1,10 @@
-//! 2025-11-25's core tasks (SPEC §14): a client of that revision asks for a task (`task: {ttl}`
-//! on `tools/call`, for a tool whose `execution.taskSupport` allows it), polls `tasks/get`,
-//! waits on `tasks/result` — where a task's question is put to it with `elicitation/create` —
-//! may `tasks/cancel`, and `tasks/list` its own; `notifications/tasks/status` tells it of each
-//! new status or status message. The same tasks, store and caller binding as the 2026-07-28 extension; only the
-//! shapes differ.
+//! The methods of 2025-11-25's core tasks (SPEC §14): a client of that revision asks for a
+//! task (`task: {ttl}` on `tools/call`, for a tool whose `execution.taskSupport` allows it),
+//! polls `tasks/get`, waits on `tasks/result` — where a task's question is put to it with
+//! `elicitation/create` — may `tasks/cancel`, and `tasks/list` its own;
+//! `notifications/tasks/status` tells it of each new status or status message. The same tasks,
+//! store and caller binding as the 2026-07-28 extension's methods (`methods`); only the shapes
+//! differ. Its requests reach it renamed (`incoming::core_routing`).
 
 use std::time::Duration;
 
