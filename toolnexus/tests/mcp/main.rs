@@ -23,6 +23,7 @@ mod mcp_stdio;
 mod mcp_task_store;
 mod mcp_tasks;
 mod mcp_tasks_core;
+mod mcp_tasks_params;
 mod mcp_tasks_wire;
 #[cfg(feature = "mcp-http")]
 mod mounted;

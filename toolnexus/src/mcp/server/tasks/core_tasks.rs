@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::clock::iso8601;
-use super::methods::store_error;
+use super::methods::{invalid_task_params, store_error};
 use super::{POLL_INTERVAL, TaskRecord, TaskSignal};
 use crate::mcp::server::call_tool::{asking_modes, unanswerable};
 use crate::mcp::server::incoming::Arguments;
@@ -104,7 +104,7 @@ impl McpServer {
         let task_id = || {
             TaskIdParams::deserialize(&params)
                 .map(|params| params.task_id)
-                .map_err(|why| ErrorData::invalid_params(format!("`{method}`: {why}"), None))
+                .map_err(|why| invalid_task_params(method, &params, &why))
         };
         match method {
             "tools/list" => Ok(self.core_tools_list(&context).await),
