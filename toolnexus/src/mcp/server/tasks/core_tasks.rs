@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomNotification, ErrorCode, ProtocolVersion,
-    ServerNotification,
+    CallToolRequestParams, CallToolResponse, CustomNotification, ElicitRequestParams, ErrorCode,
+    MetaObject, ProtocolVersion, RequestMetaObject, ServerNotification,
 };
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde::Deserialize;
@@ -264,7 +264,10 @@ impl McpServer {
                         asked = Some(request.id.clone());
                         let modes = asking_modes(context);
                         let answer = match suspend::elicitation(&request, modes) {
-                            Some(elicitation) => self.elicit(elicitation, &request, context).await,
+                            Some(elicitation) => {
+                                let elicitation = related_to(elicitation, id);
+                                self.elicit(elicitation, &request, context).await
+                            }
                             None => None,
                         };
                         // The client could not be asked: it is told so, as SPEC §8C words
@@ -404,6 +407,20 @@ async fn tell_status(mut handle: TaskHandle, mut record: TaskRecord, peer: Peer<
         }
         snapshot = handle.changed().await;
     }
+}
+
+/// `elicitation` tied to task `id` by its `_meta`, as 2025-11-25 asks of every request a
+/// server sends while serving that task's `tasks/result`.
+fn related_to(mut elicitation: ElicitRequestParams, id: &str) -> ElicitRequestParams {
+    let meta = match &mut elicitation {
+        ElicitRequestParams::FormElicitationParams { meta, .. }
+        | ElicitRequestParams::UrlElicitationParams { meta, .. } => meta,
+        _ => return elicitation,
+    };
+    let mut related = meta.take().map(|meta| meta.0.0).unwrap_or_default();
+    related.insert(RELATED_TASK.to_owned(), json!({ "taskId": id }));
+    *meta = Some(RequestMetaObject(MetaObject(related)));
+    elicitation
 }
 
 /// `result` as a revision before 2026-07-28 has it: without `resultType`.

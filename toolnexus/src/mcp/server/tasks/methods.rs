@@ -3,9 +3,8 @@
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CancelTaskParams, DetailedTask, ElicitRequest, ElicitResult, GetTaskParams, GetTaskResult,
-    InputRequest, InputRequests, JsonObject, Task, TaskPayload, TaskStatus as WireStatus,
-    UpdateTaskParams,
+    CancelTaskParams, DetailedTask, ElicitRequest, GetTaskParams, GetTaskResult, InputRequest,
+    InputRequests, JsonObject, Task, TaskPayload, TaskStatus as WireStatus, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde::Deserialize;
@@ -55,16 +54,16 @@ impl McpServer {
         let Some(response) = request.input_responses.get(&asked.id) else {
             return Ok(());
         };
-        let result = ElicitResult::deserialize(response).map_err(|error| {
+        // SPEC §10B: what is not an elicitation result answers nothing, and nothing runs.
+        let answer = suspend::read_answer(&asked.id, response).map_err(|why| {
             ErrorData::invalid_params(
                 format!(
-                    "`inputResponses.{}` of task `{}` is not an elicitation result: {error}",
+                    "`inputResponses.{}` of task `{}` is not an elicitation result: {why}",
                     asked.id, record.id
                 ),
                 None,
             )
         })?;
-        let answer = suspend::answer(&asked.id, result);
         self.tasks
             .store
             .signal(&record.id, TaskSignal::Answer(answer))
