@@ -17,6 +17,7 @@ mod mcp_asking;
 mod mcp_caller;
 mod mcp_defaults;
 mod mcp_load_balancer;
+mod mcp_malformed_answers;
 mod mcp_parity;
 mod mcp_revisions;
 mod mcp_stdio;
