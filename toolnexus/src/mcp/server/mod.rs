@@ -150,7 +150,8 @@ impl McpServer {
     /// random per-process key, so that replicas given the same key (stateless HTTP behind a
     /// load balancer) each complete a call another one suspended. `key` is a secret of at
     /// least 32 bytes; a shorter one is refused. A retry whose state does not verify under
-    /// the key gets the `isError` result ``tool `NAME` did not run: its requestState does not
+    /// the key is refused with the JSON-RPC error `-32602` ``tool `NAME` did not run: its
+    /// requestState does not
     /// verify under this server's key: it was tampered with, or issued by another server
     /// instance (or by this one before a restart); replicas must share the key
     /// (`McpServer::with_state_key`)``, and the tool does not run. Which states were used is

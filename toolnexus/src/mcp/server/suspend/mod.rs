@@ -61,25 +61,27 @@ impl McpServer {
     /// Records the `requestState`s used in `store` instead of this process's memory, so
     /// that replicas sharing the key ([`with_state_key`](Self::with_state_key)) also share
     /// which states were used: a sealed state opens once (SPEC §10B), and an approved retry
-    /// sent again — to this replica or another — gets the `isError` result ``tool `NAME` did
-    /// not run: its requestState was already used``.
+    /// sent again — to this replica or another — is refused with the JSON-RPC error `-32602`
+    /// ``tool `NAME` did not run: its requestState was already used``.
     ///
     /// Without it every server in the process shares one [`InMemoryStateStore`]: a state
     /// opens once per process, and stateless replicas behind a load balancer may each run
     /// a replayed retry once. [`StateStore`] says what a shared store needs.
     ///
-    /// A retry runs the tool only if all of this holds, and otherwise gets an `isError`
-    /// result saying which did not (``tool `NAME` did not run: …``, or for the answer
-    /// ``answer to `NAME`: …``):
+    /// A retry runs the tool only if all of this holds, and otherwise is refused with a
+    /// JSON-RPC `-32602` error saying which did not (``tool `NAME` did not run: …``; SEP-2322:
+    /// a server must reject state that fails verification) — except an answer its request's
+    /// `data.schema` refuses, which is the `isError` result ``answer to `NAME`: …``:
     ///
-    /// | the retry's state | the result says |
+    /// | the retry | the error or result says |
     /// |---|---|
     /// | does not verify | ``its requestState does not verify under this server's key: it was tampered with, or issued by another server instance (or by this one before a restart); replicas must share the key (`McpServer::with_state_key`)`` |
     /// | expired | `its requestState has expired; call the tool again` |
     /// | was issued for another tool, or other arguments | ``its requestState was issued for tool `OTHER` ``, `its requestState was issued for other arguments` |
     /// | came on another stdio connection | `its requestState was issued on another connection` |
     /// | came from another [`CallerId`] (or none) | `its requestState was issued to another caller` |
-    /// | answers what its request's `data.schema` refuses (SPEC §10B) | ``answer to `NAME`: field `env`: unknown variant `moon`, expected one of `staging`, `production` `` (the state is not used up) |
+    /// | has no answer to its request, or one that is not an elicitation result (`content` that is not an object, an unknown `action`…) | ``the answer to request `ID` is not an elicitation result: its `content` is a string, not an object`` |
+    /// | answers what its request's `data.schema` refuses (SPEC §10B; an `isError` result) | ``answer to `NAME`: field `env`: unknown variant `moon`, expected one of `staging`, `production` `` (the state is not used up) |
     /// | was used before | `its requestState was already used` |
     ///
     /// ```
