@@ -469,9 +469,10 @@ mod mcp_server {
         )
     }
 
-    /// The retry of that call on `server` with the user's approval; the result's text and
-    /// `isError`.
-    fn approve(server: &Server, id: &str, state: &str) -> (String, bool) {
+    /// The retry of that call on `server` with the user's approval: the result's text, or
+    /// the message of the `-32602` error that refused it (README: a state that does not
+    /// verify, or was used, is refused so).
+    fn approve(server: &Server, id: &str, state: &str) -> Result<String, String> {
         let (status, answer) = server.post(
             "tools/call",
             json!({
@@ -482,11 +483,19 @@ mod mcp_server {
             }),
         );
         assert_eq!(status, 200, "{answer}");
+        refused_or_result(&answer)
+    }
+
+    /// A `tools/call` answer's text (a result that is not an error), or the message of the
+    /// `-32602` error it is.
+    fn refused_or_result(answer: &Value) -> Result<String, String> {
+        if let Some(error) = answer.get("error") {
+            assert_eq!(error["code"], -32602, "{answer}");
+            return Err(error["message"].as_str().unwrap().to_owned());
+        }
         let result = &answer["result"];
-        (
-            result["content"][0]["text"].as_str().unwrap().to_owned(),
-            result["isError"] == true,
-        )
+        assert_eq!(result["isError"], false, "{answer}");
+        Ok(result["content"][0]["text"].as_str().unwrap().to_owned())
     }
 
     const KEY: &str = "a secret every replica is given, 32+ bytes";
@@ -499,18 +508,14 @@ mod mcp_server {
         let one = Server::start(Some(KEY), true);
         let two = Server::start(Some(KEY), true);
         let (id, state) = suspend(&one);
-        assert_eq!(
-            approve(&two, &id, &state),
-            ("deleted note 3".to_owned(), false)
-        );
+        assert_eq!(approve(&two, &id, &state), Ok("deleted note 3".to_owned()));
 
-        let tampered = (
+        let tampered = Err(
             "tool `delete_note` did not run: its requestState does not verify under this \
              server's key: it was tampered with, or issued by another server instance (or by \
              this one before a restart); replicas must share the key \
              (`McpServer::with_state_key`)"
                 .to_owned(),
-            true,
         );
         let other_key = Server::start(Some("another secret, also 32 bytes or more"), true);
         assert_eq!(approve(&other_key, &id, &state), tampered);
@@ -521,7 +526,7 @@ mod mcp_server {
         assert_eq!(approve(&also_unkeyed, &id, &state), tampered);
         assert_eq!(
             approve(&unkeyed, &id, &state),
-            ("deleted note 3".to_owned(), false)
+            Ok("deleted note 3".to_owned())
         );
     }
 
@@ -557,14 +562,9 @@ mod mcp_server {
             Server::start_with(&env, true),
         );
         let (id, state) = suspend(&one);
-        assert_eq!(
-            approve(&two, &id, &state),
-            ("deleted note 3".to_owned(), false)
-        );
-        let used = (
-            "tool `delete_note` did not run: its requestState was already used".to_owned(),
-            true,
-        );
+        assert_eq!(approve(&two, &id, &state), Ok("deleted note 3".to_owned()));
+        let used =
+            Err("tool `delete_note` did not run: its requestState was already used".to_owned());
         assert_eq!(approve(&one, &id, &state), used);
         assert_eq!(approve(&two, &id, &state), used);
 
@@ -599,13 +599,10 @@ mod mcp_server {
             Server::start(Some(KEY), true),
         );
         let (id, state) = suspend(&three);
-        assert_eq!(
-            approve(&four, &id, &state),
-            ("deleted note 3".to_owned(), false)
-        );
+        assert_eq!(approve(&four, &id, &state), Ok("deleted note 3".to_owned()));
         assert_eq!(
             approve(&three, &id, &state),
-            ("deleted note 3".to_owned(), false)
+            Ok("deleted note 3".to_owned())
         );
     }
 
@@ -646,10 +643,15 @@ mod mcp_server {
         let (mut ran, mut used) = (0, 0);
         for _ in 0..6 {
             let answer = post_through(&addr, "tools/call", retry.clone()).unwrap();
-            match answer["result"]["content"][0]["text"].as_str().unwrap() {
-                "deleted note 3" => ran += 1,
-                "tool `delete_note` did not run: its requestState was already used" => used += 1,
-                other => panic!("{other}"),
+            match refused_or_result(&answer) {
+                Ok(text) if text == "deleted note 3" => ran += 1,
+                Err(refused)
+                    if refused
+                        == "tool `delete_note` did not run: its requestState was already used" =>
+                {
+                    used += 1;
+                }
+                other => panic!("{other:?}"),
             }
         }
         eprintln!("a replayed approval sent 6 times: ran {ran}, refused as already used {used}");

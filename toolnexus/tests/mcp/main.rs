@@ -17,6 +17,7 @@ mod mcp_asking;
 mod mcp_caller;
 mod mcp_defaults;
 mod mcp_load_balancer;
+mod mcp_malformed_answers;
 mod mcp_parity;
 mod mcp_revisions;
 mod mcp_stdio;
@@ -24,6 +25,7 @@ mod mcp_task_store;
 mod mcp_tasks;
 mod mcp_tasks_core;
 mod mcp_tasks_owner;
+mod mcp_tasks_params;
 mod mcp_tasks_wire;
 #[cfg(feature = "mcp-http")]
 mod mounted;

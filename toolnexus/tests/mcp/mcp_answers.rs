@@ -143,7 +143,7 @@ async fn retry(
     arguments: Value,
     question: &InputRequiredResult,
     content: Value,
-) -> CallToolResult {
+) -> Result<CallToolResult, rmcp::ErrorData> {
     let responses: InputResponses = question
         .input_requests
         .as_ref()
@@ -155,9 +155,26 @@ async fn retry(
     let params = params(name, arguments)
         .with_input_responses(responses)
         .with_request_state(state);
-    match client.call_tool_once(params).await.unwrap() {
-        CallToolResponse::Complete(result) => result,
-        other => panic!("expected a result, got {other:?}"),
+    match client.call_tool_once(params).await {
+        Ok(CallToolResponse::Complete(result)) => Ok(result),
+        Err(rmcp::service::ServiceError::McpError(error)) => Err(error),
+        other => panic!("expected a result or an error, got {other:?}"),
+    }
+}
+
+/// A retry's result text (`Ok`), or the message of the `-32602` it was refused with (`Err`:
+/// SEP-2322, a state that fails verification is rejected, SPEC §8C).
+fn said(outcome: Result<CallToolResult, rmcp::ErrorData>) -> Result<String, String> {
+    match outcome {
+        Ok(result) => Ok(text(&result).0.to_owned()),
+        Err(error) => {
+            assert_eq!(
+                error.code,
+                rmcp::model::ErrorCode::INVALID_PARAMS,
+                "{error:?}"
+            );
+            Err(error.message.into_owned())
+        }
     }
 }
 
@@ -207,10 +224,14 @@ async fn an_answer_outside_the_schema_is_refused_and_the_tool_does_not_run() {
             &question,
             json!({"env": "moon"}),
         );
-        assert_eq!(text(&moon.await), (MOON, Some(true)), "over {over:?}");
+        assert_eq!(
+            text(&moon.await.unwrap()),
+            (MOON, Some(true)),
+            "over {over:?}"
+        );
         let missing = retry(&client, "pick_environment", json!({}), &question, json!({}));
         assert!(
-            text(&missing.await)
+            text(&missing.await.unwrap())
                 .0
                 .starts_with("answer to `pick_environment`: "),
             "over {over:?}"
@@ -225,7 +246,7 @@ async fn an_answer_outside_the_schema_is_refused_and_the_tool_does_not_run() {
             json!({"env": "production"}),
         );
         assert_eq!(
-            text(&fine.await),
+            text(&fine.await.unwrap()),
             ("deploying to \"production\"", Some(false))
         );
         assert_eq!(runs.load(Ordering::SeqCst), 1);
@@ -264,8 +285,8 @@ async fn a_state_that_does_not_verify_names_the_likely_causes() {
                 json!({}),
             );
             assert_eq!(
-                text(&refused.await),
-                (UNVERIFIED, Some(true)),
+                said(refused.await),
+                Err(UNVERIFIED.to_owned()),
                 "over {over:?}"
             );
         }
@@ -294,9 +315,11 @@ async fn an_approved_retry_sent_three_times_runs_once() {
                 &question,
                 json!({}),
             );
-            seen.push(text(&result.await).0.to_owned());
+            seen.push(said(result.await));
         }
-        assert_eq!(seen, ["deleted note 1", USED, USED], "over {over:?}");
+        let used = || Err(USED.to_owned());
+        let once = Ok("deleted note 1".to_owned());
+        assert_eq!(seen, [once, used(), used()], "over {over:?}");
         assert_eq!(runs.load(Ordering::SeqCst), 1, "over {over:?}");
         client.cancel().await.unwrap();
     }
@@ -334,7 +357,7 @@ async fn stateless_replicas_share_the_record_of_used_states_through_a_store() {
             &question,
             json!({}),
         );
-        assert_eq!(text(&done.await).0, "deleted note 3");
+        assert_eq!(said(done.await), Ok("deleted note 3".to_owned()));
         let replayed = retry(
             &second,
             "delete_note",
@@ -342,13 +365,13 @@ async fn stateless_replicas_share_the_record_of_used_states_through_a_store() {
             &question,
             json!({}),
         );
-        let replayed = text(&replayed.await).0.to_owned();
+        let replayed = said(replayed.await);
         if shared {
-            assert_eq!(replayed, USED);
+            assert_eq!(replayed, Err(USED.to_owned()));
             assert_eq!(runs.load(Ordering::SeqCst), 1);
             assert_eq!(one_store.len(), 1);
         } else {
-            assert_eq!(replayed, "deleted note 3");
+            assert_eq!(replayed, Ok("deleted note 3".to_owned()));
             assert_eq!(runs.load(Ordering::SeqCst), 2);
         }
         first.cancel().await.unwrap();
@@ -381,16 +404,20 @@ async fn a_state_opens_only_on_the_stdio_connection_it_was_issued_on() {
         let question = first_round(&one, "delete_note", json!({"id": 5})).await;
         let elsewhere = retry(&two, "delete_note", json!({"id": 5}), &question, json!({}));
         assert_eq!(
-            text(&elsewhere.await),
-            (
-                "tool `delete_note` did not run: its requestState was issued on another connection",
-                Some(true)
+            said(elsewhere.await),
+            Err(
+                "tool `delete_note` did not run: its requestState was issued on another connection"
+                    .to_owned()
             ),
             "over {over:?}"
         );
         assert_eq!(runs.load(Ordering::SeqCst), 0);
         let here = retry(&one, "delete_note", json!({"id": 5}), &question, json!({}));
-        assert_eq!(text(&here.await).0, "deleted note 5", "over {over:?}");
+        assert_eq!(
+            text(&here.await.unwrap()).0,
+            "deleted note 5",
+            "over {over:?}"
+        );
         one.cancel().await.unwrap();
         two.cancel().await.unwrap();
     }
@@ -480,10 +507,10 @@ async fn a_state_issued_to_one_caller_does_not_open_for_another() {
         let question = first_round(&alice, "delete_note", json!({"id": 9})).await;
         let stolen = retry(&bob, "delete_note", json!({"id": 9}), &question, json!({}));
         assert_eq!(
-            text(&stolen.await),
-            (
-                "tool `delete_note` did not run: its requestState was issued to another caller",
-                Some(true)
+            said(stolen.await),
+            Err(
+                "tool `delete_note` did not run: its requestState was issued to another caller"
+                    .to_owned()
             ),
             "in parts: {in_parts}"
         );
@@ -497,7 +524,7 @@ async fn a_state_issued_to_one_caller_does_not_open_for_another() {
             json!({}),
         );
         assert_eq!(
-            text(&hers.await).0,
+            text(&hers.await.unwrap()).0,
             "deleted note 9",
             "in parts: {in_parts}"
         );
@@ -659,8 +686,9 @@ async fn over_http_the_caller_id_verify_bearer_produced_binds_the_state() {
         "inputResponses": {request_id: {"action": "accept", "content": {}}},
     });
     let stolen = call("bob", 2, retry.clone()).await;
+    assert_eq!(stolen["error"]["code"], -32602, "{stolen}");
     assert_eq!(
-        stolen["result"]["content"][0]["text"],
+        stolen["error"]["message"],
         "tool `delete_note` did not run: its requestState was issued to another caller",
         "{stolen}"
     );
@@ -705,7 +733,7 @@ async fn a_store_that_cannot_tell_refuses_the_retry() {
             json!({}),
         );
         assert_eq!(
-            text(&refused.await),
+            text(&refused.await.unwrap()),
             (
                 "tool `delete_note` did not run: its requestState could not be recorded as used: the store is out of reach; nothing ran",
                 Some(true)

@@ -328,21 +328,30 @@ async fn first_round(client: &Client, name: &str, arguments: Value) -> InputRequ
     }
 }
 
-/// Retries `name` with `arguments`, `state`, and an accepting answer to every request.
+/// Retries `name` with `arguments`, `state`, and an accepting answer to every request: its
+/// result, or the message of the `-32602` error that refused it (SPEC §8C).
 async fn retry(
     client: &Client,
     name: &str,
     arguments: Value,
     question: &InputRequiredResult,
     state: &str,
-) -> CallToolResult {
+) -> Result<CallToolResult, String> {
     let responses = accept_every(question);
     let params = params(name, arguments)
         .with_input_responses(responses)
         .with_request_state(state.to_owned());
-    match client.call_tool_once(params).await.unwrap() {
-        CallToolResponse::Complete(result) => result,
-        other => panic!("expected a result, got {other:?}"),
+    match client.call_tool_once(params).await {
+        Ok(CallToolResponse::Complete(result)) => Ok(result),
+        Err(rmcp::service::ServiceError::McpError(error)) => {
+            assert_eq!(
+                error.code,
+                rmcp::model::ErrorCode::INVALID_PARAMS,
+                "{error:?}"
+            );
+            Err(error.message.into_owned())
+        }
+        other => panic!("expected a result or an error, got {other:?}"),
     }
 }
 
@@ -370,35 +379,29 @@ async fn state_attacks(revision: ProtocolVersion, over: Transport) {
     tampered[last] = if tampered[last] == b'A' { b'B' } else { b'A' };
     let tampered = String::from_utf8(tampered).unwrap();
     let refused = retry(&client, "delete_note", args.clone(), &question, &tampered).await;
-    assert_eq!(text(&refused), (UNVERIFIED, Some(true)));
+    assert_eq!(refused.unwrap_err(), UNVERIFIED);
     // Replayed with other arguments, or for another tool.
     let other = retry(&client, "delete_note", json!({"id": 2}), &question, &state).await;
     assert_eq!(
-        text(&other),
-        (
-            "tool `delete_note` did not run: its requestState was issued for other arguments",
-            Some(true)
-        )
+        other.unwrap_err(),
+        "tool `delete_note` did not run: its requestState was issued for other arguments"
     );
     let elsewhere = retry(&client, "twice", json!({"id": 1}), &question, &state).await;
     assert_eq!(
-        text(&elsewhere).0,
+        elsewhere.unwrap_err(),
         "tool `twice` did not run: its requestState was issued for tool `delete_note`"
     );
     // The untouched state with the same arguments completes the call.
     let done = retry(&client, "delete_note", args.clone(), &question, &state).await;
-    assert_eq!(text(&done), ("deleted note 1", Some(false)));
+    assert_eq!(text(&done.unwrap()), ("deleted note 1", Some(false)));
     assert_eq!(runs.load(Ordering::SeqCst), 1);
 
     // Expired.
     tokio::time::sleep(Duration::from_millis(400)).await;
     let expired = retry(&client, "delete_note", args, &question, &state).await;
     assert_eq!(
-        text(&expired),
-        (
-            "tool `delete_note` did not run: its requestState has expired; call the tool again",
-            Some(true)
-        )
+        expired.unwrap_err(),
+        "tool `delete_note` did not run: its requestState has expired; call the tool again"
     );
     assert_eq!(
         runs.load(Ordering::SeqCst),
@@ -426,10 +429,10 @@ async fn a_call_suspended_on_one_server_completes_on_another_with_the_same_key()
     let question = first_round(&one, "delete_note", args.clone()).await;
     let state = question.request_state.clone().unwrap();
     let done = retry(&two, "delete_note", args.clone(), &question, &state).await;
-    assert_eq!(text(&done), ("deleted note 7", Some(false)));
+    assert_eq!(text(&done.unwrap()), ("deleted note 7", Some(false)));
     // A server with its own key cannot open it.
     let refused = retry(&three, "delete_note", args, &question, &state).await;
-    assert_eq!(text(&refused), (UNVERIFIED, Some(true)));
+    assert_eq!(refused.unwrap_err(), UNVERIFIED);
     assert_eq!(runs.load(Ordering::SeqCst), 1);
     finish(one, &revision, &log_one).await;
     finish(two, &revision, &log_two).await;

@@ -206,14 +206,17 @@ async fn a_question_within_task_after_is_asked_inline_and_the_answered_retry_bec
         }
         other => panic!("expected a result, got {other:?}"),
     };
-    let replayed = text(client.call_tool_once(retry).await.unwrap());
-    assert_eq!(
-        replayed,
-        (
-            json!("tool `ask_then_wait` did not run: its requestState was already used"),
-            json!(true)
-        )
-    );
+    // Used once: a replay is refused as SPEC §10B says, `-32602`.
+    match client.call_tool_once(retry).await {
+        Err(ServiceError::McpError(refused)) => {
+            assert_eq!(refused.code, ErrorCode::INVALID_PARAMS);
+            assert_eq!(
+                refused.message,
+                "tool `ask_then_wait` did not run: its requestState was already used"
+            );
+        }
+        other => panic!("a replay is refused: {other:?}"),
+    }
     let asks_again = text(client.call_tool_once(answered(true).await).await.unwrap());
     assert_eq!(asks_again, (json!("unresolved: Go on?"), json!(true)));
     check_log(&ProtocolVersion::V_2026_07_28, &log);

@@ -252,6 +252,13 @@ async fn tasks_result_puts_the_tasks_question_to_the_client_and_uses_its_answer_
     );
     assert_eq!(client.asked.len(), 1);
     assert_eq!(client.asked[0]["message"], "Publish report q3?");
+    // 2025-11-25 ties a request sent while serving `tasks/result` to its task.
+    assert_eq!(
+        client.asked[0]["_meta"]["io.modelcontextprotocol/related-task"],
+        json!({ "taskId": id }),
+        "{}",
+        client.asked[0]
+    );
     // Read again, the ended task answers the same, and asks nothing more.
     let again = client
         .request(3, "tasks/result", json!({"taskId": id}), "CallToolResult")
@@ -273,6 +280,8 @@ async fn tasks_result_puts_the_tasks_question_to_the_client_and_uses_its_answer_
         (&result["content"][0]["text"], &result["isError"]),
         (&json!("declined/expired: Publish report q4?"), &json!(true))
     );
+    let related = &client.asked[1]["_meta"]["io.modelcontextprotocol/related-task"];
+    assert_eq!(related, &json!({ "taskId": id }));
 }
 
 #[tokio::test]

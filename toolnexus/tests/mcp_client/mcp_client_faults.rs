@@ -282,3 +282,62 @@ async fn an_elicitation_goes_to_the_handler_or_is_declined() {
         json!({"action": "decline"})
     );
 }
+
+/// A retry the server refuses with `-32602` — here its `requestState` expired while the human
+/// thought (SPEC §8C) — reaches the agent as an `isError` result carrying the server's message,
+/// so the model still reads why; the tool did not run.
+#[cfg(feature = "mcp-http")]
+#[tokio::test]
+async fn a_retry_refused_with_invalid_params_is_an_error_result_that_says_why() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use toolnexus::mcp::{HttpOptions, HttpServer, McpServer};
+
+    for stateless in [false, true] {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&runs);
+        let delete_note = toolnexus::define_tool(
+            "delete_note",
+            "Deletes a note",
+            json!({"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}),
+        )
+        .unwrap()
+        .approval("Delete note {id}?")
+        .sync(move |args: Value, _: &ToolContext| {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            format!("deleted note {}", args["id"])
+        });
+        let server = McpServer::new(Toolkit::new().with(delete_note))
+            .with_state_expiry(Duration::from_millis(1));
+        let options = HttpOptions::new().stateless(stateless);
+        let http = HttpServer::bind("127.0.0.1:0", server, options)
+            .await
+            .unwrap();
+        let url = format!("http://{}/mcp", http.local_addr());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(http.run_until(async {
+            let _ = stopped.await;
+        }));
+        let remote = McpTools::http(&url).name("notes").connect().await.unwrap();
+        let approve_late = |request: Request| async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            Answer {
+                id: request.id,
+                ok: true,
+                data: None,
+                reason: None,
+            }
+        };
+        let refused = toolkit(&remote)
+            .call("delete_note", json!({"id": 1}), approve_late)
+            .await;
+        assert!(refused.is_error && !refused.is_pending(), "{refused:?}");
+        assert_eq!(
+            refused.output,
+            "MCP server `notes` refused the call: tool `delete_note` did not run: its \
+             requestState has expired; call the tool again (calling `delete_note`)",
+            "stateless {stateless}"
+        );
+        assert_eq!(runs.load(Ordering::SeqCst), 0);
+        let _ = stop.send(());
+    }
+}

@@ -72,8 +72,12 @@ type Elicit = Arc<dyn Fn(Request) -> BoxFuture<'static, Answer> + Send + Sync>;
 ///   [`pending`](crate::pending) (URL mode ⇒ kind `"authorization"` with the url; a form ⇒
 ///   kind `"input"` with `data.schema`), and answering it
 ///   ([`Toolkit::call`](crate::Toolkit::call), `call_with`, or `ctx.answer` by hand) retries
-///   the call with the answer and the server's `requestState`. A 2025-* `elicitation/create`
-///   goes to [`on_elicitation`](Self::on_elicitation), and is declined without one.
+///   the call with the answer and the server's `requestState`. A retry the server refuses
+///   with a JSON-RPC error (`-32602` for a `requestState` that expired, was tampered with or
+///   was used before) is an `isError` result carrying the server's message (``MCP server
+///   `NAME` refused the call: <message> (calling `TOOL`)``), so the model still reads why. A
+///   2025-* `elicitation/create` goes to [`on_elicitation`](Self::on_elicitation), and is
+///   declined without one.
 /// - **A server that asks for a sign-in** (OAuth 2.1, as the MCP authorization spec
 ///   describes) is signed in to with an [`OAuthClient`] given to
 ///   [`HttpBuilder::oauth`]: the login is a suspension too (kind `"authorization"`, the

@@ -32,14 +32,10 @@ impl McpServer {
         &self,
         request: CallToolRequestParams,
         args: Arguments,
+        resumed: Option<Resumed>,
         context: RequestContext<RoleServer>,
     ) -> CallToolResponse {
-        let CallToolRequestParams {
-            name,
-            input_responses,
-            request_state,
-            ..
-        } = request;
+        let CallToolRequestParams { name, .. } = request;
         let args = match args {
             Arguments::Object(args) => args,
             // Arguments `execute_json` refuses as text (not an object, a key given twice,
@@ -58,19 +54,6 @@ impl McpServer {
                 .await;
                 return self.complete(&name, &refused);
             }
-        };
-        // A retry of a suspended call: the state must open, for this tool and these
-        // arguments, before anything runs.
-        let resumed = match &request_state {
-            Some(state) => match self
-                .seal
-                .open(state, &name, &args, input_responses.as_ref(), &context)
-                .await
-            {
-                Ok(resumed) => Some(resumed),
-                Err(refusal) => return self.complete(&name, &refusal),
-            },
-            None => None,
         };
         let token = context.meta.get_progress_token();
         // Boxed once per call: the call's future holds every path a suspension may take
@@ -207,7 +190,13 @@ impl McpServer {
             .create_elicitation_with_timeout(elicitation, self.call_timeout);
         match unless_cancelled(asking, context.ct.cancelled()).await {
             None => Some(refused(Reason::Cancelled)),
-            Some(Ok(result)) => Some(suspend::answer(&request.id, result)),
+            // An answer that is no elicitation result grants nothing (SPEC §10B).
+            Some(Ok(result)) => Some(
+                serde_json::to_value(result)
+                    .ok()
+                    .and_then(|result| suspend::read_answer(&request.id, &result).ok())
+                    .unwrap_or_else(|| refused(Reason::Cancelled)),
+            ),
             Some(Err(ServiceError::Timeout { .. })) => Some(refused(Reason::Expired)),
             Some(Err(_)) => None,
         }

@@ -150,7 +150,8 @@ impl McpServer {
     /// random per-process key, so that replicas given the same key (stateless HTTP behind a
     /// load balancer) each complete a call another one suspended. `key` is a secret of at
     /// least 32 bytes; a shorter one is refused. A retry whose state does not verify under
-    /// the key gets the `isError` result ``tool `NAME` did not run: its requestState does not
+    /// the key is refused with the JSON-RPC error `-32602` ``tool `NAME` did not run: its
+    /// requestState does not
     /// verify under this server's key: it was tampered with, or issued by another server
     /// instance (or by this one before a restart); replicas must share the key
     /// (`McpServer::with_state_key`)``, and the tool does not run. Which states were used is
@@ -246,13 +247,38 @@ impl ServerHandler for McpServer {
             ));
         }
         let args = incoming::Arguments::take(&mut request, &mut context.meta);
+        let mode = self.task_mode(&request, &args, &context)?;
+        // A retry of a suspended call: its state opens (SPEC §8C, §10B), for this tool and
+        // these arguments, before anything runs.
+        let resumed = match (&request.request_state, &args) {
+            (Some(state), incoming::Arguments::Object(object)) => {
+                let responses = request.input_responses.as_ref();
+                let name = &request.name;
+                match self
+                    .seal
+                    .open(state, name, object, responses, &context)
+                    .await
+                {
+                    Ok(resumed) => Some(resumed),
+                    Err(suspend::Refused::Invalid(why)) => {
+                        return Err(ErrorData::invalid_params(why, None));
+                    }
+                    Err(suspend::Refused::Result(refused)) => {
+                        return Ok(self.complete(name, &refused));
+                    }
+                }
+            }
+            _ => None,
+        };
         // SPEC §14: a task-capable tool, called by a client that can follow a task.
-        if let Some(mode) = self.task_mode(&request, &args, &context)? {
+        if let Some(mode) = mode {
             if let incoming::Arguments::Object(args) = args {
-                return Ok(self.call_as_task(request, args, mode, context).await);
+                return Ok(self
+                    .call_as_task(request, args, mode, resumed, context)
+                    .await);
             }
         }
-        Ok(self.call(request, args, context).await)
+        Ok(self.call(request, args, resumed, context).await)
     }
 
     async fn get_task(

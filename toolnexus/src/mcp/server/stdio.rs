@@ -189,7 +189,7 @@ where
 /// One line as rmcp's message (and what the screen read of it), or the JSON-RPC error that
 /// answers it.
 fn read_message(line: &[u8]) -> Result<(ClientJsonRpcMessage, Head), Value> {
-    let (head, text) = match incoming::screen(line) {
+    let (head, text) = match incoming::screen(line, None) {
         Screened::Refused(error) => return Err(error),
         Screened::Pass(head) => (head, None),
         Screened::Rewritten(head, text) => (head, Some(text)),

@@ -61,7 +61,14 @@ async fn redis_stopped_refuses_an_approved_retry_and_redis_back_lets_the_next_on
         text_of(&client, retry.clone()).await,
         ("deleted note 1".to_owned(), false)
     );
-    assert!(text_of(&client, retry).await.1);
+    // Then it is used: a replay is refused, `-32602` (SPEC §10B).
+    match client.call_tool_once(retry).await {
+        Err(rmcp::service::ServiceError::McpError(refused)) => {
+            assert_eq!(refused.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+            assert!(refused.message.ends_with("was already used"), "{refused:?}");
+        }
+        other => panic!("a replay is refused: {other:?}"),
+    }
     assert_eq!(runs.load(Ordering::SeqCst), 2);
 }
 

@@ -142,13 +142,16 @@ async fn a_replayed_approval_runs_once_across_replicas() {
         ("deleted note 7".to_owned(), false)
     );
     for client in [&client_a, &client_b, &client_a] {
-        assert_eq!(
-            text_of(client, retry.clone()).await,
-            (
-                "tool `delete_note` did not run: its requestState was already used".to_owned(),
-                true
-            )
-        );
+        match client.call_tool_once(retry.clone()).await {
+            Err(rmcp::service::ServiceError::McpError(refused)) => {
+                assert_eq!(refused.code, rmcp::model::ErrorCode::INVALID_PARAMS);
+                assert_eq!(
+                    refused.message,
+                    "tool `delete_note` did not run: its requestState was already used"
+                );
+            }
+            other => panic!("a replay is refused with -32602: {other:?}"),
+        }
     }
     assert_eq!(runs.load(Ordering::SeqCst), 1);
 }

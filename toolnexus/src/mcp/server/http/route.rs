@@ -23,6 +23,9 @@ use crate::mcp::server::tasks::with_core_tasks_capability;
 /// The header that names a request's session.
 const SESSION_ID: &str = "mcp-session-id";
 
+/// The header that names the revision a request is of, which rmcp's header checks read.
+const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+
 /// What is refused before anything else: two `Host` headers (400), an `Origin` not allowed
 /// (403, before the token is asked for, as the MCP transport requires).
 pub(super) fn refused(shared: &Shared, headers: &HeaderMap) -> Option<Response<ResponseBody>> {
@@ -83,7 +86,11 @@ pub(super) async fn authorized(
         Ok(body) => body,
         Err(response) => return response,
     };
-    let (mut head, body) = match incoming::screen(&body) {
+    let declared = parts
+        .headers
+        .get(PROTOCOL_VERSION)
+        .and_then(|version| version.to_str().ok());
+    let (mut head, body) = match incoming::screen(&body, declared) {
         Screened::Refused(error) => return json_rpc_error(&error),
         Screened::Pass(head) => (head, body),
         Screened::Rewritten(head, text) => (head, Bytes::from(text)),

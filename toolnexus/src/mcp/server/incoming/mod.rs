@@ -5,7 +5,8 @@
 //! rmcp parses a message into its own types, where a key given twice keeps its last value and
 //! `arguments` that are not an object make the whole request unreadable (answered as an
 //! unknown method). Here the message is read first: a malformed one is answered with `-32700`
-//! or `-32600`, a `tools/call` without a `name` with `-32602`, and `arguments` that
+//! or `-32600`, a request whose params are an array and a `tools/call` without a `name` with
+//! `-32602`, and `arguments` that
 //! [`execute_json`](crate::Toolkit::execute_json) would not read as they are (not an object,
 //! a key given twice, too deep) are handed to the server as their text, so the call's result
 //! is the `isError` result `execute_json` gives for that text — the same message.
@@ -101,8 +102,12 @@ fn present<'de, D: serde::Deserializer<'de>>(field: D) -> Result<Option<&'de Raw
     <&RawValue>::deserialize(field).map(Some)
 }
 
-/// Reads one JSON-RPC message (a request, a notification or a reply).
-pub(crate) fn screen(bytes: &[u8]) -> Screened {
+/// Reads one JSON-RPC message (a request, a notification or a reply). `declared` is the
+/// revision the transport's own header says the message is of (HTTP's
+/// `MCP-Protocol-Version`), if it has one: a message it says is of 2026-07-28 or later is never
+/// routed as one of 2025-11-25's core tasks, whatever its body lacks, so the header checks
+/// (`Mcp-Method`) see the method the client sent.
+pub(crate) fn screen(bytes: &[u8], declared: Option<&str>) -> Screened {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Screened::Refused(error(None, PARSE_ERROR, "Parse error: not UTF-8"));
     };
@@ -164,7 +169,25 @@ pub(crate) fn screen(bytes: &[u8]) -> Screened {
     {
         return Screened::Refused(error(id, METHOD_NOT_FOUND, method));
     }
+    // MCP's params are an object. A JSON-RPC request's are structured: `5` makes it no request
+    // at all, `[5]` is one whose params are in error.
+    let params_text = envelope.params.map(RawValue::get);
+    if let (Some(method), Some(params), true) = (&method, params_text, id.is_some()) {
+        let (code, detail) = match params.as_bytes().first() {
+            Some(b'{') | None => (None, ""),
+            Some(b'[') => (Some(INVALID_PARAMS), "Invalid params"),
+            _ if params == "null" => (None, ""),
+            _ => (Some(INVALID_REQUEST), "Invalid Request"),
+        };
+        if let Some(code) = code {
+            let refused = format_args!("{detail}: `{method}` takes an object as its params");
+            return Screened::Refused(error(id, code, refused));
+        }
+    }
     let is_call = method.as_deref() == Some("tools/call") && id.is_some();
+    let of_2026 = declared
+        .is_some_and(|declared| declared >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str())
+        || is_2026(envelope.params);
     let head = Head {
         id,
         method,
@@ -178,7 +201,7 @@ pub(crate) fn screen(bytes: &[u8]) -> Screened {
             head.method.as_deref(),
             Some("tools/list" | "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel")
         ) && head.id.is_some()
-            && !is_2026(envelope.params);
+            && !of_2026;
         return if core {
             core_tasks(head, bytes)
         } else {
@@ -192,7 +215,7 @@ pub(crate) fn screen(bytes: &[u8]) -> Screened {
             format_args!("Invalid params: {detail}"),
         ))
     };
-    let Some(params_text) = envelope.params.map(RawValue::get) else {
+    let Some(params_text) = params_text else {
         return invalid_params(head, "tools/call needs params with the tool's `name`");
     };
     let params: CallParams<'_> = match serde_json::from_str(params_text) {
@@ -248,8 +271,7 @@ pub(crate) fn screen(bytes: &[u8]) -> Screened {
             );
         }
     }
-    let core =
-        params.task.is_some_and(|task| task.get().starts_with('{')) && !is_2026(envelope.params);
+    let core = params.task.is_some_and(|task| task.get().starts_with('{')) && !of_2026;
     let plain = |head: Head| {
         if core {
             core_tasks(head, bytes)
@@ -355,143 +377,4 @@ pub(crate) fn quoted(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use crate::mcp::server::incoming::*;
-
-    fn refused(text: &str) -> Value {
-        match screen(text.as_bytes()) {
-            Screened::Refused(error) => error,
-            other => panic!("{text}: {other:?}"),
-        }
-    }
-
-    #[test]
-    fn unreadable_messages_get_the_json_rpc_error_that_says_why() {
-        for (text, code, id) in [
-            ("{", PARSE_ERROR, Value::Null),
-            ("not json", PARSE_ERROR, Value::Null),
-            ("[1, 2]", INVALID_REQUEST, Value::Null),
-            (
-                r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
-                INVALID_REQUEST,
-                Value::Null,
-            ),
-            (
-                r#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#,
-                INVALID_REQUEST,
-                json!(7),
-            ),
-            (r#"{"id":"a","method":"ping"}"#, INVALID_REQUEST, json!("a")),
-            (
-                r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#,
-                INVALID_REQUEST,
-                Value::Null,
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1,"method":5}"#,
-                INVALID_REQUEST,
-                json!(1),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
-                INVALID_PARAMS,
-                json!(1),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#,
-                INVALID_PARAMS,
-                json!(1),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":3}}"#,
-                INVALID_PARAMS,
-                json!(1),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1},"_meta":{"io.toolnexus\/arguments":"{\"a\":100}"}}}"#,
-                INVALID_PARAMS,
-                json!(1),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","requestState":{}}}"#,
-                INVALID_PARAMS,
-                json!(1),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","inputResponses":[]}}"#,
-                INVALID_PARAMS,
-                json!(1),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","inputResponses":null}}"#,
-                INVALID_PARAMS,
-                json!(1),
-            ),
-            (
-                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","inputResponses":{"q":5}}}"#,
-                INVALID_PARAMS,
-                json!(1),
-            ),
-        ] {
-            let error = refused(text);
-            assert_eq!(error["error"]["code"], code, "{text}: {error}");
-            assert_eq!(error["id"], id, "{text}: {error}");
-        }
-    }
-
-    #[test]
-    fn arguments_execute_json_would_refuse_travel_as_their_text() {
-        for arguments in [r#"[1,2]"#, r#""x""#, "5", r#"{"a":1,"a":100,"b":1}"#] {
-            let text = format!(
-                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{arguments}}}}}"#
-            );
-            let Screened::Rewritten(head, rewritten) = screen(text.as_bytes()) else {
-                panic!("{text}");
-            };
-            assert_eq!(head.id, Some(json!(1)));
-            let mut request: rmcp::model::CallToolRequestParams = serde_json::from_value(
-                serde_json::from_slice::<Value>(&rewritten).unwrap()["params"].clone(),
-            )
-            .unwrap();
-            match Arguments::take(&mut request, &mut Default::default()) {
-                Arguments::Text(sent) => assert_eq!(sent, arguments),
-                Arguments::Object(read) => panic!("{arguments} read as {read}"),
-            }
-        }
-        let fine = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":1}}}"#;
-        assert!(matches!(screen(fine.as_bytes()), Screened::Pass(_)));
-    }
-
-    #[test]
-    fn arguments_nested_past_the_limit_are_refused_as_too_deep() {
-        let deep = format!("{}1{}", r#"{"a":"#.repeat(200), "}".repeat(200));
-        let text = format!(
-            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{deep}}}}}"#
-        );
-        let Screened::Rewritten(_, rewritten) = screen(text.as_bytes()) else {
-            panic!("{text}");
-        };
-        let rewritten = String::from_utf8(rewritten).unwrap();
-        assert!(
-            rewritten.contains(&serde_json::to_string(&deep).unwrap()),
-            "{rewritten}"
-        );
-        let too_deep = parse_args_strictly("t", &deep).unwrap_err();
-        assert!(
-            too_deep.output.contains("nested more than"),
-            "{}",
-            too_deep.output
-        );
-    }
-
-    #[test]
-    fn a_long_message_is_quoted_in_part() {
-        let long = "x".repeat(1000);
-        let cut = quoted(&long);
-        assert!(
-            cut.len() < 300 && cut.ends_with("(1000 characters in all)"),
-            "{cut}"
-        );
-        assert_eq!(quoted("short"), "short");
-    }
-}
+mod tests;

@@ -1,13 +1,13 @@
 //! Which elicitation a suspension's [`Request`] becomes for the modes a client declared, and
-//! what the client's answer means as an [`Answer`] (SPEC §8C).
+//! what the client's answer means as an [`Answer`] (SPEC §8C), once it reads as an elicitation
+//! result (SPEC §10B) — one reading for every path an answer takes.
 
-use rmcp::model::{
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, ElicitationSchema,
-};
+use rmcp::model::{ElicitRequestParams, ElicitationCapability, ElicitationSchema};
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::decode::answers::asked_schema;
+use crate::mcp::server::incoming::quoted;
 use crate::result::suspend::{Answer, Reason, Request};
 
 /// The elicitation modes a client declared.
@@ -66,23 +66,70 @@ pub(crate) fn elicitation(request: &Request, modes: Modes) -> Option<ElicitReque
     })
 }
 
-/// The client's answer to `request_id`: accept ⇒ `ok`, with the form's content as `data`;
-/// decline and cancel ⇒ not `ok`, with that reason.
-pub(crate) fn answer(request_id: &str, result: ElicitResult) -> Answer {
-    let (ok, reason) = match result.action {
-        ElicitationAction::Accept => (true, None),
-        ElicitationAction::Decline => (false, Some(Reason::Declined)),
-        // Cancel, and whatever a later revision adds: nothing was granted.
-        _ => (false, Some(Reason::Cancelled)),
+/// The client's answer to `request_id`, read from `response` (SPEC §10B): accept ⇒ `ok`, with
+/// the form's content as `data`; decline and cancel ⇒ not `ok`, with that reason. What is not
+/// an elicitation result as MCP's schema has it is refused, saying why, and approves nothing:
+/// not an object; `action` missing, not a string, or not `accept`, `decline` or `cancel`;
+/// `content` that is not an object, or holds a value a form cannot send (a string, a number, a
+/// boolean, or an array of strings); `_meta` that is not an object. Keys the schema does not
+/// name are ignored, as it allows. A number with a fraction is taken where the schema says
+/// integer: forms ask for `number` fields too.
+pub(crate) fn read_answer(request_id: &str, response: &Value) -> Result<Answer, String> {
+    let Some(result) = response.as_object() else {
+        return Err(format!("it is {}, not an object", kind(response)));
     };
-    let data = match result.content {
-        Some(Value::Object(content)) if ok => Some(content),
-        _ => None,
+    let (ok, reason) = match result.get("action") {
+        None => return Err("it has no `action`".to_owned()),
+        Some(Value::String(action)) if action == "accept" => (true, None),
+        Some(Value::String(action)) if action == "decline" => (false, Some(Reason::Declined)),
+        Some(Value::String(action)) if action == "cancel" => (false, Some(Reason::Cancelled)),
+        Some(Value::String(action)) => {
+            return Err(format!(
+                "its `action` `{}` is not `accept`, `decline` or `cancel`",
+                quoted(action)
+            ));
+        }
+        Some(other) => return Err(format!("its `action` is {}, not a string", kind(other))),
     };
-    Answer {
+    if let Some(meta) = result.get("_meta").filter(|meta| !meta.is_object()) {
+        return Err(format!("its `_meta` is {}, not an object", kind(meta)));
+    }
+    let content = match result.get("content") {
+        None => None,
+        Some(Value::Object(content)) => Some(content),
+        Some(other) => return Err(format!("its `content` is {}, not an object", kind(other))),
+    };
+    for (key, value) in content.into_iter().flatten() {
+        let sendable = match value {
+            Value::String(_) | Value::Number(_) | Value::Bool(_) => true,
+            Value::Array(items) => items.iter().all(Value::is_string),
+            Value::Null | Value::Object(_) => false,
+        };
+        if !sendable {
+            return Err(format!(
+                "its `content.{}` is {}, not a string, number, boolean or array of strings",
+                quoted(key),
+                kind(value)
+            ));
+        }
+    }
+    Ok(Answer {
         id: request_id.to_owned(),
         ok,
-        data,
+        // Content beside a decline or a cancel grants nothing: it is not kept.
+        data: content.filter(|_| ok).cloned(),
         reason,
+    })
+}
+
+/// What JSON `value` is, for a message.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rmcp::model::{
-    ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest, InputRequests,
-    InputRequiredResult, InputResponses, RequestStateCodec, RequestStateError, SealOptions,
+    ElicitRequest, ElicitRequestParams, InputRequest, InputRequests, InputRequiredResult,
+    InputResponses, RequestStateCodec, RequestStateError, SealOptions,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde::{Deserialize, Serialize};
@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 
 pub use binding::CallerId;
 pub(crate) use binding::Connection;
-pub(crate) use elicit::{Modes, answer, elicitation};
+pub(crate) use elicit::{Modes, elicitation, read_answer};
 pub use state_store::{InMemoryStateStore, StateStore, StateStoreError};
 
 use super::McpServer;
@@ -61,25 +61,27 @@ impl McpServer {
     /// Records the `requestState`s used in `store` instead of this process's memory, so
     /// that replicas sharing the key ([`with_state_key`](Self::with_state_key)) also share
     /// which states were used: a sealed state opens once (SPEC §10B), and an approved retry
-    /// sent again — to this replica or another — gets the `isError` result ``tool `NAME` did
-    /// not run: its requestState was already used``.
+    /// sent again — to this replica or another — is refused with the JSON-RPC error `-32602`
+    /// ``tool `NAME` did not run: its requestState was already used``.
     ///
     /// Without it every server in the process shares one [`InMemoryStateStore`]: a state
     /// opens once per process, and stateless replicas behind a load balancer may each run
     /// a replayed retry once. [`StateStore`] says what a shared store needs.
     ///
-    /// A retry runs the tool only if all of this holds, and otherwise gets an `isError`
-    /// result saying which did not (``tool `NAME` did not run: …``, or for the answer
-    /// ``answer to `NAME`: …``):
+    /// A retry runs the tool only if all of this holds, and otherwise is refused with a
+    /// JSON-RPC `-32602` error saying which did not (``tool `NAME` did not run: …``; SEP-2322:
+    /// a server must reject state that fails verification) — except an answer its request's
+    /// `data.schema` refuses, which is the `isError` result ``answer to `NAME`: …``:
     ///
-    /// | the retry's state | the result says |
+    /// | the retry | the error or result says |
     /// |---|---|
     /// | does not verify | ``its requestState does not verify under this server's key: it was tampered with, or issued by another server instance (or by this one before a restart); replicas must share the key (`McpServer::with_state_key`)`` |
     /// | expired | `its requestState has expired; call the tool again` |
     /// | was issued for another tool, or other arguments | ``its requestState was issued for tool `OTHER` ``, `its requestState was issued for other arguments` |
     /// | came on another stdio connection | `its requestState was issued on another connection` |
     /// | came from another [`CallerId`] (or none) | `its requestState was issued to another caller` |
-    /// | answers what its request's `data.schema` refuses (SPEC §10B) | ``answer to `NAME`: field `env`: unknown variant `moon`, expected one of `staging`, `production` `` (the state is not used up) |
+    /// | has no answer to its request, or one that is not an elicitation result (`content` that is not an object, an unknown `action`…) | ``the answer to request `ID` is not an elicitation result: its `content` is a string, not an object`` |
+    /// | answers what its request's `data.schema` refuses (SPEC §10B; an `isError` result) | ``answer to `NAME`: field `env`: unknown variant `moon`, expected one of `staging`, `production` `` (the state is not used up) |
     /// | was used before | `its requestState was already used` |
     ///
     /// ```
@@ -141,7 +143,7 @@ struct Sealed {
 }
 
 /// A retry whose state opened and whose answer was found.
-pub(super) struct Resumed {
+pub(crate) struct Resumed {
     pub(super) answer: Answer,
     pub(super) prompt: String,
 }
@@ -214,11 +216,11 @@ impl StateSeal {
     }
 
     /// Opens a retry's `state` for a call to `tool` with `arguments` and finds its answer in
-    /// `responses`; the error is the `isError` result the retry gets instead (the tool does
-    /// not run). In order: the state verifies and has not expired; it was issued for this
-    /// tool, these arguments, this connection and this caller; the answer is there and fits
-    /// what was asked (SPEC §10B); and the state was not used before — recorded last, so a
-    /// refused retry does not use it up.
+    /// `responses`; the error is what the retry gets instead (the tool does not run). In
+    /// order: the state verifies and has not expired; it was issued for this tool, these
+    /// arguments, this connection and this caller; the answer is there, is an elicitation
+    /// result and fits what was asked (SPEC §10B); and the state was not used before —
+    /// recorded last, so a refused retry does not use it up.
     pub(super) async fn open(
         &self,
         state: &str,
@@ -226,8 +228,8 @@ impl StateSeal {
         arguments: &Value,
         responses: Option<&InputResponses>,
         context: &RequestContext<RoleServer>,
-    ) -> Result<Resumed, ToolResult> {
-        let refused = |why: &str| ToolResult::error(format!("tool `{tool}` did not run: {why}"));
+    ) -> Result<Resumed, Refused> {
+        let refused = |why: &str| Refused::Invalid(format!("tool `{tool}` did not run: {why}"));
         let sealed: Sealed = match self.codec.open_json_with(state, PURPOSE) {
             Ok(sealed) => sealed,
             Err(RequestStateError::Expired) => return Err(refused(EXPIRED)),
@@ -261,21 +263,20 @@ impl StateSeal {
                     sealed.id
                 ))
             })?;
-        let result = ElicitResult::deserialize(response).map_err(|error| {
+        let answer = read_answer(&sealed.id, response).map_err(|why| {
             refused(&format!(
-                "the answer to request `{}` is not an elicitation result ({error})",
+                "the answer to request `{}` is not an elicitation result: {why}",
                 sealed.id
             ))
         })?;
-        let answer = answer(&sealed.id, result);
-        check_answer(tool, sealed.schema.as_ref(), &answer)?;
+        check_answer(tool, sealed.schema.as_ref(), &answer).map_err(Refused::Result)?;
         match self.used.first_use(&sealed.nonce, expires_at).await {
             Ok(true) => {}
             Ok(false) => return Err(refused("its requestState was already used")),
             Err(error) => {
-                return Err(refused(&format!(
-                    "its requestState could not be recorded as used: {error}; nothing ran"
-                )));
+                return Err(Refused::Result(ToolResult::error(format!(
+                    "tool `{tool}` did not run: its requestState could not be recorded as used: {error}; nothing ran"
+                ))));
             }
         }
         Ok(Resumed {
@@ -283,6 +284,19 @@ impl StateSeal {
             prompt: sealed.prompt,
         })
     }
+}
+
+/// Why a retry did not run.
+pub(crate) enum Refused {
+    /// The retry itself is refused (SEP-2322: a server MUST reject state that fails
+    /// verification), with a JSON-RPC `-32602` saying which and naming the tool: a state
+    /// tampered with, expired, for another tool, other arguments or another caller, used
+    /// before; an answer missing or not an elicitation result.
+    Invalid(String),
+    /// The call is answered with this `isError` result: an answer its request's
+    /// `data.schema` refuses (SPEC §10B, the state not used up), a record of used states out
+    /// of reach.
+    Result(ToolResult),
 }
 
 /// Who owns a task started by the call `context` belongs to (SPEC §14): the verified caller,

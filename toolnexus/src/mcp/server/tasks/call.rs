@@ -101,6 +101,7 @@ impl McpServer {
         request: CallToolRequestParams,
         args: Value,
         TaskMode { support, modes }: TaskMode,
+        resumed: Option<Resumed>,
         context: RequestContext<RoleServer>,
     ) -> CallToolResponse {
         let name: &str = &request.name;
@@ -108,27 +109,19 @@ impl McpServer {
             timeout: self.call_timeout,
             ..caller::context_of(&context)
         };
-        // A retry: its state opens (SPEC §10B) before anything runs, and the §10 loop rule
-        // goes on in the task (a second question is `unresolved: <prompt>`).
-        let mut resumed = None;
-        if let Some(state) = &request.request_state {
-            let responses = request.input_responses.as_ref();
-            match self
-                .seal
-                .open(state, name, &args, responses, &context)
-                .await
-            {
-                Err(refused) => return self.complete(name, &refused),
-                Ok(Resumed { answer, prompt }) if !answer.ok => {
-                    let declined = ToolResult::error(format!("declined/expired: {prompt}"));
-                    return self.complete(name, &declined);
-                }
-                Ok(Resumed { answer, prompt }) => {
-                    ctx.answer = Some(answer);
-                    resumed = Some(prompt);
-                }
+        // A retry, its state opened (SPEC §10B): the §10 loop rule goes on in the task (a
+        // second question is `unresolved: <prompt>`).
+        let resumed = match resumed {
+            Some(Resumed { answer, prompt }) if !answer.ok => {
+                let declined = ToolResult::error(format!("declined/expired: {prompt}"));
+                return self.complete(name, &declined);
             }
-        }
+            Some(Resumed { answer, prompt }) => {
+                ctx.answer = Some(answer);
+                Some(prompt)
+            }
+            None => None,
+        };
         let id = task_id();
         // The owner's digests only for a call that becomes a task.
         let record = |snapshot: &TaskSnapshot| {

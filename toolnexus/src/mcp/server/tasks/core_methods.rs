@@ -10,15 +10,15 @@ use std::time::Duration;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomNotification, ErrorCode, ProtocolVersion,
-    ServerNotification,
+    CallToolRequestParams, CallToolResponse, CustomNotification, ElicitRequestParams, ErrorCode,
+    MetaObject, ProtocolVersion, RequestMetaObject, ServerNotification,
 };
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::clock::iso8601;
-use super::methods::store_error;
+use super::methods::{invalid_task_params, store_error};
 use super::{POLL_INTERVAL, TaskRecord, TaskSignal};
 use crate::mcp::server::call_tool::{asking_modes, unanswerable};
 use crate::mcp::server::incoming::Arguments;
@@ -105,7 +105,7 @@ impl McpServer {
         let task_id = || {
             TaskIdParams::deserialize(&params)
                 .map(|params| params.task_id)
-                .map_err(|why| ErrorData::invalid_params(format!("`{method}`: {why}"), None))
+                .map_err(|why| invalid_task_params(method, &params, &why))
         };
         match method {
             "tools/list" => Ok(self.core_tools_list(&context).await),
@@ -265,7 +265,10 @@ impl McpServer {
                         asked = Some(request.id.clone());
                         let modes = asking_modes(context);
                         let answer = match suspend::elicitation(&request, modes) {
-                            Some(elicitation) => self.elicit(elicitation, &request, context).await,
+                            Some(elicitation) => {
+                                let elicitation = related_to(elicitation, id);
+                                self.elicit(elicitation, &request, context).await
+                            }
                             None => None,
                         };
                         // The client could not be asked: it is told so, as SPEC §8C words
@@ -405,6 +408,20 @@ async fn tell_status(mut handle: TaskHandle, mut record: TaskRecord, peer: Peer<
         }
         snapshot = handle.changed().await;
     }
+}
+
+/// `elicitation` tied to task `id` by its `_meta`, as 2025-11-25 asks of every request a
+/// server sends while serving that task's `tasks/result`.
+fn related_to(mut elicitation: ElicitRequestParams, id: &str) -> ElicitRequestParams {
+    let meta = match &mut elicitation {
+        ElicitRequestParams::FormElicitationParams { meta, .. }
+        | ElicitRequestParams::UrlElicitationParams { meta, .. } => meta,
+        _ => return elicitation,
+    };
+    let mut related = meta.take().map(|meta| meta.0.0).unwrap_or_default();
+    related.insert(RELATED_TASK.to_owned(), json!({ "taskId": id }));
+    *meta = Some(RequestMetaObject(MetaObject(related)));
+    elicitation
 }
 
 /// `result` as a revision before 2026-07-28 has it: without `resultType`.

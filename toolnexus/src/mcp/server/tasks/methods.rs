@@ -3,9 +3,8 @@
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CancelTaskParams, DetailedTask, ElicitRequest, ElicitResult, GetTaskParams, GetTaskResult,
-    InputRequest, InputRequests, JsonObject, Task, TaskPayload, TaskStatus as WireStatus,
-    UpdateTaskParams,
+    CancelTaskParams, DetailedTask, ElicitRequest, GetTaskParams, GetTaskResult, InputRequest,
+    InputRequests, JsonObject, Task, TaskPayload, TaskStatus as WireStatus, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde::Deserialize;
@@ -55,16 +54,16 @@ impl McpServer {
         let Some(response) = request.input_responses.get(&asked.id) else {
             return Ok(());
         };
-        let result = ElicitResult::deserialize(response).map_err(|error| {
+        // SPEC §10B: what is not an elicitation result answers nothing, and nothing runs.
+        let answer = suspend::read_answer(&asked.id, response).map_err(|why| {
             ErrorData::invalid_params(
                 format!(
-                    "`inputResponses.{}` of task `{}` is not an elicitation result: {error}",
+                    "`inputResponses.{}` of task `{}` is not an elicitation result: {why}",
                     asked.id, record.id
                 ),
                 None,
             )
         })?;
-        let answer = suspend::answer(&asked.id, result);
         self.tasks
             .store
             .signal(&record.id, TaskSignal::Answer(answer))
@@ -187,19 +186,37 @@ impl McpServer {
 pub(crate) fn unread_request(request: &rmcp::model::CustomRequest) -> ErrorData {
     let params = request.params.clone().unwrap_or(Value::Null);
     let refused = match request.method.as_str() {
-        "tasks/get" => GetTaskParams::deserialize(params).err(),
-        "tasks/update" => UpdateTaskParams::deserialize(params).err(),
-        "tasks/cancel" => CancelTaskParams::deserialize(params).err(),
+        "tasks/get" => GetTaskParams::deserialize(&params).err(),
+        "tasks/update" => UpdateTaskParams::deserialize(&params).err(),
+        "tasks/cancel" => CancelTaskParams::deserialize(&params).err(),
         _ => None,
     };
     match refused {
-        Some(why) => ErrorData::invalid_params(format!("`{}`: {why}", request.method), None),
+        Some(why) => invalid_task_params(&request.method, &params, &why),
         None => ErrorData::new(
             rmcp::model::ErrorCode::METHOD_NOT_FOUND,
             request.method.clone(),
             None,
         ),
     }
+}
+
+/// `-32602` for the params of `tasks/*` `method` that do not read as the revision says: what
+/// is wrong with a field, or, for params that are not an object, what the method needs —
+/// never the name of a type the server reads them into.
+pub(super) fn invalid_task_params(
+    method: &str,
+    params: &Value,
+    why: &serde_json::Error,
+) -> ErrorData {
+    let detail = match (params, method) {
+        (Value::Object(_), _) => why.to_string(),
+        (_, "tasks/update") => "params must be an object with the task's `taskId` (a string) \
+            and its `inputResponses`"
+            .to_owned(),
+        _ => "params must be an object with the task's `taskId` (a string)".to_owned(),
+    };
+    ErrorData::invalid_params(format!("`{method}`: {detail}"), None)
 }
 
 /// The record's `Task` fields, as the create result and `tasks/get` send them.
