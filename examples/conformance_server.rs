@@ -12,7 +12,7 @@
 //! its revision can: `elicitation/create` on 2025-06-18 and 2025-11-25, an
 //! `InputRequiredResult` on 2026-07-28. The tasks scenarios' tools (`greet`, `slow_compute`,
 //! `failing_job`, `protocol_error_job`, `confirm_delete`, `multi_input`,
-//! `test_tool_with_task`) run as tasks of the extension when they outlast 200 ms
+//! `test_tool_with_task`, `test_missing_capability`) run as tasks of the extension when they outlast 200 ms
 //! ([`TASK_AFTER`]).
 
 use std::time::Duration;
@@ -204,6 +204,84 @@ fn test_input_required_result_elicitation(ctx: &ToolContext) -> ToolResult {
         let name = content.get("name").and_then(Value::as_str).unwrap_or("?");
         format!("Hello, {name}!")
     })
+}
+
+/// Asks for the user's name, the one of the scenario's three questions (a form, a sampling
+/// request and `roots/list`, SEP-2322) this server can put: a suspension asks one question
+/// (SPEC §8C), and sampling and roots are not offered
+#[tool]
+fn test_input_required_result_multiple_inputs(ctx: &ToolContext) -> ToolResult {
+    let schema = json!({
+        "type": "object",
+        "properties": {"name": {"type": "string"}},
+        "required": ["name"],
+    });
+    form(ctx, "user_name", "What is your name?", schema, |content| {
+        let name = content.get("name").and_then(Value::as_str).unwrap_or("?");
+        format!("Hello, {name}! (one question: sampling and roots are not offered)")
+    })
+}
+
+/// Asks for the user's name, then for a favourite colour (SEP-2322's rounds). The §10 loop
+/// rule runs a tool once more with its answer and ends a second question as `unresolved`
+/// (SPEC §8C), so the colour is never answered: round two is that `isError` result
+#[tool]
+fn test_input_required_result_multi_round(ctx: &ToolContext) -> ToolResult {
+    let name = json!({
+        "type": "object",
+        "properties": {"name": {"type": "string"}},
+        "required": ["name"],
+    });
+    let Some(answer) = &ctx.answer else {
+        return form(ctx, "step1", "Step 1: What is your name?", name, |_| {
+            String::new()
+        });
+    };
+    let mut data = Map::new();
+    data.insert(
+        "schema".to_owned(),
+        json!({
+            "type": "object",
+            "properties": {"color": {"type": "string"}},
+            "required": ["color"],
+        }),
+    );
+    let who = answer
+        .data
+        .as_ref()
+        .and_then(|data| data.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or("?");
+    let asked = format!("Step 2: What is your favorite color, {who}?");
+    pending(
+        Request::new("input", asked)
+            .with_id("step2")
+            .with_data(data),
+    )
+}
+
+/// Asks the user (an elicitation) only of a client that declared it can be asked: one that
+/// declared sampling alone gets an `isError` result saying it cannot be asked (SPEC §8C),
+/// never an input request it did not declare (SEP-2322)
+#[tool]
+fn test_input_required_result_capabilities(ctx: &ToolContext) -> ToolResult {
+    let schema = json!({
+        "type": "object",
+        "properties": {"ok": {"type": "boolean"}},
+        "required": ["ok"],
+    });
+    form(ctx, "confirm", "Please confirm", schema, |content| {
+        format!("confirmed={}", content.get("ok").unwrap_or(&Value::Null))
+    })
+}
+
+/// Needs a client capability: it runs only as a task, so a 2026-07-28 client that did not
+/// declare the tasks extension is refused `-32021` (HTTP 400) naming it (SEP-2575). The
+/// suite's probe expects the missing capability to be sampling, which this server does not
+/// offer
+#[tool(task = "required")]
+async fn test_missing_capability() -> &'static str {
+    "ran as a task: the client declared the tasks extension"
 }
 
 /// Asks for a confirmation whose requestState the client echoes (SEP-2322)
@@ -408,6 +486,10 @@ async fn main() -> Result<(), Error> {
             test_input_required_result_elicitation,
             test_input_required_result_request_state,
             test_input_required_result_tampered_state,
+            test_input_required_result_multiple_inputs,
+            test_input_required_result_multi_round,
+            test_input_required_result_capabilities,
+            test_missing_capability,
             test_streaming_elicitation,
             test_header_param,
             greet,

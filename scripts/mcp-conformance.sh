@@ -13,20 +13,45 @@
 # are in scope. Exit status 0: the summary is the result. Set MCP_CONFORMANCE_DIR to keep the install elsewhere, MCP_CONFORMANCE_VERSION
 # for another suite release.
 #
-# Last run (2026-12-04, 0.2.0-alpha.12): in-scope server checks 425/459 (the ten tasks
-# scenarios 42/44 in each mode), non-auth client checks 79/79. What still fails, and why:
-# - tasks-lifecycle, -status-failed: a tool that panics in a task ends `completed` with
-#   `isError` (SPEC §8: a panic is an isError result); the suite wants `failed`.
-# - tasks-mrtr-input, -partial-fulfillment: a suspension asks one question (SPEC §8C); the
-#   suite wants two at once, answered one at a time.
-# - server-stateless: `test_missing_capability` (needs sampling) and `test_logging_tool`
-#   (logging) are diagnostics for features the server does not offer.
+# Last run (2026-12-05, 0.2.0-alpha.12): in-scope server checks 429/461 (425/459 the same
+# day before `test_missing_capability` and the `test_input_required_result_*` tools below were
+# added), non-auth client checks 79/79. What still fails or records
+# nothing, and why:
+# - tasks-lifecycle (`sep-2663-tasks-get-status-failed`): a tool that panics in a task ends
+#   `completed` with `isError` (SPEC §8: a panic is an isError result, never a protocol
+#   error); the suite wants `failed`.
+# - tasks-mrtr-input (`tasks-mrtr-partial-fulfillment`), input-required-result-multiple-
+#   input-requests: a suspension asks one question (SPEC §8C), and sampling and roots are not
+#   offered; the suite wants two (tasks) or three (an elicitation, a sampling request and
+#   `roots/list`) at once. `multi_input` asks one form with both fields,
+#   `test_input_required_result_multiple_inputs` the name alone.
+# - input-required-result-multi-round: round one passes; the §10 loop rule runs the tool once
+#   more with its answer and ends a second question `unresolved` (SPEC §8C, §10), where the
+#   suite wants a second InputRequiredResult.
+# - input-required-result-capability-check: `test_input_required_result_capabilities` asks
+#   with an elicitation, and a client that declared sampling alone is never sent it (SEP-2322's
+#   MUST NOT holds): it gets an isError result saying it cannot be asked; the suite wants a
+#   sampling request instead, which is not offered.
+# - input-required-result-ignore-extra-params (a warning): the scenario sends the answer
+#   beside two keys nobody asked for and no `requestState` at all, as a first call. An answer
+#   is taken only through the sealed state it answers (SPEC §10B: bound to the tool, the
+#   arguments and the caller, opened once), so the tool asks again, as SEP-2322 asks when what
+#   is needed is missing. The extra keys are ignored as SEP-2322 says: with its `requestState`
+#   the same retry completes, and its answer is still checked.
+# - input-required-result-tampered-state: a tampered requestState is answered with an isError
+#   result, which the suite counts as accepted (issue 51 item 5 makes it `-32602`).
+# - server-stateless: `test_missing_capability` runs only as a task, so a client without the
+#   tasks extension is refused `-32021` with HTTP 400 (`sep-2575-missing-capability-http-400`
+#   passes); `sep-2575-server-rejects-undeclared-capability` wants `requiredCapabilities` to
+#   name sampling, which is not offered. `test_logging_tool`: logging is not offered. The
+#   tools-list-changed warning (a SHOULD): the tool list is fixed when the server is built, so
+#   no change is ever sent (the suite's hook `test_trigger_tool_change` is not offered).
 # - caching: tools/list carries the hints; prompts/resources lists are not offered.
-# - input-required-result-tampered-state: SPEC §8C answers a tampered requestState with an
-#   isError result (the suite wants a JSON-RPC error); -multi-round: the §10 loop rule ends
-#   a second suspension as `unresolved`; -ignore-extra-params: answers without the sealed
-#   requestState are not taken (the tool asks again); -multiple-input-requests and
-#   -capability-check need sampling and roots inputs.
+# - input-required-result-basic-list-roots, -basic-sampling (not offered): roots and sampling
+#   input requests are not offered (a suspension is an elicitation, SPEC §8C), so there is no
+#   `test_input_required_result_list_roots`.
+# - tasks-status-notifications records no check on any server: the suite's scenario returns
+#   one SKIPPED placeholder ("pending subscriptions/listen rewrite") and sends nothing.
 # - stateless, 2025-*: tools-call-elicitation and the elicitation-sep* scenarios: a stateless
 #   2025-* request carries no client capabilities, so the server cannot ask (isError saying so).
 # - server-sse-polling, server-sse-multiple-streams (stateless): the scenarios need a session;

@@ -154,8 +154,8 @@ fn agent_loop_runs_the_same_loop_to_the_end_against_all_four_apis() {
 }
 
 #[cfg(all(feature = "mcp-http", unix))]
-mod http1 {
-    //! HTTP/1.1 by hand, for the examples that serve it.
+pub(crate) mod http1 {
+    //! HTTP/1.1 by hand, for the examples that serve it (here and in `conformance_http.rs`).
 
     use std::io::{Read, Write};
     use std::net::TcpStream;

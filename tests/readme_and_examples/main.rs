@@ -1,8 +1,10 @@
 //! What the README says, checked against the repository (`readme.rs`), and the examples it
-//! names run as a user runs them (`examples.rs`, and `mcp_client_stdio.rs` for `McpTools` in
-//! front of `examples/mcp_server`). The examples are the root package's, built by
+//! names run as a user runs them (`examples.rs`, `mcp_client_stdio.rs` for `McpTools` in
+//! front of `examples/mcp_server`, and `conformance_http.rs` for `examples/conformance_server`
+//! as the MCP conformance suite calls it). The examples are the root package's, built by
 //! `cargo test --workspace`; this package only runs them.
 
+mod conformance_http;
 mod examples;
 mod mcp_client_stdio;
 mod readme;

@@ -183,7 +183,7 @@ async fn every_conformance_fixture_answers_through_mcp_tools() {
         }
         let remote = builder.connect().await.expect("the example server starts");
         let toolkit = Toolkit::new().with_all(remote.tools());
-        assert_eq!(toolkit.len(), 24, "{revision:?}");
+        assert_eq!(toolkit.len(), 28, "{revision:?}");
         let run = |name: &'static str, ctx: ToolContext| {
             let toolkit = &toolkit;
             async move { toolkit.execute(name, json!({}), &ctx).await }
