@@ -14,6 +14,7 @@ mod context;
 mod json_schema_derive;
 mod lowering;
 mod retry;
+mod schema_paths;
 mod schema_snapshots;
 mod tasks;
 mod tool_macro;

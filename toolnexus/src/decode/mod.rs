@@ -28,6 +28,7 @@ pub(crate) mod check;
 mod derived;
 mod error;
 mod lex;
+pub(crate) mod param_schema;
 mod params;
 pub(crate) mod pointer;
 pub(crate) mod schema;

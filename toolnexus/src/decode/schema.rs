@@ -79,6 +79,15 @@ pub fn tool_schema_of(
     json_schema: fn(&mut SchemaGenerator) -> Schema,
     flattened: bool,
 ) -> ToolSchema {
+    tool_schema_built(json_schema, flattened)
+}
+
+/// [`tool_schema_of`] for the schema of the arguments `json_schema` writes as schemars' derive
+/// would, a struct's or a parameter list's (`param_schema.rs`).
+pub(crate) fn tool_schema_built(
+    json_schema: impl FnOnce(&mut SchemaGenerator) -> Schema,
+    flattened: bool,
+) -> ToolSchema {
     let mut generator = settings().into_generator();
     let mut schema = json_schema(&mut generator);
     let meta_schema = generator.settings().meta_schema.clone();

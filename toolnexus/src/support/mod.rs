@@ -17,6 +17,7 @@ pub use crate::decode::schema::{
 // for `tests/schema_truth.rs` to report.
 #[cfg(debug_assertions)]
 pub use crate::decode::judged_text_verdicts;
+pub use crate::decode::param_schema::{ParamSchema, tool_schema_of_params};
 pub use crate::decode::{
     IntegerSlot, Slot, decode_args, decode_args_json, decode_params, decode_params_json, take,
 };

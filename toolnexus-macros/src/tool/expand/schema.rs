@@ -16,7 +16,6 @@ use crate::idents;
 /// default fns, and `__toolnexus_schema`.
 pub fn input(plan: &Plan) -> TokenStream {
     let private = &plan.private;
-    let schemars_crate = plan.private_str("schemars");
     let aliases = plan.fields.iter().map(|field| {
         let alias = field.param_type();
         let owned = &field.shape.owned;
@@ -44,20 +43,20 @@ pub fn input(plan: &Plan) -> TokenStream {
         .iter()
         .map(|field| Described::new(plan, field))
         .collect();
-    let markers = described
+    let markers: Vec<&Ident> = described
         .iter()
         .flatten()
-        .map(|described| &described.marker);
-    let schema_fields = plan
-        .fields
-        .iter()
-        .zip(&described)
-        .map(|(field, described)| schema_field(field, described.as_ref()));
-    // With a flattened parameter the runtime closes the schema (see `decode::derived`).
-    let flattened = plan.flattened();
-    let deny_unknown = (!flattened).then(|| quote!(#[serde(deny_unknown_fields)]));
+        .map(|described| &described.marker)
+        .collect();
     let schema_fn = idents::schema_fn();
-    let schema_struct = idents::schema_struct();
+    let built = match listed(plan, &described) {
+        Some(params) => quote! {
+            // Types named after the parameters, only so a missing `JsonSchema` names one.
+            #(#[allow(dead_code, non_camel_case_types)] struct #markers {})*
+            #private::tool_schema_of_params(&[#(#params),*])
+        },
+        None => derived(plan, &described, &markers),
+    };
     quote! {
         #(#aliases)*
 
@@ -70,28 +69,79 @@ pub fn input(plan: &Plan) -> TokenStream {
         /// The input schema and what decoding needs to know of it, built once.
         fn #schema_fn() -> &'static #private::ToolSchema {
             static SCHEMA: #private::Built<#private::ToolSchema> = #private::Built::new();
-            SCHEMA.get(|| {
-                // schemars' derive names prelude items (`None`, `Into`, …); this block
-                // gives them back under `#![no_implicit_prelude]`. The parameter types
-                // are the aliases above, resolved outside it.
-                #[allow(unused_imports)]
-                use ::std::prelude::rust_2021::*;
-                // Types named after the parameters, only so a missing `JsonSchema` names one.
-                #(#[allow(dead_code, non_camel_case_types)] struct #markers {})*
-                // Only ever described, never built.
-                #[allow(dead_code)]
-                #[derive(#private::schemars::JsonSchema)]
-                #[schemars(crate = #schemars_crate)]
-                #deny_unknown
-                struct #schema_struct {
-                    #(#schema_fields),*
-                }
-                #private::tool_schema_of(
-                    <#schema_struct as #private::schemars::JsonSchema>::json_schema,
-                    #flattened,
-                )
-            })
+            SCHEMA.get(|| { #built })
         }
+    }
+}
+
+/// The parameters as `tool_schema_of_params` takes them, when none carries anything only
+/// schemars' derive reads (a forwarded attribute, a default, a header) and each is described
+/// by its type: the schema without a derive in every tool, which was most of what a tool cost
+/// a build.
+fn listed(plan: &Plan, described: &[Option<Described>]) -> Option<Vec<TokenStream>> {
+    let private = &plan.private;
+    plan.fields
+        .iter()
+        .zip(described)
+        .map(|(field, described)| {
+            let param = field.param;
+            let plain = param.forwarded.attrs.is_empty()
+                && param.forwarded.serde.is_empty()
+                && !field.has_default()
+                && param.attr.header.is_none();
+            let described = described.as_ref().filter(|_| plain)?;
+            let key = LitStr::new(&field.key(), Span::call_site());
+            let description = field.description.as_deref().unwrap_or_default();
+            let optional = field.shape.optional;
+            let function = &described.function;
+            let alias = field.param_type();
+            let marker = &described.marker;
+            let schema = quote_spanned!(param.ty.span()=> #private::#function::<#alias, #marker>);
+            Some(quote! {
+                #private::ParamSchema {
+                    key: #key,
+                    description: #description,
+                    optional: #optional,
+                    schema: #schema,
+                }
+            })
+        })
+        .collect()
+}
+
+/// The schema struct schemars describes, for a tool whose parameters need its derive.
+fn derived(plan: &Plan, described: &[Option<Described>], markers: &[&Ident]) -> TokenStream {
+    let private = &plan.private;
+    let schemars_crate = plan.private_str("schemars");
+    let schema_fields = plan
+        .fields
+        .iter()
+        .zip(described)
+        .map(|(field, described)| schema_field(field, described.as_ref()));
+    // With a flattened parameter the runtime closes the schema (see `decode::derived`).
+    let flattened = plan.flattened();
+    let deny_unknown = (!flattened).then(|| quote!(#[serde(deny_unknown_fields)]));
+    let schema_struct = idents::schema_struct();
+    quote! {
+        // schemars' derive names prelude items (`None`, `Into`, …); this block gives them
+        // back under `#![no_implicit_prelude]`. The parameter types are the aliases above,
+        // resolved outside it.
+        #[allow(unused_imports)]
+        use ::std::prelude::rust_2021::*;
+        // Types named after the parameters, only so a missing `JsonSchema` names one.
+        #(#[allow(dead_code, non_camel_case_types)] struct #markers {})*
+        // Only ever described, never built.
+        #[allow(dead_code)]
+        #[derive(#private::schemars::JsonSchema)]
+        #[schemars(crate = #schemars_crate)]
+        #deny_unknown
+        struct #schema_struct {
+            #(#schema_fields),*
+        }
+        #private::tool_schema_of(
+            <#schema_struct as #private::schemars::JsonSchema>::json_schema,
+            #flattened,
+        )
     }
 }
 
@@ -121,6 +171,8 @@ fn default_fn(field: &Field) -> Option<TokenStream> {
 /// `name`, a type called after it.
 struct Described {
     marker: Ident,
+    /// `described` or `described_present`.
+    function: Ident,
     schema_with: LitStr,
 }
 
@@ -157,6 +209,7 @@ impl Described {
         );
         Some(Self {
             marker,
+            function: Ident::new(function, Span::call_site()),
             schema_with: LitStr::new(&schema_with, field.param.ty.span()),
         })
     }
