@@ -4,7 +4,7 @@
 mod endpoint;
 mod fault;
 mod secret;
-// mod turn;
+mod turn;
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
