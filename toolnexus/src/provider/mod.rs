@@ -18,7 +18,7 @@ pub(crate) mod loss;
 pub(crate) mod mcp_result;
 pub(crate) mod openai;
 pub(crate) mod profile;
-pub(crate) mod reply_stream;
+pub(crate) mod rendering;
 mod rewrite;
 pub(crate) mod search;
 pub(crate) mod search_names;

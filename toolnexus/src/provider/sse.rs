@@ -1,5 +1,9 @@
 //! Server-sent events (the WHATWG `text/event-stream` format) from bytes as they arrive:
-//! [`SseDecoder`] and the [`SseEvent`]s it yields.
+//! [`SseDecoder`] and the [`SseEvent`]s it yields, and an event's data read as JSON.
+
+use serde_json::Value;
+
+use crate::provider::tool_call::{Api, ResponseError};
 
 /// The most one event (its data and the line being read) may hold: past it the event is
 /// dropped and an `error` event says so, so a server that never ends a line cannot grow the
@@ -124,4 +128,27 @@ fn oversized_event() -> SseEvent {
             r#"{{"error":{{"message":"a server-sent event larger than {MAX_EVENT_BYTES} bytes"}}}}"#
         ),
     }
+}
+
+/// An event's data as JSON; not JSON ⇒ [`ResponseError`].
+pub(crate) fn json_event(api: Api, data: &str) -> Result<Value, ResponseError> {
+    serde_json::from_str(data).map_err(|error| {
+        ResponseError::stream(api, format!("a streamed event is not JSON ({error})"))
+    })
+}
+
+/// The provider's error event as a [`ResponseError`] carrying its message (`error.message`,
+/// else `message`, else the data as sent).
+pub(crate) fn error_event(api: Api, data: &str) -> ResponseError {
+    let parsed: Option<Value> = serde_json::from_str(data).ok();
+    let message = parsed
+        .as_ref()
+        .and_then(|value| {
+            value
+                .pointer("/error/message")
+                .or_else(|| value.get("message"))
+        })
+        .and_then(Value::as_str)
+        .unwrap_or(data);
+    ResponseError::stream(api, format!("the stream sent an error: {message}"))
 }

@@ -1,21 +1,21 @@
 //! A run's transcript on each API's wire (SPEC §16): the request body rendered from the
 //! provider-neutral [`Message`]s ([`request_body`]), and the reply read back, whole
 //! ([`read_reply`]) or streamed ([`ReplyStream`] over [`SseDecoder`]'s events). Each API's
-//! renderer and reader live beside its other wire code; this module holds the dispatch and
-//! the call-id mapping they share.
-
-use std::collections::{HashMap, HashSet};
+//! renderer and reader live beside its other wire code (what the renderers share is
+//! `rendering`); this module holds the dispatch.
 
 use serde_json::{Map, Value};
 
-use crate::client::message::{Message, ToolReturn};
-use crate::client::model::Reply;
-use crate::provider::tool_call::{Api, Reader, ResponseError, ToolCall};
-use crate::provider::turn::tool_results;
+use crate::client::message::Message;
+use crate::client::model::{ModelEvent, Reply};
+use crate::provider::anthropic::transcript::AnthropicStream;
+use crate::provider::gemini::transcript::GeminiStream;
+use crate::provider::openai::chat_transcript::ChatStream;
+use crate::provider::openai::responses_transcript::ResponsesStream;
+use crate::provider::sse::error_event;
+use crate::provider::tool_call::{Api, Reader, ResponseError};
 use crate::provider::{anthropic, gemini, openai};
-use crate::result::ToolResult;
 
-pub use crate::provider::reply_stream::ReplyStream;
 pub use crate::provider::sse::{SseDecoder, SseEvent};
 
 /// The whole JSON body of one request to `api` for `model` (Gemini: no `model` field, it is
@@ -141,107 +141,91 @@ pub fn read_reply(api: Api, body: &Value) -> Result<Reply, ResponseError> {
     Ok(reply)
 }
 
-/// The ids a transcript's calls go out with on one API (see [`request_body`]): each
-/// assistant message's calls are mapped as the target requires, and the results that follow
-/// are sent with the mapped ids.
-pub(crate) struct WireIds {
-    target: Api,
-    used: HashSet<String>,
-    turn: HashMap<String, String>,
+/// One streamed turn: feed it each [`SseEvent`] of the reply; it yields
+/// [`ModelEvent::Text`] pieces as they come and each [`ModelEvent::ToolCall`] once its
+/// arguments are complete (parallel calls assembled by index or id, none dropped), and
+/// [`finish`](Self::finish) gives the whole [`Reply`], equal to what [`read_reply`] gives for
+/// the same reply unstreamed.
+///
+/// - Chat: `choices[0].delta` chunks, calls by `index` (yielded at `finish_reason`), usage
+///   in the last chunk, ended by `[DONE]`.
+/// - Responses: `response.output_text.delta` text, `response.output_item.done` calls, ended
+///   by `response.completed` (or `response.incomplete`), whose whole response is the reply.
+/// - Anthropic: `message_start`, `content_block_start`/`delta`/`stop` (text, tool input
+///   JSON, thinking and its signature), `message_delta` (usage, stop reason), ended by
+///   `message_stop`.
+/// - Gemini: each event a whole `GenerateContentResponse` chunk (calls come whole, text is
+///   merged), ended by the chunk with a `finishReason`.
+///
+/// An event that is not JSON or not in the API's shape, an `error` event (the provider's
+/// message is kept), or an event after the end ⇒ [`ResponseError`]; a stream that ends
+/// before its terminal event ⇒ `finish` fails (truncated). Never panics.
+///
+/// ```
+/// use toolnexus::Api;
+/// use toolnexus::client::{ModelEvent, ReplyStream, SseDecoder};
+///
+/// let mut decoder = SseDecoder::new();
+/// let mut stream = ReplyStream::new(Api::OpenAiChat);
+/// let bytes = concat!(
+///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n",
+///     "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+///     "data: [DONE]\n\n",
+/// );
+/// let mut events = Vec::new();
+/// for event in decoder.push(bytes.as_bytes()) {
+///     events.extend(stream.push(&event).unwrap());
+/// }
+/// assert_eq!(events, [ModelEvent::Text("Hi".into())]);
+/// assert_eq!(stream.finish().unwrap().text, "Hi");
+/// ```
+pub struct ReplyStream {
+    api: Api,
+    state: State,
 }
 
-impl WireIds {
-    pub(crate) fn new(target: Api) -> Self {
-        Self {
-            target,
-            used: HashSet::new(),
-            turn: HashMap::new(),
-        }
-    }
+enum State {
+    Chat(ChatStream),
+    Responses(ResponsesStream),
+    Anthropic(AnthropicStream),
+    Gemini(GeminiStream),
+}
 
-    /// The calls of one assistant message with the ids they go out with; `verbatim` when the
-    /// message is echoed as its API sent it (its ids cannot change).
-    pub(crate) fn calls(&mut self, calls: &[ToolCall], verbatim: bool) -> Vec<ToolCall> {
-        self.turn.clear();
-        calls
-            .iter()
-            .map(|call| {
-                let id = if verbatim || self.target == Api::Gemini {
-                    call.id.clone()
-                } else {
-                    self.fresh(&call.id)
-                };
-                self.used.insert(id.clone());
-                self.turn.insert(call.id.clone(), id.clone());
-                ToolCall { id, ..call.clone() }
-            })
-            .collect()
-    }
-
-    fn fresh(&self, id: &str) -> String {
-        let mut base = if self.target == Api::Anthropic {
-            id.chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect()
-        } else {
-            id.to_owned()
+impl ReplyStream {
+    /// A stream of one reply of `api`.
+    pub fn new(api: Api) -> Self {
+        let state = match api {
+            Api::OpenAiChat => State::Chat(ChatStream::default()),
+            Api::OpenAiResponses => State::Responses(ResponsesStream::default()),
+            Api::Anthropic => State::Anthropic(AnthropicStream::default()),
+            Api::Gemini => State::Gemini(GeminiStream::default()),
         };
-        if base.is_empty() {
-            base = "call".to_owned();
+        Self { api, state }
+    }
+
+    /// Reads one event; returns the text pieces and completed tool calls it brings (never
+    /// [`ModelEvent::Done`]: that is [`finish`](Self::finish)'s).
+    pub fn push(&mut self, event: &SseEvent) -> Result<Vec<ModelEvent>, ResponseError> {
+        if event.event.as_deref() == Some("error") {
+            return Err(error_event(self.api, &event.data));
         }
-        let mut candidate = base.clone();
-        let mut n = 1;
-        while self.used.contains(&candidate) {
-            candidate = format!("{base}_{n}");
-            n += 1;
+        match &mut self.state {
+            State::Chat(stream) => stream.push(&event.data),
+            State::Responses(stream) => stream.push(&event.data),
+            State::Anthropic(stream) => stream.push(&event.data),
+            State::Gemini(stream) => stream.push(&event.data),
         }
-        candidate
     }
 
-    /// The messages answering `results` on the target API: [`tool_results`], each call id
-    /// as its call went out.
-    pub(crate) fn results(&self, results: &[ToolReturn]) -> Vec<Value> {
-        let calls: Vec<ToolCall> = results
-            .iter()
-            .map(|answer| ToolCall {
-                id: self
-                    .turn
-                    .get(&answer.call_id)
-                    .cloned()
-                    .unwrap_or_else(|| answer.call_id.clone()),
-                name: answer.name.clone(),
-                arguments: String::new(),
-            })
-            .collect();
-        let answers: Vec<ToolResult> = results.iter().map(|answer| answer.result.clone()).collect();
-        tool_results(self.target, &calls, &answers)
+    /// The whole reply, once the stream has ended; a [`ResponseError`] if it ended before
+    /// its terminal event or what it added up to is not a reply.
+    pub fn finish(self) -> Result<Reply, ResponseError> {
+        let body = match self.state {
+            State::Chat(stream) => stream.finish()?,
+            State::Responses(stream) => stream.finish()?,
+            State::Anthropic(stream) => stream.finish()?,
+            State::Gemini(stream) => stream.finish()?,
+        };
+        read_reply(self.api, &body)
     }
-}
-
-/// A call's arguments as the object Anthropic and Gemini send back: the JSON text parsed,
-/// anything that is not an object (the model's own malformed text) as `{}`.
-pub(crate) fn arguments_object(arguments: &str) -> Value {
-    match serde_json::from_str::<Value>(arguments) {
-        Ok(object @ Value::Object(_)) => object,
-        _ => Value::Object(Map::new()),
-    }
-}
-
-/// The system texts of a transcript joined by a blank line (Anthropic's `system`, Gemini's
-/// `systemInstruction`), `None` when there are none.
-pub(crate) fn joined_system(messages: &[Message]) -> Option<String> {
-    let texts: Vec<&str> = messages
-        .iter()
-        .filter_map(|message| match message {
-            Message::System { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    (!texts.is_empty()).then(|| texts.join("\n\n"))
 }

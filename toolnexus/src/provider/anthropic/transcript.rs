@@ -8,9 +8,9 @@ use serde_json::{Map, Value, json};
 
 use crate::client::message::{Echo, Message, Usage};
 use crate::client::model::{ModelEvent, Reply};
-use crate::provider::reply_stream::{error_event, json_event};
+use crate::provider::rendering::{WireIds, arguments_object, joined_system};
+use crate::provider::sse::{error_event, json_event};
 use crate::provider::tool_call::{Api, Reader, ResponseError, ToolCall};
-use crate::provider::transcript::{WireIds, arguments_object, joined_system};
 use crate::provider::{Style, encode_or_placeholder, text_block};
 
 /// `system` (every system text) and `messages`: user parts as content blocks, an assistant

@@ -8,9 +8,9 @@ use super::function_calls::is_synthesized;
 use super::results::inline_data;
 use crate::client::message::{Echo, Message, Usage};
 use crate::client::model::{ModelEvent, Reply};
-use crate::provider::reply_stream::json_event;
+use crate::provider::rendering::{WireIds, arguments_object, joined_system};
+use crate::provider::sse::json_event;
 use crate::provider::tool_call::{Api, Reader, ResponseError};
-use crate::provider::transcript::{WireIds, arguments_object, joined_system};
 use crate::provider::unsupported_placeholder;
 use crate::result::part::ContentPart;
 

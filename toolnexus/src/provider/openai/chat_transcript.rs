@@ -8,8 +8,8 @@ use serde_json::{Map, Value, json};
 use crate::client::message::Message;
 use crate::client::message::Usage;
 use crate::client::model::{ModelEvent, Reply};
+use crate::provider::rendering::WireIds;
 use crate::provider::tool_call::{Api, Reader, ResponseError, ToolCall};
-use crate::provider::transcript::WireIds;
 use crate::provider::{Style, encode_or_placeholder, text_block};
 
 /// `messages`: system messages where they stand, user parts as content blocks, assistant
@@ -119,7 +119,7 @@ impl ChatStream {
             self.done = true;
             return self.completed_calls();
         }
-        let chunk = super::super::reply_stream::json_event(Api::OpenAiChat, data)?;
+        let chunk = crate::provider::sse::json_event(Api::OpenAiChat, data)?;
         let reader = Reader::root(Api::OpenAiChat, &chunk);
         reader.required_object()?;
         if let Some(usage) = reader.key("usage").object()? {

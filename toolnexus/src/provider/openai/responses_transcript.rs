@@ -6,9 +6,9 @@ use serde_json::{Map, Value, json};
 use super::responses::{input_text, output_item};
 use crate::client::message::{Echo, Message, Usage};
 use crate::client::model::{ModelEvent, Reply};
-use crate::provider::reply_stream::{error_event, json_event};
+use crate::provider::rendering::WireIds;
+use crate::provider::sse::{error_event, json_event};
 use crate::provider::tool_call::{Api, Reader, ResponseError};
-use crate::provider::transcript::WireIds;
 use crate::provider::unsupported_placeholder;
 
 /// `instructions` (the first system message) and `input`: the other system messages as
