@@ -89,6 +89,10 @@ pub struct Client {
     budgets: Budgets,
     tool_context: ToolContext,
     hooks: hooks::Hooks,
+    /// The HTTP model `model` is, for [`Client::new`]'s settings (`base_url`, `api_key`, …)
+    /// to change; `None` for [`Client::with_model`]'s.
+    #[cfg(feature = "client")]
+    http: Option<HttpModel>,
 }
 
 /// The limits of one run.
@@ -132,6 +136,8 @@ impl Client {
             },
             tool_context: ToolContext::default(),
             hooks: hooks::Hooks::default(),
+            #[cfg(feature = "client")]
+            http: None,
         }
     }
 

@@ -21,7 +21,9 @@ pub(crate) fn turn_url(api: Api, base: &str, model: &str, stream: bool) -> Strin
         Api::OpenAiChat => format!("{base}/chat/completions"),
         Api::OpenAiResponses => format!("{base}/responses"),
         Api::Anthropic => format!("{base}/v1/messages"),
-        Api::Gemini if stream => format!("{base}/v1beta/models/{model}:streamGenerateContent?alt=sse"),
+        Api::Gemini if stream => {
+            format!("{base}/v1beta/models/{model}:streamGenerateContent?alt=sse")
+        }
         Api::Gemini => format!("{base}/v1beta/models/{model}:generateContent"),
     }
 }

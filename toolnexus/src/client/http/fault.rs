@@ -116,7 +116,8 @@ mod tests {
     fn each_providers_error_body_gives_its_own_message() {
         let openai = br#"{"error":{"message":"Invalid 'messages[1]'","type":"invalid_request_error","code":null}}"#;
         let anthropic = br#"{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: required"}}"#;
-        let gemini = br#"{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT"}}"#;
+        let gemini =
+            br#"{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT"}}"#;
         let ollama = br#"{"error":"model 'qwen3:8b' not found"}"#;
         assert_eq!(provider_message(openai, 400), "Invalid 'messages[1]'");
         assert_eq!(provider_message(anthropic, 400), "max_tokens: required");
@@ -125,7 +126,10 @@ mod tests {
         assert_eq!(provider_message(b"  Bad Gateway\n", 502), "Bad Gateway");
         assert_eq!(provider_message(b"", 503), "HTTP 503 with an empty body");
         let page = "x".repeat(2000);
-        assert_eq!(provider_message(page.as_bytes(), 500).chars().count(), MAX_PLAIN_BODY + 1);
+        assert_eq!(
+            provider_message(page.as_bytes(), 500).chars().count(),
+            MAX_PLAIN_BODY + 1
+        );
     }
 
     #[test]
@@ -139,7 +143,10 @@ mod tests {
         let refused = status_error(400, Some("2"), br#"{"error":{"message":"bad"}}"#);
         assert!(!refused.retryable);
         assert_eq!(refused.retry_after, None);
-        assert_eq!((refused.status, refused.message.as_str()), (Some(400), "bad"));
+        assert_eq!(
+            (refused.status, refused.message.as_str()),
+            (Some(400), "bad")
+        );
     }
 
     proptest! {

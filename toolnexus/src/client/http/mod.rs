@@ -4,6 +4,7 @@
 mod endpoint;
 mod fault;
 mod secret;
+mod settings;
 mod turn;
 
 use std::fmt;
@@ -157,7 +158,10 @@ fn build_http(read_timeout: Duration) -> Result<reqwest::Client, String> {
     // ring rather than rustls' default aws-lc-rs, which builds C with cmake; rustls 0.23.48
     // deprecates ring's provider for lacking post-quantum key exchange, which the classical
     // groups it does offer (X25519, P-256, P-384) leave at today's TLS 1.3 strength.
-    #[expect(deprecated, reason = "ring: a pure-Rust build without cmake; see above")]
+    #[expect(
+        deprecated,
+        reason = "ring: a pure-Rust build without cmake; see above"
+    )]
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let tls = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()

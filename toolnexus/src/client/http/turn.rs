@@ -10,8 +10,8 @@ use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue, RETRY_AFTER};
 use serde_json::Value;
 
 use crate::client::http::HttpModel;
-use crate::client::http::fault;
 use crate::client::http::endpoint;
+use crate::client::http::fault;
 use crate::client::model::{BoxStream, Model, ModelError, ModelEvent, ModelRequest, Reply};
 use crate::provider::tool_call::Api;
 use crate::provider::transcript::{ReplyStream, SseDecoder, read_reply, request_body};
@@ -64,9 +64,19 @@ impl HttpModel {
         stream: bool,
     ) -> Result<reqwest::Response, ModelError> {
         let http = self.http()?;
-        let mut body = request_body(self.api, &self.model, request.messages, request.tools, stream);
+        let mut body = request_body(
+            self.api,
+            &self.model,
+            request.messages,
+            request.tools,
+            stream,
+        );
         if let Value::Object(fields) = &mut body {
-            fields.extend(self.params.iter().map(|(key, value)| (key.clone(), value.clone())));
+            fields.extend(
+                self.params
+                    .iter()
+                    .map(|(key, value)| (key.clone(), value.clone())),
+            );
         }
         let url = endpoint::turn_url(self.api, &self.base_url, &self.model, stream);
         let mut post = http
@@ -74,13 +84,15 @@ impl HttpModel {
             .header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         let key = self.api_key.as_ref().map(|key| key.expose());
         for (name, value) in endpoint::auth_headers(self.api, key) {
-            let mut value = HeaderValue::from_str(&value)
-                .map_err(|_| ModelError::fatal(format!("the value of `{name}` is not a valid header value")))?;
+            let mut value = HeaderValue::from_str(&value).map_err(|_| {
+                ModelError::fatal(format!("the value of `{name}` is not a valid header value"))
+            })?;
             value.set_sensitive(true);
             post = post.header(name, value);
         }
         for (name, value) in &self.headers {
-            let invalid = || ModelError::fatal(format!("header `{name}` is not a valid HTTP header"));
+            let invalid =
+                || ModelError::fatal(format!("header `{name}` is not a valid HTTP header"));
             let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid())?;
             let mut value = HeaderValue::from_str(value).map_err(|_| invalid())?;
             value.set_sensitive(true);
@@ -104,7 +116,12 @@ impl HttpModel {
             .map(str::to_owned);
         // An error body that cannot be read still leaves the status to report.
         let body = response.bytes().await.unwrap_or_default();
-        Err(fault::status_error(status.as_u16(), retry_after.as_deref(), &body))
+        let mut error = fault::status_error(status.as_u16(), retry_after.as_deref(), &body);
+        // Some providers quote the key they refused; it goes no further than here.
+        if let Some(key) = key.filter(|key| !key.is_empty()) {
+            error.message = error.message.replace(key, "<redacted>");
+        }
+        Err(error)
     }
 }
 
@@ -155,19 +172,17 @@ impl<'a> StreamedTurn<'a> {
                     mut decoder,
                     mut reply,
                 } => match response.chunk().await {
-                    Ok(Some(bytes)) => {
-                        match read_events(&mut decoder, &mut reply, &bytes) {
-                            Ok(events) => {
-                                self.queued.extend(events.into_iter().map(Ok));
-                                self.stage = Stage::Reading {
-                                    response,
-                                    decoder,
-                                    reply,
-                                };
-                            }
-                            Err(error) => self.queued.push_back(Err(error)),
+                    Ok(Some(bytes)) => match read_events(&mut decoder, &mut reply, &bytes) {
+                        Ok(events) => {
+                            self.queued.extend(events.into_iter().map(Ok));
+                            self.stage = Stage::Reading {
+                                response,
+                                decoder,
+                                reply,
+                            };
                         }
-                    }
+                        Err(error) => self.queued.push_back(Err(error)),
+                    },
                     // The stream ended: whole, or cut short (which `finish` refuses).
                     Ok(None) => self.queued.push_back(
                         reply
