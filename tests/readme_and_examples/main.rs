@@ -3,6 +3,7 @@
 //! front of `examples/mcp_server`). The examples are the root package's, built by
 //! `cargo test --workspace`; this package only runs them.
 
+mod chat;
 mod examples;
 mod mcp_client_stdio;
 mod readme;
