@@ -163,6 +163,12 @@ fn build_http(read_timeout: Duration) -> Result<reqwest::Client, String> {
         reason = "ring: a pure-Rust build without cmake; see above"
     )]
     let provider = Arc::new(rustls::crypto::ring::default_provider());
+    // reqwest's `rustls-no-provider` (unified into every reqwest of the build) makes any other
+    // `reqwest::Client` of the process panic without a process-wide provider: ring becomes
+    // that default, unless one is already installed (then this is a no-op).
+    let _ = rustls::crypto::CryptoProvider::install_default(rustls::crypto::CryptoProvider::clone(
+        &provider,
+    ));
     let tls = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .and_then(|builder| builder.with_platform_verifier())
