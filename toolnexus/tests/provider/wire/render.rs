@@ -278,6 +278,7 @@ fn what_a_reply_asks_to_be_echoed_is_sent_back_verbatim_on_the_next_turn() {
         thinking: Some(("The user wants two things.".into(), "EqQBCkgIARABGAIiQL".into())),
         cuts: vec![],
         interleave: vec![],
+        tag: 7,
     };
     for api in [Api::OpenAiResponses, Api::Anthropic, Api::Gemini] {
         let messages = conversation(&[(api, script.clone())]);

@@ -21,6 +21,8 @@ pub struct Script {
     pub cuts: Vec<usize>,
     /// The order the Chat calls' argument pieces are sent in (a seed per piece).
     pub interleave: Vec<usize>,
+    /// Makes this reply's call ids its own, as a provider's are.
+    pub tag: u32,
 }
 
 pub fn script() -> impl Strategy<Value = Script> {
@@ -43,9 +45,10 @@ pub fn script() -> impl Strategy<Value = Script> {
         prop::option::of(("[a-zA-Z .]{0,30}", "[A-Za-z0-9+/=]{1,24}")),
         prop::collection::vec(0usize..1000, 0..8),
         prop::collection::vec(0usize..1000, 0..24),
+        any::<u32>(),
     )
         .prop_map(
-            |(text, calls, input_tokens, output_tokens, thinking, cuts, interleave)| Script {
+            |(text, calls, input_tokens, output_tokens, thinking, cuts, interleave, tag)| Script {
                 text,
                 calls,
                 input_tokens,
@@ -53,6 +56,7 @@ pub fn script() -> impl Strategy<Value = Script> {
                 thinking,
                 cuts,
                 interleave,
+                tag,
             },
         )
 }
@@ -60,9 +64,9 @@ pub fn script() -> impl Strategy<Value = Script> {
 impl Script {
     fn call_id(&self, api: Api, at: usize) -> String {
         match api {
-            Api::OpenAiChat => format!("call_{at}abc"),
-            Api::OpenAiResponses => format!("call_r{at}"),
-            Api::Anthropic => format!("toolu_0{at}"),
+            Api::OpenAiChat => format!("call_{}x{at}", self.tag),
+            Api::OpenAiResponses => format!("call_r{}x{at}", self.tag),
+            Api::Anthropic => format!("toolu_0{}x{at}", self.tag),
             Api::Gemini => format!("call_{at}"),
         }
     }
