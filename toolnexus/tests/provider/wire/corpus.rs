@@ -32,7 +32,7 @@ fn scripts() -> Vec<Script> {
         output_tokens: 48,
         thinking: Some((
             "The user wants two things.".into(),
-            "EqQBCkgIARABGAIiQL".into(),
+            "EqQBCkgIARABGAIiQA==".into(),
         )),
         cuts: vec![3, 9, 17],
         interleave: vec![1, 0, 1, 1, 0],
@@ -60,7 +60,10 @@ fn corpus(api: Api, scripts: &[Script]) -> Value {
         let source = Api::ALL[at % Api::ALL.len()];
         let histories = [
             vec![(api, script.clone())],
-            vec![(source, script.clone()), (api, scripts[(at + 1) % scripts.len()].clone())],
+            vec![
+                (source, script.clone()),
+                (api, scripts[(at + 1) % scripts.len()].clone()),
+            ],
         ];
         for (turns, stream) in histories.iter().zip([at % 2 == 0, at % 3 == 0]) {
             let body = request_body(api, "model-x", &conversation(turns), &tools, stream);
@@ -72,7 +75,10 @@ fn corpus(api: Api, scripts: &[Script]) -> Value {
     for reply in &replies {
         read_reply(api, reply).unwrap();
     }
-    let stream_events: Vec<Value> = scripts.iter().flat_map(|script| script.stream_events(api)).collect();
+    let stream_events: Vec<Value> = scripts
+        .iter()
+        .flat_map(|script| script.stream_events(api))
+        .collect();
     json!({"requests": requests, "replies": replies, "stream_events": stream_events})
 }
 
@@ -82,7 +88,10 @@ fn the_sdk_corpus_holds_every_api_s_requests_and_replies() {
     let target = std::env::var_os("TOOLNEXUS_WIRE_CORPUS");
     for api in Api::ALL {
         let corpus = corpus(api, &scripts);
-        assert_eq!(corpus["requests"].as_array().unwrap().len(), 2 * scripts.len());
+        assert_eq!(
+            corpus["requests"].as_array().unwrap().len(),
+            2 * scripts.len()
+        );
         assert!(corpus["stream_events"].as_array().unwrap().len() > 3 * scripts.len());
         if let Some(dir) = &target {
             std::fs::create_dir_all(dir).unwrap();

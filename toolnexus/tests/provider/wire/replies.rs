@@ -2,6 +2,8 @@
 //! the server-sent events that stream the same reply (text and arguments cut where `cuts`
 //! says, parallel Chat calls interleaved).
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use toolnexus::Api;
@@ -32,9 +34,8 @@ pub fn script() -> impl Strategy<Value = Script> {
         "[a-z é\"]{0,12}".prop_map(Value::from),
         any::<bool>().prop_map(Value::from),
     ];
-    let arguments = prop::collection::btree_map("[a-z]{1,6}", argument, 0..4).prop_map(|map| {
-        Value::Object(map.into_iter().collect::<Map<String, Value>>())
-    });
+    let arguments = prop::collection::btree_map("[a-z]{1,6}", argument, 0..4)
+        .prop_map(|map| Value::Object(map.into_iter().collect::<Map<String, Value>>()));
     let name = prop::sample::select(vec!["get_weather", "add", "search_docs"]);
     let call = (name, arguments).prop_map(|(name, arguments)| (name.to_owned(), arguments));
     (
@@ -42,7 +43,10 @@ pub fn script() -> impl Strategy<Value = Script> {
         prop::collection::vec(call, 0..4),
         0u64..100_000,
         0u64..100_000,
-        prop::option::of(("[a-zA-Z .]{0,30}", "[A-Za-z0-9+/=]{1,24}")),
+        prop::option::of((
+            "[a-zA-Z .]{0,30}",
+            prop::collection::vec(any::<u8>(), 1..18).prop_map(|bytes| STANDARD.encode(bytes)),
+        )),
         prop::collection::vec(0usize..1000, 0..8),
         prop::collection::vec(0usize..1000, 0..24),
         any::<u32>(),
@@ -77,7 +81,10 @@ impl Script {
         let mut cuts: Vec<usize> = if bounds.is_empty() {
             Vec::new()
         } else {
-            self.cuts.iter().map(|cut| bounds[cut % bounds.len()]).collect()
+            self.cuts
+                .iter()
+                .map(|cut| bounds[cut % bounds.len()])
+                .collect()
         };
         cuts.sort_unstable();
         cuts.dedup();
@@ -109,7 +116,11 @@ impl Script {
         match api {
             Api::OpenAiChat => self.chat_whole(),
             Api::OpenAiResponses => self.responses_whole("completed", self.output_items()),
-            Api::Anthropic => self.anthropic_message(self.anthropic_blocks(), self.finish_reason(api), self.output_tokens),
+            Api::Anthropic => self.anthropic_message(
+                self.anthropic_blocks(),
+                self.finish_reason(api),
+                self.output_tokens,
+            ),
             Api::Gemini => self.gemini_whole(),
         }
     }
@@ -148,10 +159,17 @@ impl Script {
     fn chat_whole(&self) -> Value {
         let mut message = json!({"role": "assistant", "content": if self.text.is_empty() { Value::Null } else { self.text.clone().into() }, "refusal": null});
         if !self.calls.is_empty() {
-            let calls: Vec<Value> = self.calls.iter().enumerate().map(|(at, (name, arguments))| json!({
-                "id": self.call_id(Api::OpenAiChat, at), "type": "function",
-                "function": {"name": name, "arguments": arguments.to_string()},
-            })).collect();
+            let calls: Vec<Value> = self
+                .calls
+                .iter()
+                .enumerate()
+                .map(|(at, (name, arguments))| {
+                    json!({
+                        "id": self.call_id(Api::OpenAiChat, at), "type": "function",
+                        "function": {"name": name, "arguments": arguments.to_string()},
+                    })
+                })
+                .collect();
             message["tool_calls"] = calls.into();
         }
         json!({
@@ -178,17 +196,29 @@ impl Script {
             events.push(self.chat_chunk(json!({"content": piece}), None));
         }
         // Each call's pieces in order (the first with its id and name), calls interleaved.
-        let mut queues: Vec<Vec<Value>> = self.calls.iter().enumerate().map(|(at, (name, arguments))| {
-            let mut queue = vec![json!({"index": at, "id": self.call_id(Api::OpenAiChat, at), "type": "function",
-                "function": {"name": name, "arguments": ""}})];
-            queue.extend(self.pieces(&arguments.to_string()).into_iter()
-                .map(|piece| json!({"index": at, "function": {"arguments": piece}})));
-            queue.reverse();
-            queue
-        }).collect();
+        let mut queues: Vec<Vec<Value>> = self
+            .calls
+            .iter()
+            .enumerate()
+            .map(|(at, (name, arguments))| {
+                let mut queue = vec![
+                    json!({"index": at, "id": self.call_id(Api::OpenAiChat, at), "type": "function",
+                "function": {"name": name, "arguments": ""}}),
+                ];
+                queue.extend(
+                    self.pieces(&arguments.to_string())
+                        .into_iter()
+                        .map(|piece| json!({"index": at, "function": {"arguments": piece}})),
+                );
+                queue.reverse();
+                queue
+            })
+            .collect();
         let mut seeds = self.interleave.iter().cycle();
         while queues.iter().any(|queue| !queue.is_empty()) {
-            let open: Vec<usize> = (0..queues.len()).filter(|&at| !queues[at].is_empty()).collect();
+            let open: Vec<usize> = (0..queues.len())
+                .filter(|&at| !queues[at].is_empty())
+                .collect();
             let pick = open[seeds.next().copied().unwrap_or(0) % open.len()];
             let piece = queues[pick].pop().unwrap();
             events.push(self.chat_chunk(json!({"tool_calls": [piece]}), None));
@@ -208,8 +238,10 @@ impl Script {
                 "summary": [{"type": "summary_text", "text": thinking}], "encrypted_content": signature}));
         }
         if !self.text.is_empty() {
-            items.push(json!({"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
-                "content": [{"type": "output_text", "text": self.text, "annotations": []}]}));
+            items.push(
+                json!({"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+                "content": [{"type": "output_text", "text": self.text, "annotations": []}]}),
+            );
         }
         for (at, (name, arguments)) in self.calls.iter().enumerate() {
             items.push(json!({"type": "function_call", "id": format!("fc_{at}"), "call_id": self.call_id(Api::OpenAiResponses, at),
@@ -226,7 +258,7 @@ impl Script {
             "temperature": 1.0, "top_p": 1.0,
             "usage": {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
                 "total_tokens": self.input_tokens + self.output_tokens,
-                "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}},
+                "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}},
         })
     }
 
@@ -246,30 +278,46 @@ impl Script {
                 "message" => {
                     added["content"] = json!([]);
                     added["status"] = "in_progress".into();
-                    push(json!({"type": "response.output_item.added", "output_index": at, "item": added}));
-                    push(json!({"type": "response.content_part.added", "item_id": "msg_1", "output_index": at,
-                        "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}));
+                    push(
+                        json!({"type": "response.output_item.added", "output_index": at, "item": added}),
+                    );
+                    push(
+                        json!({"type": "response.content_part.added", "item_id": "msg_1", "output_index": at,
+                        "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}}),
+                    );
                     for piece in self.pieces(&self.text) {
-                        push(json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": at,
-                            "content_index": 0, "delta": piece, "logprobs": []}));
+                        push(
+                            json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": at,
+                            "content_index": 0, "delta": piece, "logprobs": []}),
+                        );
                     }
-                    push(json!({"type": "response.output_text.done", "item_id": "msg_1", "output_index": at,
-                        "content_index": 0, "text": self.text, "logprobs": []}));
+                    push(
+                        json!({"type": "response.output_text.done", "item_id": "msg_1", "output_index": at,
+                        "content_index": 0, "text": self.text, "logprobs": []}),
+                    );
                 }
                 "function_call" => {
                     added["arguments"] = "".into();
                     added["status"] = "in_progress".into();
-                    push(json!({"type": "response.output_item.added", "output_index": at, "item": added}));
+                    push(
+                        json!({"type": "response.output_item.added", "output_index": at, "item": added}),
+                    );
                     for piece in self.pieces(item["arguments"].as_str().unwrap()) {
-                        push(json!({"type": "response.function_call_arguments.delta", "item_id": item["id"],
-                            "output_index": at, "delta": piece}));
+                        push(
+                            json!({"type": "response.function_call_arguments.delta", "item_id": item["id"],
+                            "output_index": at, "delta": piece}),
+                        );
                     }
                 }
-                _ => push(json!({"type": "response.output_item.added", "output_index": at, "item": added})),
+                _ => push(
+                    json!({"type": "response.output_item.added", "output_index": at, "item": added}),
+                ),
             }
             push(json!({"type": "response.output_item.done", "output_index": at, "item": item}));
         }
-        push(json!({"type": "response.completed", "response": self.responses_whole("completed", self.output_items())}));
+        push(
+            json!({"type": "response.completed", "response": self.responses_whole("completed", self.output_items())}),
+        );
         events
     }
 
@@ -296,26 +344,40 @@ impl Script {
     fn anthropic_events(&self) -> Vec<(Option<String>, String)> {
         let mut events = Vec::new();
         let mut push = |event: Value| {
-            events.push((Some(event["type"].as_str().unwrap().to_owned()), event.to_string()));
+            events.push((
+                Some(event["type"].as_str().unwrap().to_owned()),
+                event.to_string(),
+            ));
         };
-        push(json!({"type": "message_start", "message": self.anthropic_message(Vec::new(), Value::Null, 1)}));
+        push(
+            json!({"type": "message_start", "message": self.anthropic_message(Vec::new(), Value::Null, 1)}),
+        );
         push(json!({"type": "ping"}));
         for (at, block) in self.anthropic_blocks().into_iter().enumerate() {
             let (start, deltas): (Value, Vec<Value>) = match block["type"].as_str().unwrap() {
                 "thinking" => (
                     json!({"type": "thinking", "thinking": "", "signature": ""}),
-                    self.pieces(block["thinking"].as_str().unwrap()).into_iter()
+                    self.pieces(block["thinking"].as_str().unwrap())
+                        .into_iter()
                         .map(|piece| json!({"type": "thinking_delta", "thinking": piece}))
-                        .chain([json!({"type": "signature_delta", "signature": block["signature"]})]).collect(),
+                        .chain([
+                            json!({"type": "signature_delta", "signature": block["signature"]}),
+                        ])
+                        .collect(),
                 ),
                 "text" => (
                     json!({"type": "text", "text": ""}),
-                    self.pieces(&self.text).into_iter().map(|piece| json!({"type": "text_delta", "text": piece})).collect(),
+                    self.pieces(&self.text)
+                        .into_iter()
+                        .map(|piece| json!({"type": "text_delta", "text": piece}))
+                        .collect(),
                 ),
                 _ => (
                     json!({"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}),
-                    self.pieces(&block["input"].to_string()).into_iter()
-                        .map(|piece| json!({"type": "input_json_delta", "partial_json": piece})).collect(),
+                    self.pieces(&block["input"].to_string())
+                        .into_iter()
+                        .map(|piece| json!({"type": "input_json_delta", "partial_json": piece}))
+                        .collect(),
                 ),
             };
             push(json!({"type": "content_block_start", "index": at, "content_block": start}));
@@ -324,8 +386,10 @@ impl Script {
             }
             push(json!({"type": "content_block_stop", "index": at}));
         }
-        push(json!({"type": "message_delta", "delta": {"stop_reason": self.finish_reason(Api::Anthropic), "stop_sequence": null},
-            "usage": {"output_tokens": self.output_tokens}}));
+        push(
+            json!({"type": "message_delta", "delta": {"stop_reason": self.finish_reason(Api::Anthropic), "stop_sequence": null},
+            "usage": {"output_tokens": self.output_tokens}}),
+        );
         push(json!({"type": "message_stop"}));
         events
     }
@@ -333,7 +397,10 @@ impl Script {
     /// The model's parts: the text (with the signature when there is no call), then the calls
     /// (the first with the signature).
     fn gemini_parts(&self) -> Vec<Value> {
-        let signature = self.thinking.as_ref().map(|(_, signature)| signature.clone());
+        let signature = self
+            .thinking
+            .as_ref()
+            .map(|(_, signature)| signature.clone());
         let mut parts = Vec::new();
         if !self.text.is_empty() || (signature.is_some() && self.calls.is_empty()) {
             let mut part = json!({"text": self.text});
@@ -382,7 +449,10 @@ impl Script {
                 events.push(chunk(vec![json!({"text": piece})], false));
             }
             if let Some(signature) = whole.get("thoughtSignature") {
-                events.push(chunk(vec![json!({"text": "", "thoughtSignature": signature})], false));
+                events.push(chunk(
+                    vec![json!({"text": "", "thoughtSignature": signature})],
+                    false,
+                ));
             }
         }
         // Calls come whole, two to a chunk; the last chunk has the finish reason.

@@ -39,12 +39,17 @@ fn stream(api: Api, events: &[SseEvent]) -> (String, Vec<ToolCall>, Result<Reply
             Err(error) => return (text, calls, Err(error.to_string())),
         }
     }
-    (text, calls, reply.finish().map_err(|error| error.to_string()))
+    (
+        text,
+        calls,
+        reply.finish().map_err(|error| error.to_string()),
+    )
 }
 
 /// The SSE text with `\r\n` line ends and comment lines, as some servers send it.
 fn with_crlf_and_comments(sse: &str) -> String {
-    sse.replace("\n\n", "\n: keep-alive\n\n").replace('\n', "\r\n")
+    sse.replace("\n\n", "\n: keep-alive\n\n")
+        .replace('\n', "\r\n")
 }
 
 fn check_stream_equals_whole(api: Api, script: &Script, cuts: &[usize], crlf: bool) {
@@ -63,7 +68,10 @@ fn check_stream_equals_whole(api: Api, script: &Script, cuts: &[usize], crlf: bo
     assert_eq!(whole.usage.output_tokens, script.output_tokens);
     assert_eq!(whole.text, script.text);
     // Reasoning is echoed where the API needs it back (Chat has none).
-    assert_eq!(whole.echo.is_some(), script.thinking.is_some() && api != Api::OpenAiChat);
+    assert_eq!(
+        whole.echo.is_some(),
+        script.thinking.is_some() && api != Api::OpenAiChat
+    );
 }
 
 proptest! {
@@ -109,9 +117,17 @@ proptest! {
 /// Events that are JSON and often nearly right: known `type`s with fields of any shape.
 fn event_json() -> impl Strategy<Value = (Option<String>, String)> {
     let kind = prop::sample::select(vec![
-        "message_start", "content_block_start", "content_block_delta", "content_block_stop",
-        "message_delta", "message_stop", "response.output_text.delta", "response.output_item.done",
-        "response.completed", "response.failed", "ping",
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "response.output_text.delta",
+        "response.output_item.done",
+        "response.completed",
+        "response.failed",
+        "ping",
     ]);
     let leaf = prop_oneof![
         Just(serde_json::Value::Null),
@@ -122,33 +138,70 @@ fn event_json() -> impl Strategy<Value = (Option<String>, String)> {
     ];
     let value = leaf.prop_recursive(3, 24, 4, |inner| {
         prop::collection::btree_map(
-            prop::sample::select(vec!["type", "index", "delta", "text", "content", "message", "item",
-                "response", "output", "choices", "tool_calls", "function", "arguments", "candidates",
-                "parts", "functionCall", "partial_json", "content_block", "usage", "finishReason"]).prop_map(str::to_owned),
+            prop::sample::select(vec![
+                "type",
+                "index",
+                "delta",
+                "text",
+                "content",
+                "message",
+                "item",
+                "response",
+                "output",
+                "choices",
+                "tool_calls",
+                "function",
+                "arguments",
+                "candidates",
+                "parts",
+                "functionCall",
+                "partial_json",
+                "content_block",
+                "usage",
+                "finishReason",
+            ])
+            .prop_map(str::to_owned),
             inner,
             0..4,
         )
         .prop_map(|map| serde_json::Value::Object(map.into_iter().collect()))
     });
-    (kind, value, prop::option::of("error|ping|message_start")).prop_map(|(kind, mut value, name)| {
-        if let Some(map) = value.as_object_mut() {
-            map.insert("type".into(), kind.into());
-        }
-        (name, value.to_string())
-    })
+    (kind, value, prop::option::of("error|ping|message_start")).prop_map(
+        |(kind, mut value, name)| {
+            if let Some(map) = value.as_object_mut() {
+                map.insert("type".into(), kind.into());
+            }
+            (name, value.to_string())
+        },
+    )
 }
 
 #[test]
 fn the_decoder_reads_crlf_split_between_chunks_as_one_line_end() {
     let mut decoder = SseDecoder::new();
     assert!(decoder.push(b"data: a\r").is_empty());
-    assert_eq!(decoder.push(b"\n\r\n"), [SseEvent { event: None, data: "a".into() }]);
+    assert_eq!(
+        decoder.push(b"\n\r\n"),
+        [SseEvent {
+            event: None,
+            data: "a".into()
+        }]
+    );
 }
 
 #[test]
 fn the_decoder_joins_data_lines_and_ignores_comments_ids_and_empty_events() {
-    let events = decode(b": hi\nid: 7\nretry: 10\n\nevent: x\ndata: one\ndata:two\ndata\n\n", &[]);
-    assert_eq!(events, [SseEvent { event: Some("x".into()), data: "one\ntwo\n".into() }]);
+    let events = decode(
+        b": hi\nid: 7\nretry: 10\n\nevent: x\ndata: one\ndata:two\ndata\n\n",
+        &[],
+    );
+    assert_eq!(
+        events,
+        [SseEvent {
+            event: Some("x".into()),
+            data: "one\ntwo\n".into()
+        }]
+    );
 }
 
 #[test]
@@ -168,49 +221,112 @@ fn the_decoder_drops_an_oversized_event_and_says_so() {
         events.extend(decoder.push(&chunk));
     }
     events.extend(decoder.push(b"\n\ndata: next\n\n"));
-    assert_eq!(events.len(), 2, "{:?}", events.iter().map(|e| e.data.len()).collect::<Vec<_>>());
+    assert_eq!(
+        events.len(),
+        2,
+        "{:?}",
+        events.iter().map(|e| e.data.len()).collect::<Vec<_>>()
+    );
     assert_eq!(events[0].event.as_deref(), Some("error"));
     assert!(events[0].data.contains("larger than"));
     assert_eq!(events[1].data, "next");
-    let error = ReplyStream::new(Api::Anthropic).push(&events[0]).unwrap_err();
-    assert!(error.to_string().contains("larger than 16777216 bytes"), "{error}");
+    let error = ReplyStream::new(Api::Anthropic)
+        .push(&events[0])
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("larger than 16777216 bytes"),
+        "{error}"
+    );
 }
 
 #[test]
 fn a_provider_error_event_is_an_error_with_its_message() {
     let cases = [
-        (Api::Anthropic, Some("error"), r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#, "Overloaded"),
-        (Api::OpenAiResponses, Some("error"), r#"{"type":"error","code":"server_error","message":"boom","sequence_number":3}"#, "boom"),
-        (Api::OpenAiResponses, Some("response.failed"), r#"{"type":"response.failed","response":{"error":{"code":"server_error","message":"failed here"}}}"#, "failed here"),
-        (Api::OpenAiChat, Some("error"), r#"{"error":{"message":"rate limited"}}"#, "rate limited"),
-        (Api::Gemini, Some("error"), r#"{"error":{"code":500,"message":"internal"}}"#, "internal"),
+        (
+            Api::Anthropic,
+            Some("error"),
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+            "Overloaded",
+        ),
+        (
+            Api::OpenAiResponses,
+            Some("error"),
+            r#"{"type":"error","code":"server_error","message":"boom","sequence_number":3}"#,
+            "boom",
+        ),
+        (
+            Api::OpenAiResponses,
+            Some("response.failed"),
+            r#"{"type":"response.failed","response":{"error":{"code":"server_error","message":"failed here"}}}"#,
+            "failed here",
+        ),
+        (
+            Api::OpenAiChat,
+            Some("error"),
+            r#"{"error":{"message":"rate limited"}}"#,
+            "rate limited",
+        ),
+        (
+            Api::Gemini,
+            Some("error"),
+            r#"{"error":{"code":500,"message":"internal"}}"#,
+            "internal",
+        ),
     ];
     for (api, name, data, message) in cases {
-        let event = SseEvent { event: name.map(str::to_owned), data: data.into() };
+        let event = SseEvent {
+            event: name.map(str::to_owned),
+            data: data.into(),
+        };
         let error = ReplyStream::new(api).push(&event).unwrap_err();
-        assert_eq!(error.to_string(), format!("{api} response: the stream sent an error: {message}"));
+        assert_eq!(
+            error.to_string(),
+            format!("{api} response: the stream sent an error: {message}")
+        );
     }
 }
 
 #[test]
 fn a_malformed_event_names_what_is_wrong() {
-    let event = |data: &str| SseEvent { event: None, data: data.into() };
-    let error = ReplyStream::new(Api::OpenAiChat).push(&event("{not json")).unwrap_err();
-    assert!(error.to_string().starts_with("OpenAI Chat Completions response: a streamed event is not JSON"), "{error}");
+    let event = |data: &str| SseEvent {
+        event: None,
+        data: data.into(),
+    };
     let error = ReplyStream::new(Api::OpenAiChat)
-        .push(&event(r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"{"}}]}}]}"#))
+        .push(&event("{not json"))
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("OpenAI Chat Completions response: a streamed event is not JSON"),
+        "{error}"
+    );
+    let error = ReplyStream::new(Api::OpenAiChat)
+        .push(&event(
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"{"}}]}}]}"#,
+        ))
         .unwrap_err();
     assert_eq!(error.path(), "choices[0].delta.tool_calls[0].index");
     let error = ReplyStream::new(Api::Anthropic)
-        .push(&event(r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}"#))
+        .push(&event(
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}"#,
+        ))
         .unwrap_err();
-    assert!(error.to_string().contains("`content_block_delta` before `message_start`"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("`content_block_delta` before `message_start`"),
+        "{error}"
+    );
 }
 
 #[test]
 fn a_call_without_an_id_in_its_first_piece_is_an_error_not_a_drop() {
     let mut stream = ReplyStream::new(Api::OpenAiChat);
-    let event = |data: &str| SseEvent { event: None, data: data.into() };
+    let event = |data: &str| SseEvent {
+        event: None,
+        data: data.into(),
+    };
     let pushed = stream.push(&event(r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"name":"add","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}"#));
     let error = pushed.unwrap_err();
     assert_eq!(error.path(), "choices[0].message.tool_calls[0].id");
@@ -225,7 +341,20 @@ fn anthropic_tool_input_that_is_not_json_is_an_error() {
         r#"{"type":"content_block_stop","index":0}"#,
     ];
     let mut stream = ReplyStream::new(Api::Anthropic);
-    let results: Vec<_> = events.iter().map(|data| stream.push(&SseEvent { event: None, data: (*data).into() })).collect();
+    let results: Vec<_> = events
+        .iter()
+        .map(|data| {
+            stream.push(&SseEvent {
+                event: None,
+                data: (*data).into(),
+            })
+        })
+        .collect();
     let error = results[3].as_ref().unwrap_err();
-    assert!(error.to_string().contains("block 0's streamed input is not JSON"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("block 0's streamed input is not JSON"),
+        "{error}"
+    );
 }
