@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use toolnexus::client::{read_reply, request_body};
 use toolnexus::{Api, Toolkit};
 
-use super::render::{check_pairing, conversation};
+use super::history::{check_pairing, conversation};
 use super::replies::{Script, script};
 use crate::common::add_tool;
 

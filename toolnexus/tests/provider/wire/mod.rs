@@ -3,6 +3,7 @@
 //! providers' own SDKs.
 
 mod corpus;
+mod history;
 mod render;
 mod replies;
 mod stream;
