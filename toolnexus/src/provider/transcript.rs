@@ -33,7 +33,7 @@ pub use crate::provider::sse::{SseDecoder, SseEvent};
 ///   thinking blocks with their signatures, Gemini parts with their thought signatures);
 ///   otherwise it is rendered from its text and tool calls. An assistant message with
 ///   neither is left out.
-/// - Tool results go through [`tool_results`] (SPEC §8B), after the call they answer.
+/// - Tool results go through [`tool_results`](crate::tool_results) (SPEC §8B), after the call they answer.
 /// - Call ids are kept, except where the target needs another: Anthropic takes only
 ///   `[a-zA-Z0-9_-]` (any other character becomes `_`, an empty id `call`), and for every
 ///   API but Gemini an id already used earlier in the transcript (Gemini's synthesized

@@ -10,6 +10,7 @@ use crate::provider::rendering::WireIds;
 use crate::provider::sse::{error_event, json_event};
 use crate::provider::tool_call::{Api, Reader, ResponseError};
 use crate::provider::unsupported_placeholder;
+use crate::result::part::ContentPart;
 
 /// `instructions` (the first system message) and `input`: the other system messages as
 /// `system` items, user parts as `input_image`/`input_file`, an assistant message as its
@@ -31,9 +32,7 @@ pub(crate) fn render(messages: &[Message], body: &mut Map<String, Value>) {
                 if !text.is_empty() {
                     content.push(input_text(text));
                 }
-                content.extend(parts.iter().map(|part| {
-                    output_item(part).unwrap_or_else(|| input_text(&unsupported_placeholder(part)))
-                }));
+                content.extend(parts.iter().map(user_part));
                 input.push(json!({"role": "user", "content": content}));
             }
             Message::Assistant {
@@ -66,6 +65,17 @@ pub(crate) fn render(messages: &[Message], body: &mut Map<String, Value>) {
         body.insert("instructions".to_owned(), instructions.as_str().into());
     }
     body.insert("input".to_owned(), Value::Array(input));
+}
+
+/// A user part as a message's content item: a function call's output item, where an image
+/// also needs its `detail` (required in a message, not in an output); a part Responses
+/// cannot take as its placeholder text.
+fn user_part(part: &ContentPart) -> Value {
+    let mut item = output_item(part).unwrap_or_else(|| input_text(&unsupported_placeholder(part)));
+    if item["type"] == "input_image" {
+        item["detail"] = "auto".into();
+    }
+    item
 }
 
 /// The text, finish reason, usage and echo of a whole response (the calls are read by
