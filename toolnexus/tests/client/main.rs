@@ -2,6 +2,8 @@
 //! and its budgets, model-call retries and errors, hooks, suspensions answered or parked and
 //! resumed, and streaming.
 
+#[path = "../common/asking.rs"]
+mod asking;
 mod budgets;
 mod faults;
 mod hooks;

@@ -26,11 +26,14 @@ pub enum Turn {
     BreakAfterText(String, ModelError),
 }
 
+/// The messages and tools of each request, in order.
+type Requests = Arc<Mutex<Vec<(Vec<Message>, Value)>>>;
+
 #[derive(Clone)]
 pub struct Scripted {
     turns: Arc<Mutex<VecDeque<Turn>>>,
     /// The messages and tools of each request, in order.
-    pub seen: Arc<Mutex<Vec<(Vec<Message>, Value)>>>,
+    pub seen: Requests,
     /// Text chunk size when streaming.
     pub chunk: usize,
 }

@@ -212,3 +212,48 @@ async fn a_streamed_run_announces_its_parking() {
         .collect();
     assert_eq!(pending, [result.pending.as_ref().unwrap()]);
 }
+
+/// SPEC §10B: an answer whose data breaks the schema the request asked with is refused, in
+/// the loop and on resume alike, and the tool does not run with it.
+#[tokio::test]
+async fn an_answer_that_breaks_the_asked_schema_is_refused_both_ways() {
+    use crate::asking::{accept, fill};
+    let (toolkit, asked, answered) = fill();
+    *asked.lock().unwrap() = json!({"type": "object", "properties": {"env": {"enum": ["staging", "production"]}}, "required": ["env"]});
+    let refusal = "answer to `fill`: field `env`: unknown variant `moon`, expected one of `staging`, `production`";
+    let script = || {
+        Scripted::new([
+            calling(vec![call("c1", "fill", json!({}))]),
+            answering("ok"),
+        ])
+    };
+
+    let client = Client::with_model(script())
+        .wait_for(|request: Request| async move { accept(&request, json!({"env": "moon"})) });
+    let result = client.run("go", &toolkit).await.unwrap();
+    assert_eq!(result.tool_calls[0].output, refusal);
+
+    let client = Client::with_model(script());
+    let parked = client.run("go", &toolkit).await.unwrap();
+    let request = parked.pending.clone().unwrap();
+    let resumed = client
+        .resume(parked, accept(&request, json!({"env": "moon"})), &toolkit)
+        .await
+        .unwrap();
+    assert_eq!(resumed.tool_calls[0].output, refusal);
+    assert_eq!(runs(&answered), 0);
+
+    let client = Client::with_model(script());
+    let parked = client.run("go", &toolkit).await.unwrap();
+    let request = parked.pending.clone().unwrap();
+    let resumed = client
+        .resume(
+            parked,
+            accept(&request, json!({"env": "staging"})),
+            &toolkit,
+        )
+        .await
+        .unwrap();
+    assert_eq!(resumed.tool_calls[0].output, r#"{"env":"staging"}"#);
+    assert_eq!(runs(&answered), 1);
+}
