@@ -196,13 +196,16 @@ impl Client {
             );
             return Err(refuse(parked, message));
         }
+        if turn.results.len() != turn.calls.len() {
+            let message = format!(
+                "the parked turn is malformed: {} calls but {} results; nothing ran",
+                turn.calls.len(),
+                turn.results.len()
+            );
+            return Err(refuse(parked, message));
+        }
         let waiting = |result: &ToolResult| result.pending().is_some_and(|r| r.id == request.id);
-        let Some(at) = turn
-            .results
-            .iter()
-            .position(waiting)
-            .filter(|&at| at < turn.calls.len())
-        else {
+        let Some(at) = turn.results.iter().position(waiting) else {
             let message = format!(
                 "the parked turn has no call waiting on request `{}`; nothing ran",
                 request.id

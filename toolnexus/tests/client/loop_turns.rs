@@ -179,3 +179,15 @@ async fn a_deferred_tool_a_search_loaded_is_sent_on_the_next_turn() {
     );
     assert_eq!(result.tool_calls[1].output, "42 EUR");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_can_be_spawned_on_a_multi_threaded_runtime() {
+    let (_, add) = counting("add");
+    let toolkit = Toolkit::new().with(add);
+    let client = Client::with_model(Scripted::new([
+        calling(vec![call("c1", "add", json!({}))]),
+        answering("done"),
+    ]));
+    let spawned = tokio::spawn(async move { client.run("go", &toolkit).await });
+    assert_eq!(spawned.await.unwrap().unwrap().status, Status::Done);
+}

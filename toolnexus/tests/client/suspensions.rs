@@ -257,3 +257,35 @@ async fn an_answer_that_breaks_the_asked_schema_is_refused_both_ways() {
     assert_eq!(resumed.tool_calls[0].output, r#"{"env":"staging"}"#);
     assert_eq!(runs(&answered), 1);
 }
+
+#[tokio::test]
+async fn a_tampered_parked_run_is_refused_without_a_panic_and_nothing_runs() {
+    let (toolkit, [deploys, wipes, adds]) = parking_toolkit();
+    let client = Client::with_model(parking_script());
+    let mut parked = client.run("ship", &toolkit).await.unwrap();
+    let request = parked.pending.clone().unwrap();
+    parked.parked.as_mut().unwrap().results.truncate(1);
+    let error = client
+        .resume(parked.clone(), Answer::approve(&request), &toolkit)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.message,
+        "the parked turn is malformed: 3 calls but 1 results; nothing ran"
+    );
+
+    parked.parked.as_mut().unwrap().results.clear();
+    parked.parked.as_mut().unwrap().calls.clear();
+    let error = client
+        .resume(parked, Answer::approve(&request), &toolkit)
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .message
+            .starts_with("the parked turn has no call waiting on request"),
+        "{}",
+        error.message
+    );
+    assert_eq!((runs(&deploys), runs(&wipes), runs(&adds)), (1, 1, 1));
+}
