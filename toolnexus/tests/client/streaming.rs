@@ -145,3 +145,67 @@ async fn a_model_that_cannot_stream_says_so() {
         "Anthropic Messages: model `plain` cannot stream"
     );
 }
+
+/// A model whose stream yields only the whole reply: the run still announces each call.
+#[tokio::test]
+async fn calls_the_model_did_not_announce_are_announced_from_its_reply() {
+    struct Terse;
+    impl toolnexus::client::Model for Terse {
+        fn api(&self) -> toolnexus::Api {
+            toolnexus::Api::Gemini
+        }
+        fn name(&self) -> &str {
+            "terse"
+        }
+        fn reply<'a>(
+            &'a self,
+            _: toolnexus::client::ModelRequest<'a>,
+        ) -> toolnexus::BoxFuture<'a, Result<toolnexus::client::Reply, ModelError>> {
+            unreachable!("streamed only")
+        }
+        fn stream<'a>(
+            &'a self,
+            request: toolnexus::client::ModelRequest<'a>,
+        ) -> toolnexus::client::BoxStream<'a, Result<toolnexus::client::ModelEvent, ModelError>>
+        {
+            let reply = match request.messages.len() {
+                1 => toolnexus::client::Reply {
+                    tool_calls: vec![
+                        call("call_0", "add", json!({})),
+                        call("call_1", "add", json!({})),
+                    ],
+                    ..Default::default()
+                },
+                _ => toolnexus::client::Reply {
+                    text: "done".into(),
+                    ..Default::default()
+                },
+            };
+            let events = vec![Ok(toolnexus::client::ModelEvent::Done(reply))];
+            Box::pin(Once(events.into_iter()))
+        }
+    }
+    struct Once<I>(I);
+    impl<I: Iterator + Unpin> futures_core::Stream for Once<I> {
+        type Item = I::Item;
+        fn poll_next(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Option<I::Item>> {
+            std::task::Poll::Ready(self.0.next())
+        }
+    }
+    let events = collect(Client::with_model(Terse).stream("go", &toolkit())).await;
+    let announced: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCall(c) => Some(c.id.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(announced, ["call_0", "call_1"]);
+    let Some(Event::Done(result)) = events.last() else {
+        panic!("{events:?}")
+    };
+    assert_eq!((result.status, result.tool_call_count), (Status::Done, 2));
+}

@@ -289,3 +289,27 @@ async fn a_tampered_parked_run_is_refused_without_a_panic_and_nothing_runs() {
     );
     assert_eq!((runs(&deploys), runs(&wipes), runs(&adds)), (1, 1, 1));
 }
+
+#[tokio::test]
+async fn a_timeout_while_wait_for_waits_ends_the_call_cancelled_and_the_run_incomplete() {
+    let (toolkit, [deploys, ..]) = parking_toolkit();
+    let model = Scripted::new([calling(vec![
+        call("c1", "deploy", json!({})),
+        call("c2", "add", json!({})),
+    ])]);
+    let client = Client::with_model(model)
+        .timeout(std::time::Duration::from_millis(100))
+        .wait_for(|_: Request| std::future::pending::<Answer>());
+    let result = client.run("ship", &toolkit).await.unwrap();
+    assert_eq!(
+        (result.status, result.limit),
+        (Status::Incomplete, Some(toolnexus::client::Limit::Timeout))
+    );
+    let outputs: Vec<_> = result
+        .tool_calls
+        .iter()
+        .map(|r| r.output.as_str())
+        .collect();
+    assert_eq!(outputs, ["tool `deploy` was cancelled", "add({})"]);
+    assert_eq!(runs(&deploys), 1);
+}
