@@ -95,6 +95,11 @@ async fn a_parked_run_is_stored_read_back_by_a_fresh_client_and_resumed_running_
     let turn = parked.parked.as_ref().unwrap();
     assert_eq!(turn.calls.len(), 3);
     assert!(turn.results[2].is_pending(), "the other suspension is kept");
+    // What finished is recorded already: the parked run says what ran.
+    assert_eq!(
+        (parked.tool_call_count, parked.tool_calls[0].name.as_str()),
+        (1, "add")
+    );
     assert_eq!((runs(&deploys), runs(&wipes), runs(&adds)), (1, 1, 1));
 
     let dir = tempfile::tempdir().unwrap();
@@ -151,7 +156,8 @@ async fn a_parked_run_is_stored_read_back_by_a_fresh_client_and_resumed_running_
         (2, 2, 1, 2)
     );
     let outputs: Vec<_> = done.tool_calls.iter().map(|r| r.output.as_str()).collect();
-    assert_eq!(outputs, ["deploy done", r#"add({"a":1})"#, "wipe done"]);
+    // In the order run: `add` finished in the first turn, the others once answered.
+    assert_eq!(outputs, [r#"add({"a":1})"#, "deploy done", "wipe done"]);
     assert_eq!((done.turns, done.tool_call_count), (2, 3));
     assert_eq!((&done.pending, &done.parked), (&None, &None));
 }
@@ -310,6 +316,6 @@ async fn a_timeout_while_wait_for_waits_ends_the_call_cancelled_and_the_run_inco
         .iter()
         .map(|r| r.output.as_str())
         .collect();
-    assert_eq!(outputs, ["tool `deploy` was cancelled", "add({})"]);
+    assert_eq!(outputs, ["add({})", "tool `deploy` was cancelled"]);
     assert_eq!(runs(&deploys), 1);
 }
