@@ -191,3 +191,38 @@ async fn a_run_can_be_spawned_on_a_multi_threaded_runtime() {
     let spawned = tokio::spawn(async move { client.run("go", &toolkit).await });
     assert_eq!(spawned.await.unwrap().unwrap().status, Status::Done);
 }
+
+/// Two calls that each wait for the other: they finish only if the turn runs them at once.
+#[tokio::test]
+async fn the_calls_of_a_turn_run_at_once() {
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(2));
+    let meet = define_tool(
+        "meet",
+        "Waits for the other call",
+        json!({"type": "object"}),
+    )
+    .unwrap()
+    .run(move |_: serde_json::Value, _: toolnexus::ToolContext| {
+        let barrier = barrier.clone();
+        async move {
+            barrier.wait().await;
+            "met"
+        }
+    });
+    let model = Scripted::new([
+        calling(vec![
+            call("c1", "meet", json!({})),
+            call("c2", "meet", json!({})),
+        ]),
+        answering("both met"),
+    ]);
+    let client = Client::with_model(model).timeout(std::time::Duration::from_secs(20));
+    let result = client.run("go", &Toolkit::new().with(meet)).await.unwrap();
+    assert_eq!(result.status, Status::Done, "{:?}", result.tool_calls);
+    let outputs: Vec<_> = result
+        .tool_calls
+        .iter()
+        .map(|r| r.output.as_str())
+        .collect();
+    assert_eq!(outputs, ["met", "met"]);
+}
