@@ -116,3 +116,46 @@ async fn a_timeout_during_the_backoff_ends_the_run_incomplete() {
     );
     assert_eq!(model.calls(), 1);
 }
+
+/// Polls `future` to its end on this thread, woken by `Thread::unpark`: no async runtime.
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    struct Unpark(std::thread::Thread);
+    impl std::task::Wake for Unpark {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = std::task::Waker::from(std::sync::Arc::new(Unpark(std::thread::current())));
+    let mut cx = std::task::Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let std::task::Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+        std::thread::park();
+    }
+}
+
+/// The retry's wait and the run's timeout are on the toolkit's timer thread: a hand-rolled
+/// executor sees them as tokio does.
+#[test]
+fn backoff_and_timeout_need_no_async_runtime() {
+    let model = Scripted::new([
+        Turn::Fail(ModelError::http(503, "busy")),
+        answering("after the wait"),
+    ]);
+    let client = Client::with_model(model.clone()).retry_backoff(Duration::from_millis(40));
+    let started = Instant::now();
+    let result = block_on(client.run("go", &Toolkit::new())).unwrap();
+    assert_eq!((result.text.as_str(), model.calls()), ("after the wait", 2));
+    assert!(
+        started.elapsed() >= Duration::from_millis(20),
+        "{:?}",
+        started.elapsed()
+    );
+
+    let hanging =
+        Client::with_model(Scripted::new([Turn::Hang])).timeout(Duration::from_millis(50));
+    let result = block_on(hanging.run("go", &Toolkit::new())).unwrap();
+    assert_eq!(result.limit, Some(toolnexus::client::Limit::Timeout));
+}
