@@ -187,7 +187,8 @@ impl Client {
     /// How long a whole run may take (default: no limit), counted from its start (a resumed
     /// run counts from the resume). A model call in flight is dropped; tool calls in flight
     /// are cancelled and their results kept; the run ends [`Incomplete`](Status::Incomplete)
-    /// with [`Limit::Timeout`], everything that ran in its transcript.
+    /// with [`Limit::Timeout`], everything that ran in its transcript. A hook, a
+    /// `before_model` aside, runs to its end: the limit is seen once it returns.
     #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.budgets.timeout = Some(timeout);

@@ -14,34 +14,55 @@ use crate::result::suspend::{Answer, Request};
 use crate::toolkit::Toolkit;
 
 impl Run<'_> {
-    /// Settles a turn's results from call `from` on, in call order: a suspension answered
-    /// with `wait_for` or parked on; each finished call through `after_tool` and recorded.
-    /// Once all are settled they are appended to the transcript.
+    /// Settles a turn's results: the calls in `fresh` (their results new) that finished go
+    /// through `after_tool` and are recorded, in call order; then each suspension of the turn
+    /// is answered with `wait_for` (and recorded), or the run parks on the first. Once every
+    /// call has its result they are appended to the transcript.
     pub(crate) async fn settle(
         &mut self,
         calls: Vec<ToolCall>,
         mut results: Vec<ToolResult>,
-        from: usize,
+        fresh: impl IntoIterator<Item = usize>,
     ) -> TurnEnd {
         let refusal = self.client.budgets.max_tool_calls.map(|_| self.refusal());
-        for at in from..calls.len() {
-            if let Some(request) = results[at].pending() {
-                let Some(wait_for) = self.client.hooks.wait_for.clone() else {
-                    return self.park(calls, results, request);
-                };
-                let answering =
-                    self.toolkit
-                        .answer_call(&calls[at], &self.ctx, request, move |request| {
-                            wait_for(request)
-                        });
-                let (answered, limit) = self.watch.finish(answering, &self.ctx.cancel).await;
-                self.stopped = self.stopped.or(limit);
-                results[at] = self.counted(&calls[at], answered);
-            }
-            if refusal.as_ref() != Some(&results[at]) {
+        for at in fresh {
+            if !results[at].is_pending() && refusal.as_ref() != Some(&results[at]) {
                 self.record(&calls[at], &mut results[at]).await;
             }
         }
+        let Some(wait_for) = self.client.hooks.wait_for.clone() else {
+            let first = results.iter().find_map(ToolResult::pending);
+            if let Some(request) = first {
+                return self.park(calls, results, request);
+            }
+            return self.append(calls, results, refusal);
+        };
+        for at in 0..calls.len() {
+            let Some(request) = results[at].pending() else {
+                continue;
+            };
+            let wait_for = wait_for.clone();
+            let answering =
+                self.toolkit
+                    .answer_call(&calls[at], &self.ctx, request, move |request| {
+                        wait_for(request)
+                    });
+            let (answered, limit) = self.watch.finish(answering, &self.ctx.cancel).await;
+            self.stopped = self.stopped.or(limit);
+            results[at] = self.counted(&calls[at], answered);
+            self.record(&calls[at], &mut results[at]).await;
+        }
+        self.append(calls, results, refusal)
+    }
+
+    /// Appends a settled turn's results to the transcript; what ends the run after it, if
+    /// anything does.
+    fn append(
+        &mut self,
+        calls: Vec<ToolCall>,
+        results: Vec<ToolResult>,
+        refusal: Option<ToolResult>,
+    ) -> TurnEnd {
         let refused = refusal.is_some_and(|refusal| results.contains(&refusal));
         let results = calls
             .into_iter()
@@ -107,8 +128,8 @@ impl Run<'_> {
         TurnEnd::Parked
     }
 
-    /// The rest of a parked run: the pending call run once more with `answer`, the other
-    /// calls of its turn settled, then the turns.
+    /// The rest of a parked run: the pending call run once more with `answer` and recorded,
+    /// the turn's other suspensions answered or parked on, then the turns.
     async fn resume(
         mut self,
         turn: ParkedTurn,
@@ -125,7 +146,7 @@ impl Run<'_> {
         let (resumed, limit) = self.watch.finish(resuming, &self.ctx.cancel).await;
         self.stopped = limit;
         results[at] = self.counted(&calls[at], resumed);
-        match self.settle(calls, results, at).await {
+        match self.settle(calls, results, [at]).await {
             TurnEnd::Next => self.turns().await,
             TurnEnd::Parked => Ok(self.end(Status::Pending, None)),
             TurnEnd::Stop(limit) => Ok(self.end(Status::Incomplete, Some(limit))),
@@ -196,13 +217,16 @@ impl Client {
             );
             return Err(refuse(parked, message));
         }
+        if turn.results.len() != turn.calls.len() {
+            let message = format!(
+                "the parked turn is malformed: {} calls but {} results; nothing ran",
+                turn.calls.len(),
+                turn.results.len()
+            );
+            return Err(refuse(parked, message));
+        }
         let waiting = |result: &ToolResult| result.pending().is_some_and(|r| r.id == request.id);
-        let Some(at) = turn
-            .results
-            .iter()
-            .position(waiting)
-            .filter(|&at| at < turn.calls.len())
-        else {
+        let Some(at) = turn.results.iter().position(waiting) else {
             let message = format!(
                 "the parked turn has no call waiting on request `{}`; nothing ran",
                 request.id

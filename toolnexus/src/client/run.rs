@@ -277,7 +277,10 @@ impl Client {
     /// waits for a human ([`Status::Pending`], see [`resume`](Self::resume)).
     ///
     /// A model error that is not retryable, or retries used up, is a [`RunError`] naming the
-    /// API, the status and the message, carrying the run so far.
+    /// API, the status and the message, carrying the run so far (its transcript and tool
+    /// calls, [`Status::Incomplete`] with no [`limit`](RunResult::limit)).
+    ///
+    /// The future is `Send`: it can be spawned on a multi-threaded runtime.
     pub async fn run(
         &self,
         prompt: impl Into<String>,

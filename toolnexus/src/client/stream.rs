@@ -28,7 +28,7 @@ impl Client {
         &'a self,
         prompt: impl Into<String>,
         toolkit: &'a Toolkit,
-    ) -> impl Stream<Item = Event> + Send + 'a {
+    ) -> impl Stream<Item = Event> + Send + Unpin + 'a {
         let events = Events::default();
         let messages = self.opening(Vec::new(), prompt.into());
         let run = Run::new(

@@ -46,7 +46,8 @@ impl Run<'_> {
             results[at] = Some(result);
         }
         let results = results.into_iter().map(Option::unwrap_or_default).collect();
-        self.settle(as_run, results, 0).await
+        let fresh = 0..as_run.len();
+        self.settle(as_run, results, fresh).await
     }
 
     /// The answer to a call past `max_tool_calls`.
