@@ -6,30 +6,8 @@
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::process::{Command, Output};
 
-use crate::examples::example;
-
-/// Every variable that names a provider.
-const PROVIDERS: [&str; 5] = [
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "GEMINI_API_KEY",
-    "TOOLNEXUS_BASE_URL",
-    "TOOLNEXUS_MODEL",
-];
-
-/// Runs `chat` with none of [`PROVIDERS`] but `set`.
-fn chat(set: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(example("chat"));
-    for name in PROVIDERS {
-        command.env_remove(name);
-    }
-    command
-        .envs(set.iter().copied())
-        .output()
-        .expect("chat starts")
-}
+use crate::examples::chat;
 
 #[test]
 fn chat_without_a_provider_says_what_to_set() {

@@ -1160,3 +1160,23 @@ fn conformance_server_answers_a_wrong_argument_with_its_usage() {
         "{stderr}"
     );
 }
+
+/// Runs `examples/chat` (feature `client`; its tests are in `chat.rs`) with none of the
+/// variables that name a provider but `set`.
+#[cfg(feature = "client")]
+pub fn chat(set: &[(&str, &str)]) -> std::process::Output {
+    let mut command = Command::new(example("chat"));
+    for name in [
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "GEMINI_API_KEY",
+        "TOOLNEXUS_BASE_URL",
+        "TOOLNEXUS_MODEL",
+    ] {
+        command.env_remove(name);
+    }
+    command
+        .envs(set.iter().copied())
+        .output()
+        .expect("chat starts")
+}
