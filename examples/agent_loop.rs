@@ -1,21 +1,25 @@
-//! One tool-calling loop, written once, for OpenAI Chat Completions, OpenAI Responses,
+//! The tool-calling loop of `toolnexus::client` on OpenAI Chat Completions, OpenAI Responses,
 //! Anthropic Messages and Gemini, against a scripted stand-in model (no network, no API key).
 //!
-//! The model's replies are canned JSON in each API's real response shape. Everything else is
-//! what you wire to a real provider: send the toolkit's definitions for that API as `tools`,
-//! read the reply's calls with `tool_calls`, run them all at once with `run_calls` (a tool
-//! that suspends for a login is answered with `call_with`), append `tool_results` and ask
+//! The model's replies are canned JSON in each API's real response shape, read into a
+//! `Reply` by a small `Model` of our own; `Client` does the rest: sends the toolkit's
+//! definitions for that API, runs each turn's calls at once, sends the results back and asks
 //! again until the model stops calling tools. The script has a turn with three calls at once
-//! (one fails, one returns an image) and a deploy that waits for a login.
+//! (one fails, one returns an image) and a deploy that waits for a login: the run parks on it,
+//! is stored as JSON, and a fresh client resumes it with the user's answer.
 //!
 //! Run it with `cargo run --example agent_loop`.
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use toolnexus::client::{
+    Client, Message, Model, ModelError, ModelRequest, Reply, RunResult, Status,
+};
 use toolnexus::serde_json::{self, Value, json};
 use toolnexus::{
-    Answer, Api, ContentPart, Request, ToolContext, ToolResult, Toolkit, auth_required,
-    parts::ContentPartError, tool, tool_calls, tool_results, tools,
+    Answer, Api, BoxFuture, ContentPart, ToolContext, ToolResult, Toolkit, auth_required,
+    parts::ContentPartError, tool, tool_calls, tools,
 };
 
 /// Current temperature in a city, in °C.
@@ -46,7 +50,7 @@ fn deploy(
     service: String,
     ctx: &ToolContext,
 ) -> ToolResult {
-    // First call: no answer yet, so suspend and ask for a login. After the login, `call_with`
+    // First call: no answer yet, so suspend and ask for a login; the run parks. `resume`
     // runs the tool again with the answer in the context.
     match ctx.answer.as_ref().and_then(|answer| answer.data.as_ref()) {
         Some(data) => ToolResult::ok(format!(
@@ -57,90 +61,115 @@ fn deploy(
     }
 }
 
-/// What `call_with` does when a tool suspends: show the prompt and url to the user, wait for
-/// them, and hand back their answer. A real app would open a browser or post a message here.
-async fn wait_for_login(request: Request) -> Answer {
+/// A stand-in for a provider speaking `api`: each turn it answers with the script's canned
+/// body in that API's real response shape, read as any reply is (the `client` feature's HTTP
+/// models read real bodies). No network, no API key.
+struct Canned {
+    api: Api,
+}
+
+impl Model for Canned {
+    fn api(&self) -> Api {
+        self.api
+    }
+
+    fn name(&self) -> &str {
+        "canned"
+    }
+
+    fn reply<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<Reply, ModelError>> {
+        // The script's turn is read off the transcript, so a resumed run goes on where it was.
+        let turn = (request.messages.iter())
+            .filter(|message| matches!(message, Message::Assistant { .. }))
+            .count();
+        let body = model(self.api, turn);
+        let reply = tool_calls(self.api, &body)
+            .map(|calls| Reply {
+                text: text_of(self.api, &body),
+                tool_calls: calls,
+                ..Reply::default()
+            })
+            .map_err(|error| ModelError::fatal(error.to_string()));
+        Box::pin(std::future::ready(reply))
+    }
+}
+
+/// The text of a canned body.
+fn text_of(api: Api, body: &Value) -> String {
+    let texts: Vec<&Value> = match api {
+        Api::OpenAiChat => vec![&body["choices"][0]["message"]["content"]],
+        Api::OpenAiResponses => (body["output"].as_array().into_iter().flatten())
+            .filter(|item| item["type"] == "message")
+            .map(|item| &item["content"][0]["text"])
+            .collect(),
+        Api::Anthropic => (body["content"].as_array().into_iter().flatten())
+            .map(|block| &block["text"])
+            .collect(),
+        Api::Gemini => (body["candidates"][0]["content"]["parts"]
+            .as_array()
+            .into_iter()
+            .flatten())
+        .map(|part| &part["text"])
+        .collect(),
+    };
+    texts.into_iter().filter_map(Value::as_str).collect()
+}
+
+/// When the current turn's calls started, and how many are still running.
+type TurnClock = Arc<Mutex<(Instant, usize)>>;
+
+/// A client for `api` that prints each turn's calls and results as they finish.
+fn client(api: Api, clock: &TurnClock) -> Client {
+    let (started, finished) = (clock.clone(), clock.clone());
+    Client::with_model(Canned { api })
+        .tool_context(ToolContext {
+            timeout: Some(Duration::from_secs(30)),
+            ..Default::default()
+        })
+        .after_model(move |reply| {
+            *started.lock().unwrap() = (Instant::now(), reply.tool_calls.len());
+            std::future::ready(())
+        })
+        .after_tool(move |call, result| {
+            println!("  > {} {} => {}", call.name, call.arguments, result.output);
+            let mut clock = finished.lock().unwrap();
+            clock.1 = clock.1.saturating_sub(1);
+            if clock.1 == 0 {
+                println!(
+                    "  turn done: its calls ran at once, in {:?}",
+                    clock.0.elapsed()
+                );
+            }
+            std::future::ready(result)
+        })
+}
+
+/// One run on `api`. The login `deploy` waits for parks the run; the parked run is stored as
+/// JSON, and once the user has signed in a fresh client resumes it with their answer.
+async fn agent_loop(api: Api, toolkit: &Toolkit) -> RunResult {
+    let clock = TurnClock::new(Mutex::new((Instant::now(), 0)));
+    let prompt = "Weather in Paris and Atlantis? Show me the dashboard, then deploy api.";
+    let parked = client(api, &clock)
+        .run(prompt, toolkit)
+        .await
+        .expect("the canned model never fails");
+    assert_eq!(parked.status, Status::Pending);
+    let request = parked.pending.clone().expect("parked on the login");
     println!(
         "  ~ suspended ({}): {} -> {}",
         request.kind,
         request.prompt,
         request.url.as_deref().unwrap_or("(no url)")
     );
-    let mut data = serde_json::Map::new();
-    data.insert("user".to_owned(), json!("ana@example.com"));
-    Answer {
-        id: request.id,
-        ok: true,
-        data: Some(data),
-        reason: None,
-    }
-}
+    // Plain data: a file, a database row, a queue message; resumed here or in another process.
+    let stored = serde_json::to_string(&parked).expect("a RunResult serializes");
 
-/// The loop, the same for every API: ask, run the calls, answer them, until no calls come.
-async fn agent_loop(api: Api, toolkit: &Toolkit) -> Vec<Value> {
-    let ctx = ToolContext {
-        timeout: Some(Duration::from_secs(30)),
-        ..Default::default()
-    };
-    let mut conversation = vec![user_prompt(
-        api,
-        "Weather in Paris and Atlantis? Show me the dashboard, then deploy api.",
-    )];
-    for turn in 0.. {
-        let reply = model(api, turn); // POST the conversation and `tools`, get the reply
-        conversation.extend(assistant_turn(api, &reply));
-        let calls = tool_calls(api, &reply).expect("the provider's own response shape");
-        if calls.is_empty() {
-            break;
-        }
-        let started = Instant::now();
-        let mut results = toolkit.run_calls(&calls, &ctx).await;
-        println!(
-            "  ran {} call(s) at once in {:?}",
-            calls.len(),
-            started.elapsed()
-        );
-        for (call, result) in calls.iter().zip(&mut results) {
-            if result.is_pending() {
-                let args = serde_json::from_str(&call.arguments).unwrap_or_else(|_| json!({}));
-                *result = toolkit
-                    .call_with(&call.name, args, &ctx, wait_for_login)
-                    .await;
-            }
-            println!("  > {} {} => {}", call.name, call.arguments, result.output);
-        }
-        conversation.extend(tool_results(api, &calls, &results));
-    }
-    conversation
-}
-
-/// The tool definitions each API takes as `tools`.
-fn definitions(api: Api, toolkit: &Toolkit) -> Value {
-    match api {
-        Api::OpenAiChat => toolkit.to_openai(),
-        Api::OpenAiResponses => toolkit.to_openai_responses(),
-        Api::Anthropic => toolkit.to_anthropic(),
-        Api::Gemini => toolkit.to_gemini(),
-    }
-}
-
-/// The user's first message.
-fn user_prompt(api: Api, text: &str) -> Value {
-    match api {
-        Api::Gemini => json!({"role": "user", "parts": [{"text": text}]}),
-        _ => json!({"role": "user", "content": text}),
-    }
-}
-
-/// The model's turn as it goes back into the conversation: a response carries more than that.
-fn assistant_turn(api: Api, reply: &Value) -> Vec<Value> {
-    match api {
-        Api::OpenAiChat => vec![reply["choices"][0]["message"].clone()],
-        // Every output item goes back, reasoning included.
-        Api::OpenAiResponses => reply["output"].as_array().cloned().unwrap_or_default(),
-        Api::Anthropic => vec![json!({"role": "assistant", "content": reply["content"]})],
-        Api::Gemini => vec![reply["candidates"][0]["content"].clone()],
-    }
+    let mut signed_in = serde_json::Map::new();
+    signed_in.insert("user".to_owned(), json!("ana@example.com"));
+    let answer = Answer::approve(&request).with_data(signed_in);
+    let parked: RunResult = serde_json::from_str(&stored).expect("read back");
+    let resumed = client(api, &clock).resume(parked, answer, toolkit).await;
+    resumed.expect("the answer is to the pending request")
 }
 
 /// The stand-in for the provider: the script's turn `turn`, in `api`'s response shape.
@@ -215,16 +244,19 @@ fn model(api: Api, turn: usize) -> Value {
 async fn main() {
     let toolkit = Toolkit::new().with_all(tools![get_weather, screenshot, deploy]);
     for api in Api::ALL {
+        println!("# {api}\n");
+        let result = agent_loop(api, &toolkit).await;
         println!(
-            "# {api}\n\ntools: {}\n",
-            compact(&definitions(api, &toolkit))
+            "\n{:?} after {} turns and {} tool calls; the transcript:",
+            result.status, result.turns, result.tool_call_count
         );
-        let conversation = agent_loop(api, &toolkit).await;
-        println!("\ntranscript:");
-        for message in &conversation {
-            println!("{}", compact(message));
+        for message in &result.messages {
+            println!(
+                "{}",
+                compact(&serde_json::to_value(message).expect("messages serialize"))
+            );
         }
-        println!();
+        println!("{}\n", result.text);
     }
 }
 

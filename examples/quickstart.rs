@@ -1,15 +1,19 @@
-//! The toolnexus quickstart: three plain Rust functions become LLM tools.
+//! The toolnexus quickstart: three plain Rust functions become LLM tools, and a `Client` runs
+//! the tool-calling loop with them.
 //!
 //! It prints the tools as OpenAI sees them, checks that every provider's schema says exactly
-//! what the tools accept, then runs a scripted list of tool calls exactly as a model sends
-//! them (a name and a raw JSON arguments string) and prints each result.
+//! what the tools accept, then runs the loop against a scripted stand-in model (no network,
+//! no API key): its first reply makes six tool calls exactly as a model sends them (a name and
+//! a raw JSON arguments string, one with bad arguments, one to a tool that does not exist),
+//! the loop runs them all at once and sends the results back, and the model answers.
 //!
 //! Run it with `cargo run --example quickstart`.
 
 use serde::Deserialize;
+use toolnexus::client::{Client, Message, Model, ModelError, ModelRequest, Reply};
 use toolnexus::{
-    ContentPart, JsonSchema, Profile, ToolContext, Toolkit, parts::ContentPartError, serde_json,
-    tool, tools,
+    Api, BoxFuture, ContentPart, JsonSchema, Profile, ToolCall, Toolkit, parts::ContentPartError,
+    serde_json, tool, tools,
 };
 
 /// Adds two numbers.
@@ -74,6 +78,54 @@ fn screenshot() -> Result<ContentPart, ContentPartError> {
     toolnexus::parts::attach(path)
 }
 
+/// The calls the scripted model makes, as a model sends them.
+const CALLS: [(&str, &str); 6] = [
+    ("add", r#"{"a": 2, "b": 40}"#),
+    ("get_weather", r#"{"city": "Paris", "unit": "fahrenheit"}"#),
+    ("get_weather", r#"{"city": "Atlantis"}"#),
+    ("get_weather", r#"{"city": "Oslo", "days": "three"}"#),
+    ("screenshot", ""),
+    ("send_email", r#"{"to": "ana@example.com"}"#),
+];
+
+/// A stand-in for a real model (with the `client` feature, `Client::new(Api::OpenAiChat,
+/// "gpt-5")` and an API key): it makes the calls above, then answers from their results.
+struct ScriptedModel;
+
+impl Model for ScriptedModel {
+    fn api(&self) -> Api {
+        Api::OpenAiChat
+    }
+
+    fn name(&self) -> &str {
+        "scripted"
+    }
+
+    fn reply<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<Reply, ModelError>> {
+        let reply = match request.messages.last() {
+            Some(Message::Tool { results }) => Reply {
+                text: format!(
+                    "I read {} results; 2 + 40 = {}.",
+                    results.len(),
+                    results[0].result.output
+                ),
+                ..Reply::default()
+            },
+            _ => Reply {
+                tool_calls: (CALLS.iter().enumerate())
+                    .map(|(i, (name, arguments))| ToolCall {
+                        id: format!("call_{i}"),
+                        name: (*name).to_owned(),
+                        arguments: (*arguments).to_owned(),
+                    })
+                    .collect(),
+                ..Reply::default()
+            },
+        };
+        Box::pin(std::future::ready(Ok(reply)))
+    }
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let toolkit = Toolkit::new().with_all(tools![add, get_weather, screenshot]);
@@ -93,24 +145,30 @@ async fn main() {
     }
     println!();
 
-    println!("# Tool calls, as a model sends them\n");
-    let calls = [
-        ("add", r#"{"a": 2, "b": 40}"#),
-        ("get_weather", r#"{"city": "Paris", "unit": "fahrenheit"}"#),
-        ("get_weather", r#"{"city": "Atlantis"}"#),
-        ("get_weather", r#"{"city": "Oslo", "days": "three"}"#),
-        ("screenshot", ""),
-        ("send_email", r#"{"to": "ana@example.com"}"#),
-    ];
-    let ctx = ToolContext::default();
-    for (name, arguments) in calls {
-        let result = toolkit.execute_json(name, arguments, &ctx).await;
-        println!("{name}({arguments})");
-        println!(
-            "  => {}",
-            serde_json::to_string(&result).expect("results serialize")
-        );
+    println!("# The loop: the model's calls run at once, their results go back\n");
+    let client = Client::with_model(ScriptedModel).system("You are a helpful assistant.");
+    let result = client
+        .run("Add 2 and 40, then the weather in Paris.", &toolkit)
+        .await
+        .expect("the scripted model never fails");
+    // The transcript holds each call beside its result, as the model read it.
+    let calls = result.messages.iter().filter_map(|message| match message {
+        Message::Assistant { tool_calls, .. } => Some(tool_calls),
+        _ => None,
+    });
+    let results = result.messages.iter().filter_map(|message| match message {
+        Message::Tool { results } => Some(results),
+        _ => None,
+    });
+    for (call, answer) in calls.flatten().zip(results.flatten()) {
+        println!("{}({})", call.name, call.arguments);
+        let json = serde_json::to_string(&answer.result).expect("results serialize");
+        println!("  => {json}");
     }
+    println!(
+        "\n{:?} after {} turns and {} tool calls: {}",
+        result.status, result.turns, result.tool_call_count, result.text
+    );
 }
 
 fn pretty(value: &serde_json::Value) -> String {

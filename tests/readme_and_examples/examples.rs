@@ -51,7 +51,7 @@ fn has(text: &str, wanted: &str) {
 }
 
 #[test]
-fn quickstart_prints_its_tools_and_the_result_of_each_scripted_call() {
+fn quickstart_prints_its_tools_and_runs_the_loop_over_the_scripted_calls() {
     let out = run("quickstart");
     for tool in ["add", "get_weather", "screenshot"] {
         has(&out, &format!("\"name\": \"{tool}\""));
@@ -86,6 +86,10 @@ fn quickstart_prints_its_tools_and_the_result_of_each_scripted_call() {
         r#"screenshot()
   => {"output":"image (image/png, 82 bytes)","isError":false,"parts":[{"type":"image","mimeType":"image/png""#,
     );
+    has(
+        &out,
+        "Done after 2 turns and 6 tool calls: I read 6 results; 2 + 40 = 42.",
+    );
 }
 
 #[test]
@@ -116,7 +120,7 @@ fn deploy_prints_each_outcome_and_completes_the_approved_production_deploy() {
 }
 
 #[test]
-fn agent_loop_runs_the_same_loop_to_the_end_against_all_four_apis() {
+fn agent_loop_runs_the_client_s_loop_to_the_end_against_all_four_apis() {
     let out = run("agent_loop");
     let sections: Vec<&str> = out.split("\n# ").collect();
     assert_eq!(sections.len(), 4, "{out}");
@@ -127,7 +131,9 @@ fn agent_loop_runs_the_same_loop_to_the_end_against_all_four_apis() {
         "Gemini",
     ]) {
         has(section, api);
-        has(section, "ran 3 call(s) at once");
+        has(section, "turn done: its calls ran at once");
+        // Parked on the login, stored, resumed by a fresh client: nothing ran twice.
+        has(section, "Done after 3 turns and 4 tool calls");
         has(
             section,
             "> get_weather {\"city\":\"Paris\"} => Paris: 18°C, dry",
@@ -1155,4 +1161,24 @@ fn conformance_server_answers_a_wrong_argument_with_its_usage() {
         stderr.contains("usage: conformance_server [--http ADDR [--stateless]]"),
         "{stderr}"
     );
+}
+
+/// Runs `examples/chat` (feature `client`; its tests are in `chat.rs`) with none of the
+/// variables that name a provider but `set`.
+#[cfg(feature = "client")]
+pub fn chat(set: &[(&str, &str)]) -> std::process::Output {
+    let mut command = Command::new(example("chat"));
+    for name in [
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "GEMINI_API_KEY",
+        "TOOLNEXUS_BASE_URL",
+        "TOOLNEXUS_MODEL",
+    ] {
+        command.env_remove(name);
+    }
+    command
+        .envs(set.iter().copied())
+        .output()
+        .expect("chat starts")
 }

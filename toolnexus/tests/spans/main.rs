@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod client;
 mod fields;
 mod fmt;
 mod otel;

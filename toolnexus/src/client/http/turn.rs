@@ -1,0 +1,250 @@
+//! One turn over HTTP: the request sent (body, URL, headers), and its answer read whole or as
+//! server-sent events, every fault a [`ModelError`].
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures_core::Stream;
+use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue, RETRY_AFTER};
+use serde_json::Value;
+
+use crate::client::http::HttpModel;
+use crate::client::http::endpoint;
+use crate::client::http::fault;
+use crate::client::model::{BoxStream, Model, ModelError, ModelEvent, ModelRequest, Reply};
+use crate::provider::tool_call::Api;
+use crate::provider::transcript::{ReplyStream, SseDecoder, read_reply, request_body};
+use crate::tool::future::BoxFuture;
+
+impl Model for HttpModel {
+    fn api(&self) -> Api {
+        self.api
+    }
+
+    fn name(&self) -> &str {
+        &self.model
+    }
+
+    fn reply<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<Reply, ModelError>> {
+        Box::pin(async move {
+            let response = self.send(request, false).await?;
+            let bytes = response
+                .bytes()
+                .await
+                .map_err(|error| fault::transport_error(&error))?;
+            let body: Value = serde_json::from_slice(&bytes).map_err(|error| {
+                ModelError::fatal(format!("the {} reply is not JSON: {error}", self.api))
+            })?;
+            read_reply(self.api, &body).map_err(|error| ModelError::fatal(error.to_string()))
+        })
+    }
+
+    fn stream<'a>(
+        &'a self,
+        request: ModelRequest<'a>,
+    ) -> BoxStream<'a, Result<ModelEvent, ModelError>> {
+        let turn = StreamedTurn {
+            model: self,
+            stage: Stage::Start(request),
+            queued: VecDeque::new(),
+        };
+        Box::pin(TurnStream {
+            turn: Some(turn),
+            next: None,
+        })
+    }
+}
+
+impl HttpModel {
+    /// POSTs one turn; a status other than 2xx is the provider's error, read from its body.
+    async fn send(
+        &self,
+        request: ModelRequest<'_>,
+        stream: bool,
+    ) -> Result<reqwest::Response, ModelError> {
+        let http = self.http()?;
+        let mut body = request_body(
+            self.api,
+            &self.model,
+            request.messages,
+            request.tools,
+            stream,
+        );
+        if let Value::Object(fields) = &mut body {
+            fields.extend(
+                self.params
+                    .iter()
+                    .map(|(key, value)| (key.clone(), value.clone())),
+            );
+        }
+        let url = endpoint::turn_url(self.api, &self.base_url, &self.model, stream);
+        let mut post = http
+            .post(url)
+            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        let key = self.api_key.as_ref().map(|key| key.expose());
+        for (name, value) in endpoint::auth_headers(self.api, key) {
+            let mut value = HeaderValue::from_str(&value).map_err(|_| {
+                ModelError::fatal(format!("the value of `{name}` is not a valid header value"))
+            })?;
+            value.set_sensitive(true);
+            post = post.header(name, value);
+        }
+        for (name, value) in &self.headers {
+            let invalid =
+                || ModelError::fatal(format!("header `{name}` is not a valid HTTP header"));
+            let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid())?;
+            let mut value = HeaderValue::from_str(value).map_err(|_| invalid())?;
+            value.set_sensitive(true);
+            post = post.header(name, value);
+        }
+        // A `Value` always serializes.
+        let bytes = serde_json::to_vec(&body).unwrap_or_default();
+        let response = post
+            .body(bytes)
+            .send()
+            .await
+            .map_err(|error| fault::transport_error(&error))?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let retry_after = response
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        // An error body that cannot be read still leaves the status to report.
+        let body = response.bytes().await.unwrap_or_default();
+        let mut error = fault::status_error(status.as_u16(), retry_after.as_deref(), &body);
+        // Some providers quote the key they refused; it goes no further than here.
+        if let Some(key) = key.filter(|key| !key.is_empty()) {
+            error.message = error.message.replace(key, "<redacted>");
+        }
+        Err(error)
+    }
+}
+
+/// Where a streamed turn is.
+enum Stage<'a> {
+    /// Not sent yet.
+    Start(ModelRequest<'a>),
+    /// Reading the answer's events.
+    Reading {
+        response: reqwest::Response,
+        decoder: SseDecoder,
+        reply: Box<ReplyStream>,
+    },
+    /// Done, or failed.
+    Ended,
+}
+
+/// A streamed turn's state between events.
+struct StreamedTurn<'a> {
+    model: &'a HttpModel,
+    stage: Stage<'a>,
+    /// Events read but not yet yielded (one chunk of bytes may hold several).
+    queued: VecDeque<Result<ModelEvent, ModelError>>,
+}
+
+impl<'a> StreamedTurn<'a> {
+    /// The next event and the state after it; `None` once the turn ended (after
+    /// [`ModelEvent::Done`] or an error).
+    async fn next(mut self) -> Option<(Result<ModelEvent, ModelError>, Self)> {
+        loop {
+            if let Some(item) = self.queued.pop_front() {
+                return Some((item, self));
+            }
+            match std::mem::replace(&mut self.stage, Stage::Ended) {
+                Stage::Ended => return None,
+                Stage::Start(request) => match self.model.send(request, true).await {
+                    Ok(response) => {
+                        self.stage = Stage::Reading {
+                            response,
+                            decoder: SseDecoder::new(),
+                            reply: Box::new(ReplyStream::new(self.model.api)),
+                        }
+                    }
+                    Err(error) => self.queued.push_back(Err(error)),
+                },
+                Stage::Reading {
+                    mut response,
+                    mut decoder,
+                    mut reply,
+                } => match response.chunk().await {
+                    Ok(Some(bytes)) => match read_events(&mut decoder, &mut reply, &bytes) {
+                        Ok(events) => {
+                            self.queued.extend(events.into_iter().map(Ok));
+                            self.stage = Stage::Reading {
+                                response,
+                                decoder,
+                                reply,
+                            };
+                        }
+                        Err(error) => self.queued.push_back(Err(error)),
+                    },
+                    // The stream ended: whole, or cut short (which `finish` refuses).
+                    Ok(None) => self.queued.push_back(
+                        reply
+                            .finish()
+                            .map(ModelEvent::Done)
+                            .map_err(|error| ModelError::fatal(error.to_string())),
+                    ),
+                    Err(error) => self.queued.push_back(Err(fault::transport_error(&error))),
+                },
+            }
+        }
+    }
+}
+
+/// The text pieces and tool calls in one chunk of the stream's bytes.
+fn read_events(
+    decoder: &mut SseDecoder,
+    reply: &mut ReplyStream,
+    bytes: &[u8],
+) -> Result<Vec<ModelEvent>, ModelError> {
+    let mut events = Vec::new();
+    for event in decoder.push(bytes) {
+        let read = reply
+            .push(&event)
+            .map_err(|error| ModelError::fatal(error.to_string()))?;
+        events.extend(read);
+    }
+    Ok(events)
+}
+
+/// A [`StreamedTurn`] as a [`Stream`]: each poll drives its `next` step.
+struct TurnStream<'a> {
+    turn: Option<StreamedTurn<'a>>,
+    next: Option<StepFuture<'a>>,
+}
+
+/// One step of a [`StreamedTurn`].
+type StepFuture<'a> = BoxFuture<'a, Option<(Result<ModelEvent, ModelError>, StreamedTurn<'a>)>>;
+
+impl Stream for TurnStream<'_> {
+    type Item = Result<ModelEvent, ModelError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        if this.next.is_none() {
+            match this.turn.take() {
+                Some(turn) => this.next = Some(Box::pin(turn.next())),
+                None => return Poll::Ready(None),
+            }
+        }
+        let Some(step) = this.next.as_mut() else {
+            return Poll::Ready(None);
+        };
+        match step.as_mut().poll(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(step) => {
+                this.next = None;
+                Poll::Ready(step.map(|(item, turn)| {
+                    this.turn = Some(turn);
+                    item
+                }))
+            }
+        }
+    }
+}
