@@ -10,6 +10,8 @@ use crate::client::message::{Message, ToolReturn};
 use crate::result::part::{ContentPart, describe_part};
 use crate::tool::future::BoxFuture;
 
+use super::Client;
+
 /// The summarizer [`Compactor::summarize`] takes: an `async fn(&[Message]) -> String` (or a
 /// closure of that shape) whose future is `Send`. Implemented for every such function; not
 /// meant to be implemented by hand.
@@ -205,5 +207,30 @@ fn describe_parts(parts: &mut [ContentPart]) {
         if part.media().is_some() {
             *part = ContentPart::text(describe_part(part));
         }
+    }
+}
+
+impl Client {
+    /// Sends each model call through `compactor` (SPEC §16B): a
+    /// [`before_model`](Self::before_model) hook, so the run's own transcript
+    /// ([`RunResult::messages`](crate::client::RunResult::messages)) stays whole while each
+    /// request stays within the budget.
+    ///
+    /// ```
+    /// use toolnexus::client::{Client, Compactor, Message};
+    ///
+    /// async fn summarize(older: &[Message]) -> String {
+    ///     format!("The user and the assistant exchanged {} messages.", older.len())
+    /// }
+    /// # fn with(client: Client) -> Client {
+    /// client.compactor(Compactor::new(8_000).summarize(summarize))
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn compactor(self, compactor: Compactor) -> Self {
+        self.before_model(move |messages, tools| {
+            let compactor = compactor.clone();
+            async move { (compactor.compact(messages).await, tools) }
+        })
     }
 }

@@ -416,15 +416,49 @@ impl Toolkit {
         // Boxed: the wait for an answer and the second run take more room than the first
         // run, and a future is as large as its largest state; a call that does not suspend
         // (nearly every one, and a task for as long as it runs) keeps the small one.
-        Box::pin(self.answer_then_resume(name, args, ctx, request, wait_for)).await
+        let call = Suspended {
+            id: "",
+            name,
+            args: Arguments::Value(args),
+        };
+        Box::pin(self.wait_then_resume(call, ctx, request, wait_for)).await
     }
 
-    /// [`call_with`](Self::call_with) once the first run suspended on `request`: the wait,
-    /// the answer's checks and the second run.
-    async fn answer_then_resume<W, Fut>(
+    /// [`call_with`](Self::call_with)'s rule for the call `id` of a turn (its raw arguments
+    /// `args`) that suspended on `request`: `wait_for` asked, then the answer's checks and the
+    /// second run. What the run's loop does with each suspension when it has a `wait_for`.
+    pub(crate) async fn answer_call<W, Fut>(
         &self,
-        name: &str,
-        args: Value,
+        call: &crate::provider::tool_call::ToolCall,
+        ctx: &ToolContext,
+        request: Request,
+        wait_for: W,
+    ) -> ToolResult
+    where
+        W: FnOnce(Request) -> Fut,
+        Fut: Future<Output = Answer>,
+    {
+        let call = Suspended::of(call);
+        Box::pin(self.wait_then_resume(call, ctx, request, wait_for)).await
+    }
+
+    /// The second run of a call of a turn that suspended on `request`, with `answer` (SPEC
+    /// §10 steps 3-4, §10B): what resuming a parked run does with its pending call.
+    pub(crate) async fn resume_call(
+        &self,
+        call: &crate::provider::tool_call::ToolCall,
+        ctx: &ToolContext,
+        request: &Request,
+        answer: Answer,
+    ) -> ToolResult {
+        let asked = crate::decode::answers::asked_schema(request);
+        Box::pin(self.resume(Suspended::of(call), ctx, &request.prompt, asked, answer)).await
+    }
+
+    /// The wait for an answer (cancelled with `ctx.cancel`), then [`resume`](Self::resume).
+    async fn wait_then_resume<W, Fut>(
+        &self,
+        call: Suspended<'_>,
         ctx: &ToolContext,
         request: Request,
         wait_for: W,
@@ -436,26 +470,60 @@ impl Toolkit {
         let prompt = request.prompt.clone();
         let asked = crate::decode::answers::asked_schema(&request).cloned();
         let Some(answer) = until_cancelled(&ctx.cancel, wait_for(request)).await else {
-            return Stop::Cancelled.result(name);
+            return Stop::Cancelled.result(call.name);
         };
+        self.resume(call, ctx, &prompt, asked.as_ref(), answer)
+            .await
+    }
+
+    /// SPEC §10 steps 3-4 once `answer` came: declined, refused by the §10B check, or the
+    /// second run, whose own suspension is `unresolved: <prompt>`.
+    async fn resume(
+        &self,
+        call: Suspended<'_>,
+        ctx: &ToolContext,
+        prompt: &str,
+        asked: Option<&serde_json::Map<String, Value>>,
+        answer: Answer,
+    ) -> ToolResult {
         if !answer.ok {
             // Every port prints exactly this, whatever the reason: the reason is advisory.
             return ToolResult::error(format!("declined/expired: {prompt}"));
         }
         // SPEC §10B: the answer is checked like arguments before the tool sees it.
-        if let Err(refused) = crate::decode::answers::check_answer(name, asked.as_ref(), &answer) {
+        if let Err(refused) = crate::decode::answers::check_answer(call.name, asked, &answer) {
             return refused;
         }
         let resumed = ToolContext {
             answer: Some(answer),
             ..ctx.clone()
         };
-        let second = self.execute(name, args, &resumed).await;
+        let second = match call.args {
+            Arguments::Value(args) => self.execute_as(call.id, call.name, args, &resumed).await,
+            Arguments::Text(args) => self.guarded_json(call.id, call.name, args, &resumed).await,
+        };
         // The first request's prompt, as every port prints it: the loop never asks twice.
         if second.is_pending() {
             return ToolResult::error(format!("unresolved: {prompt}"));
         }
         second
+    }
+}
+
+/// A call that suspended: what its second run needs.
+struct Suspended<'a> {
+    id: &'a str,
+    name: &'a str,
+    args: Arguments<'a>,
+}
+
+impl<'a> Suspended<'a> {
+    fn of(call: &'a crate::provider::tool_call::ToolCall) -> Self {
+        Self {
+            id: &call.id,
+            name: &call.name,
+            args: Arguments::Text(&call.arguments),
+        }
     }
 }
 

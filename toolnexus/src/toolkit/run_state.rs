@@ -111,6 +111,12 @@ impl Toolkit {
         self
     }
 
+    /// Counts `result`, a call of `name` that ran outside [`run_calls_in`](Self::run_calls_in)
+    /// (a suspended call's second run), in `run` as that would have.
+    pub(crate) fn count_in(&self, run: &mut RunState, name: &str, result: &mut ToolResult) {
+        run.count(name, || self.budget(name), result);
+    }
+
     /// The retry budget of `tool`: its own, else the toolkit's.
     fn budget(&self, name: &str) -> u32 {
         self.get(name)

@@ -4,6 +4,7 @@
 mod memory;
 #[cfg(feature = "redis")]
 mod redis;
+mod run;
 
 use std::fmt;
 
@@ -16,6 +17,7 @@ use crate::tool::future::BoxFuture;
 pub use memory::InMemoryConversations;
 #[cfg(feature = "redis")]
 pub use redis::RedisConversations;
+pub use run::{ConversationRun, ConversationRunError};
 
 /// One stored conversation: its transcript, and the run parked on a human, if one is.
 ///
