@@ -45,8 +45,8 @@ mod conversations;
 mod estimate;
 mod hooks;
 mod limits;
-mod message;
-mod model;
+pub(crate) mod message;
+pub(crate) mod model;
 mod outcome;
 mod park;
 mod retry;
@@ -60,6 +60,12 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// Each API's wire for a run: the request body rendered from the transcript, and the reply
+/// read back whole or from its server-sent events (what an HTTP transport, or a user's own,
+/// sends and reads).
+pub use crate::provider::transcript::{
+    ReplyStream, SseDecoder, SseEvent, read_reply, request_body,
+};
 pub use compact::{Compactor, Summarize};
 #[cfg(feature = "redis")]
 pub use conversations::RedisConversations;

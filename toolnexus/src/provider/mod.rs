@@ -18,10 +18,13 @@ pub(crate) mod loss;
 pub(crate) mod mcp_result;
 pub(crate) mod openai;
 pub(crate) mod profile;
+pub(crate) mod rendering;
 mod rewrite;
 pub(crate) mod search;
 pub(crate) mod search_names;
+pub(crate) mod sse;
 pub(crate) mod tool_call;
+pub(crate) mod transcript;
 pub(crate) mod turn;
 
 use std::sync::Arc;

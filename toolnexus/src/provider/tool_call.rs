@@ -86,6 +86,9 @@ pub struct ResponseError {
     path: String,
     expected: &'static str,
     found: &'static str,
+    /// What went wrong when it is not a value of the wrong shape: a stream that ended early,
+    /// an event that is not JSON, an error event the provider sent.
+    problem: Option<String>,
 }
 
 impl ResponseError {
@@ -103,10 +106,25 @@ impl ResponseError {
     pub fn expected(&self) -> &str {
         self.expected
     }
+
+    /// A reply that went wrong other than by a value's shape (`problem` says how): a stream
+    /// cut short, an event that is not JSON, the provider's own error event.
+    pub(crate) fn stream(api: Api, problem: impl Into<String>) -> Self {
+        Self {
+            api,
+            path: String::new(),
+            expected: "a whole reply",
+            found: "something else",
+            problem: Some(problem.into()),
+        }
+    }
 }
 
 impl fmt::Display for ResponseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(problem) = &self.problem {
+            return write!(f, "{} response: {problem}", self.api);
+        }
         let place = if self.path.is_empty() {
             "the body".to_owned()
         } else {
@@ -140,7 +158,7 @@ enum Step<'a> {
 }
 
 impl<'a> Reader<'a> {
-    pub(super) fn root(api: Api, value: &'a Value) -> Self {
+    pub(crate) fn root(api: Api, value: &'a Value) -> Self {
         Self {
             api,
             value: Some(value),
@@ -250,6 +268,17 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// This count of tokens (a non-negative integer), or 0 when absent.
+    pub(crate) fn count(&self) -> Result<u64, ResponseError> {
+        match self.value() {
+            None => Ok(0),
+            Some(Value::Number(number)) if number.as_u64().is_some() => {
+                Ok(number.as_u64().unwrap_or_default())
+            }
+            Some(other) => Err(self.error("a count", Some(other))),
+        }
+    }
+
     /// Whether this object's `type` is `kind`; a missing or non-string `type` is an error.
     pub(crate) fn is_type(&self, kind: &str) -> Result<bool, ResponseError> {
         self.required_object()?;
@@ -261,6 +290,7 @@ impl<'a> Reader<'a> {
             api: self.api,
             path: self.path(),
             expected,
+            problem: None,
             found: match found {
                 None if self.value.is_some() => "null",
                 None => "nothing",

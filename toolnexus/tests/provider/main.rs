@@ -13,3 +13,4 @@ mod provider_vectors;
 mod tool_search;
 mod turn;
 mod turn_vectors;
+mod wire;

@@ -4,6 +4,7 @@
 pub(crate) mod strict;
 
 pub(crate) mod tool_use;
+pub(crate) mod transcript;
 
 use std::sync::Arc;
 

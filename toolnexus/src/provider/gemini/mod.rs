@@ -8,6 +8,7 @@ pub(crate) mod function_calls;
 pub(crate) mod json_schema;
 mod keywords;
 pub(crate) mod results;
+pub(crate) mod transcript;
 
 use std::cell::{Cell, RefCell};
 

@@ -59,7 +59,7 @@ fn function_response(call: &ToolCall, result: &ToolResult) -> Value {
 }
 
 /// `{"inlineData":{"mimeType","data"}}` for media Gemini takes in a function response.
-fn inline_data(part: &ContentPart) -> Option<Value> {
+pub(crate) fn inline_data(part: &ContentPart) -> Option<Value> {
     let media = part.media()?;
     let Source::Data(data) = &media.source else {
         return None;

@@ -4,7 +4,9 @@
 pub(crate) mod strict;
 
 pub(crate) mod chat_calls;
+pub(crate) mod chat_transcript;
 pub(crate) mod responses;
+pub(crate) mod responses_transcript;
 
 use std::sync::Arc;
 

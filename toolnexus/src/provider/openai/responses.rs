@@ -80,14 +80,14 @@ pub(crate) fn function_call_output(call_id: &str, result: &ToolResult) -> Value 
     json!({"type": "function_call_output", "call_id": call_id, "output": output})
 }
 
-fn input_text(text: &str) -> Value {
+pub(crate) fn input_text(text: &str) -> Value {
     json!({"type": "input_text", "text": text})
 }
 
 /// The item for `part`, or `None` where a function call's output cannot take it: audio (no
 /// `input_audio` there), a file that is not a PDF, inline image bytes of a type OpenAI does
 /// not document.
-fn output_item(part: &ContentPart) -> Option<Value> {
+pub(crate) fn output_item(part: &ContentPart) -> Option<Value> {
     match part {
         ContentPart::Text { text } => Some(input_text(text)),
         ContentPart::Image(media) => {
