@@ -91,3 +91,54 @@ impl ConversationStore for InMemoryConversations {
         Box::pin(async move { claimed })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    fn parked() -> RunResult {
+        serde_json::from_value(serde_json::json!({
+            "text": "", "messages": [], "toolCalls": [], "toolCallCount": 0, "turns": 1,
+            "usage": {"inputTokens": 0, "outputTokens": 0}, "model": "m", "status": "pending"
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn of_many_claims_at_once_exactly_one_gets_the_parked_run() {
+        let store = Arc::new(InMemoryConversations::new());
+        let conversation = Conversation {
+            messages: Vec::new(),
+            parked: Some(parked()),
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        runtime.block_on(store.save("c", &conversation)).unwrap();
+        let claims: Vec<_> = (0..8)
+            .map(|_| {
+                let store = Arc::clone(&store);
+                std::thread::spawn(move || {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .build()
+                        .unwrap();
+                    runtime.block_on(store.claim_parked("c"))
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|claim| claim.join().unwrap())
+            .collect();
+        assert_eq!(claims.iter().filter(|claim| claim.is_ok()).count(), 1);
+        for refused in claims.iter().filter_map(|claim| claim.as_ref().err()) {
+            assert_eq!(
+                refused.to_string(),
+                "conversation `c` did not resume: its parked run was already resumed"
+            );
+        }
+        let none = runtime.block_on(store.claim_parked("other")).unwrap_err();
+        assert_eq!(none, ConversationError::NotParked { id: "other".into() });
+    }
+}
