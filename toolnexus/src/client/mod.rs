@@ -40,6 +40,9 @@
 //! # });
 //! ```
 
+mod compact;
+mod conversations;
+mod estimate;
 mod hooks;
 #[cfg(feature = "client")]
 mod http;
@@ -63,15 +66,22 @@ pub use crate::provider::transcript::{
 };
 #[cfg(feature = "client")]
 pub use http::{HttpModel, MissingApiKey};
-
-use std::fmt;
-use std::sync::Arc;
-use std::time::Duration;
-
+pub use compact::{Compactor, Summarize};
+#[cfg(feature = "redis")]
+pub use conversations::RedisConversations;
+pub use conversations::{
+    Conversation, ConversationError, ConversationRun, ConversationRunError, ConversationStore,
+    InMemoryConversations,
+};
+pub use estimate::{Estimate, TokenCounter, estimate_tokens};
 pub use hooks::ToolDecision;
 pub use message::{Echo, Message, ToolReturn, Usage};
 pub use model::{BoxStream, Model, ModelError, ModelEvent, ModelRequest, Reply};
 pub use outcome::{Event, Limit, ParkedTurn, RunError, RunResult, Status, ToolCallRecord};
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
 
 use crate::tool::cancel::CancelSignal;
 use crate::tool::context::ToolContext;
@@ -93,6 +103,7 @@ pub struct Client {
     /// to change; `None` for [`Client::with_model`]'s.
     #[cfg(feature = "client")]
     http: Option<HttpModel>,
+    conversations: Arc<dyn ConversationStore>,
 }
 
 /// The limits of one run.
@@ -138,6 +149,7 @@ impl Client {
             hooks: hooks::Hooks::default(),
             #[cfg(feature = "client")]
             http: None,
+            conversations: Arc::new(InMemoryConversations::new()),
         }
     }
 

@@ -168,7 +168,7 @@ impl RedisStore {
         self.max_record_bytes
     }
 
-    fn key(&self, kind: &str, id: &str) -> String {
+    pub(crate) fn key(&self, kind: &str, id: &str) -> String {
         format!("{}{kind}:{id}", self.prefix)
     }
 
@@ -176,7 +176,7 @@ impl RedisStore {
     /// such an error, but the first command after Redis came back would otherwise fail on the
     /// reconnection that failed while it was down; a refused command was never sent, so the
     /// second try cannot apply it twice.
-    async fn run<T, Fut>(
+    pub(crate) async fn run<T, Fut>(
         &self,
         command: impl Fn(ConnectionManager) -> Fut,
     ) -> Result<T, StateStoreError>
@@ -191,7 +191,7 @@ impl RedisStore {
     }
 
     /// One command, as [`run`](Self::run) runs it.
-    async fn query<T: redis::FromRedisValue>(
+    pub(crate) async fn query<T: redis::FromRedisValue>(
         &self,
         command: &redis::Cmd,
     ) -> Result<T, StateStoreError> {

@@ -1,0 +1,208 @@
+//! [`RedisConversations`]: conversations on the Redis replicas share (feature `redis`), on
+//! [`RedisStore`]'s connection.
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use redis::Script;
+
+use super::{Conversation, ConversationError, ConversationStore};
+use crate::client::message::Message;
+use crate::client::outcome::RunResult;
+use crate::mcp::RedisStore;
+use crate::tool::future::BoxFuture;
+
+/// Writes the transcript and the parked run (or removes it), every key with its expiry. A new
+/// parked run can be claimed again; without one, the record that the last was claimed stays
+/// (a late second resume still hears "already resumed").
+static SAVE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+if ARGV[2] == '' then
+  redis.call('DEL', KEYS[2])
+  redis.call('PEXPIRE', KEYS[3], ARGV[3])
+else
+  redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+  redis.call('DEL', KEYS[3])
+end
+return 1
+",
+    )
+});
+
+/// Takes the parked run out and records that it was claimed, in one step: `{1, run}`, or
+/// `{2, ''}` when it was claimed before, or `{0, ''}` when there is none.
+static CLAIM: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local parked = redis.call('GET', KEYS[1])
+if parked then
+  redis.call('DEL', KEYS[1])
+  redis.call('SET', KEYS[2], '1', 'PX', ARGV[1])
+  return {1, parked}
+end
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  return {2, ''}
+end
+return {0, ''}
+",
+    )
+});
+
+/// Conversations on a Redis every replica shares (feature `redis`): a conversation saved by
+/// one replica continues on any other, and a parked run is resumed once across all of them —
+/// its claim is one Lua script on the server, so of two replicas claiming it at the same
+/// moment one gets it and the other is refused
+/// ([`AlreadyResumed`](ConversationError::AlreadyResumed)).
+///
+/// It runs on a [`RedisStore`]'s connection (one `ConnectionManager`, reconnecting by itself;
+/// keys under the store's prefix). While Redis is out of reach every call is refused with
+/// [`Unavailable`](ConversationError::Unavailable) within a few seconds and nothing is
+/// claimed: the parked run is still there, and the next claim after Redis is back gets it.
+///
+/// | key | holds |
+/// |---|---|
+/// | `conversation:ID` | the transcript (JSON) |
+/// | `parked:ID` | the parked [`RunResult`] (JSON), until it is claimed |
+/// | `resumed:ID` | `1`: the last parked run was claimed |
+///
+/// Each expires [`ttl`](Self::with_ttl) after the conversation was last saved (default
+/// [`DEFAULT_TTL`](Self::DEFAULT_TTL), 7 days).
+///
+/// ```no_run
+/// use toolnexus::client::RedisConversations;
+/// use toolnexus::mcp::RedisStore;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+/// let store = RedisStore::connect("redis://127.0.0.1:6379/").await?;
+/// let conversations = RedisConversations::new(&store);
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct RedisConversations {
+    store: RedisStore,
+    ttl: Duration,
+}
+
+impl RedisConversations {
+    /// How long a conversation is kept after it was last saved, unless
+    /// [`with_ttl`](Self::with_ttl) says otherwise: 7 days.
+    pub const DEFAULT_TTL: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+
+    /// Conversations on `store`'s connection, under its prefix.
+    pub fn new(store: &RedisStore) -> Self {
+        Self {
+            store: store.clone(),
+            ttl: Self::DEFAULT_TTL,
+        }
+    }
+
+    /// Keeps each conversation `ttl` after it was last saved (at least a millisecond).
+    #[must_use]
+    pub fn with_ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl.max(Duration::from_millis(1));
+        self
+    }
+
+    fn ttl_ms(&self) -> u64 {
+        u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn unavailable(id: &str, error: &dyn std::error::Error) -> ConversationError {
+        ConversationError::Unavailable {
+            id: id.to_owned(),
+            reason: error.to_string(),
+        }
+    }
+}
+
+fn unreadable(id: &str, what: &str, error: &serde_json::Error) -> ConversationError {
+    ConversationError::Unreadable {
+        id: id.to_owned(),
+        reason: format!("its {what} is not valid JSON of one: {error}"),
+    }
+}
+
+impl ConversationStore for RedisConversations {
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Conversation>, ConversationError>> {
+        Box::pin(async move {
+            let mut mget = redis::cmd("MGET");
+            mget.arg(self.store.key("conversation", id))
+                .arg(self.store.key("parked", id));
+            let (messages, parked): (Option<String>, Option<String>) = self
+                .store
+                .query(&mget)
+                .await
+                .map_err(|error| Self::unavailable(id, &*error))?;
+            let Some(messages) = messages else {
+                return Ok(None);
+            };
+            let messages: Vec<Message> = serde_json::from_str(&messages)
+                .map_err(|error| unreadable(id, "transcript", &error))?;
+            let parked = parked
+                .map(|parked| serde_json::from_str::<RunResult>(&parked))
+                .transpose()
+                .map_err(|error| unreadable(id, "parked run", &error))?;
+            Ok(Some(Conversation { messages, parked }))
+        })
+    }
+
+    fn save<'a>(
+        &'a self,
+        id: &'a str,
+        conversation: &'a Conversation,
+    ) -> BoxFuture<'a, Result<(), ConversationError>> {
+        Box::pin(async move {
+            let messages = serde_json::to_string(&conversation.messages)
+                .map_err(|error| unreadable(id, "transcript", &error))?;
+            let parked = match &conversation.parked {
+                Some(parked) => serde_json::to_string(parked)
+                    .map_err(|error| unreadable(id, "parked run", &error))?,
+                None => String::new(),
+            };
+            let mut save = SAVE.prepare_invoke();
+            save.key(self.store.key("conversation", id))
+                .key(self.store.key("parked", id))
+                .key(self.store.key("resumed", id))
+                .arg(messages)
+                .arg(parked)
+                .arg(self.ttl_ms());
+            let save = &save;
+            let _: i64 = self
+                .store
+                .run(|mut connection| async move { save.invoke_async(&mut connection).await })
+                .await
+                .map_err(|error| Self::unavailable(id, &*error))?;
+            Ok(())
+        })
+    }
+
+    fn claim_parked<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<RunResult, ConversationError>> {
+        Box::pin(async move {
+            let mut claim = CLAIM.prepare_invoke();
+            claim
+                .key(self.store.key("parked", id))
+                .key(self.store.key("resumed", id))
+                .arg(self.ttl_ms());
+            let claim = &claim;
+            let (found, parked): (i64, String) = self
+                .store
+                .run(|mut connection| async move { claim.invoke_async(&mut connection).await })
+                .await
+                .map_err(|error| Self::unavailable(id, &*error))?;
+            match found {
+                1 => serde_json::from_str(&parked)
+                    .map_err(|error| unreadable(id, "parked run", &error)),
+                2 => Err(ConversationError::AlreadyResumed { id: id.to_owned() }),
+                _ => Err(ConversationError::NotParked { id: id.to_owned() }),
+            }
+        })
+    }
+}
