@@ -64,8 +64,6 @@ mod turn;
 pub use crate::provider::transcript::{
     ReplyStream, SseDecoder, SseEvent, read_reply, request_body,
 };
-#[cfg(feature = "client")]
-pub use http::{HttpModel, MissingApiKey};
 pub use compact::{Compactor, Summarize};
 #[cfg(feature = "redis")]
 pub use conversations::RedisConversations;
@@ -75,6 +73,8 @@ pub use conversations::{
 };
 pub use estimate::{Estimate, TokenCounter, estimate_tokens};
 pub use hooks::ToolDecision;
+#[cfg(feature = "client")]
+pub use http::{HttpModel, MissingApiKey};
 pub use message::{Echo, Message, ToolReturn, Usage};
 pub use model::{BoxStream, Model, ModelError, ModelEvent, ModelRequest, Reply};
 pub use outcome::{Event, Limit, ParkedTurn, RunError, RunResult, Status, ToolCallRecord};
