@@ -141,12 +141,16 @@ impl InMemoryStateStore {
             return false;
         }
         while used.ids.len() >= self.capacity {
-            let (expiry, dropped) = used.by_expiry.pop_first().expect("not empty");
+            let Some(&(expiry, _)) = used.by_expiry.first() else {
+                break;
+            };
+            // Refused once room is made: refused now, without forgetting a record for it.
+            if expires <= expiry {
+                return false;
+            }
+            let (_, dropped) = used.by_expiry.pop_first().expect("just seen");
             used.ids.remove(&dropped);
             used.floor = used.floor.max(expiry);
-        }
-        if expires <= used.floor {
-            return false;
         }
         used.ids.insert(id.into(), expires);
         used.by_expiry.insert((expires, id.into()));
@@ -208,7 +212,9 @@ mod tests {
     #[test]
     fn past_its_cap_the_store_refuses_what_it_can_no_longer_tell() {
         let store = InMemoryStateStore::with_capacity(2);
-        let at = |seconds| SystemTime::now() + Duration::from_secs(seconds);
+        // One instant: a replayed state carries the very expiry it was sealed with.
+        let now = SystemTime::now();
+        let at = |seconds| now + Duration::from_secs(seconds);
         assert!(store.record("a", at(10)));
         assert!(store.record("b", at(20)));
         // Full: `a` is dropped, and with it every state expiring no later than it.
@@ -216,6 +222,10 @@ mod tests {
         assert_eq!(store.len(), 2);
         assert!(!store.record("a", at(10)), "a replay of a dropped record");
         assert!(!store.record("d", at(5)), "older than what is remembered");
+        assert!(!store.record("b", at(20)), "still remembered");
+        // Expiring before everything remembered: refused, and nothing is forgotten for it.
+        assert!(!store.record("f", at(15)));
+        assert_eq!(store.len(), 2);
         assert!(!store.record("b", at(20)), "still remembered");
         assert!(store.record("e", at(40)));
     }
