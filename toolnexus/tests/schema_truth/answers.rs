@@ -157,6 +157,18 @@ fn answers(schema: &Value) -> BoxedStrategy<Value> {
         .boxed()
 }
 
+/// Whether every value of `answer` is one an elicitation result's `content` carries: a
+/// string, a number, a boolean or an array of strings (MCP's `ElicitResult`).
+fn elicitation_content(answer: &Value) -> bool {
+    answer.as_object().is_some_and(|content| {
+        content.values().all(|value| match value {
+            Value::String(_) | Value::Number(_) | Value::Bool(_) => true,
+            Value::Array(items) => items.iter().all(Value::is_string),
+            Value::Null | Value::Object(_) => false,
+        })
+    })
+}
+
 /// `answer` minus the top-level nulls of keys that are not required (absent, SPEC §11).
 fn without_absent_nulls(answer: &Value, schema: &Value) -> Value {
     let mut answer = answer.clone();
@@ -170,9 +182,13 @@ fn without_absent_nulls(answer: &Value, schema: &Value) -> Value {
 /// What one path made of an answer: the tool's result.
 type Path<'a> = &'a dyn Fn(&Value) -> ToolResult;
 
-/// Generated schemas and answers over every path in `paths` (named), each checked against
-/// the tool's run count in `runs`.
-fn generated_answers_over(paths: &[(&str, Path<'_>)], asked: &Mutex<Value>, runs: &AtomicUsize) {
+/// Generated schemas and answers over every path in `paths` (named, and whether the answer
+/// crosses MCP), each checked against the tool's run count in `runs`.
+fn generated_answers_over(
+    paths: &[(&str, bool, Path<'_>)],
+    asked: &Mutex<Value>,
+    runs: &AtomicUsize,
+) {
     let config = Config {
         cases: 48,
         failure_persistence: None,
@@ -187,7 +203,7 @@ fn generated_answers_over(paths: &[(&str, Path<'_>)], asked: &Mutex<Value>, runs
     let outcome = runner.run(&strategy, |(schema, answer, mutations)| {
         *asked.lock().unwrap() = schema.clone();
         let validator = jsonschema::validator_for(&schema).expect("a valid schema");
-        for (name, path) in paths {
+        for &(name, over_mcp, path) in paths {
             let before = runs.load(Ordering::SeqCst);
             let result = path(&answer);
             prop_assert!(
@@ -220,9 +236,20 @@ fn generated_answers_over(paths: &[(&str, Path<'_>)], asked: &Mutex<Value>, runs
                 // An answer's data is an object; MCP cannot carry another.
                 continue;
             }
-            let admitted = validator.is_valid(&without_absent_nulls(&mutant, &schema));
             let before = runs.load(Ordering::SeqCst);
             let result = path(&mutant);
+            if over_mcp && !elicitation_content(&mutant) {
+                // SPEC §10B: what no elicitation result can carry (a null, an object, an
+                // array of non-strings) answers nothing over MCP, whatever the schema says.
+                prop_assert!(
+                    result.is_error && result.output.contains("is not an elicitation result"),
+                    "{name} on {mutant}: {}",
+                    result.output
+                );
+                prop_assert_eq!(runs.load(Ordering::SeqCst), before, "{} ran the tool", name);
+                continue;
+            }
+            let admitted = validator.is_valid(&without_absent_nulls(&mutant, &schema));
             prop_assert_eq!(
                 !result.is_error,
                 admitted,
@@ -270,7 +297,7 @@ fn generated_answers_are_accepted_and_mutated_ones_refused_on_every_path() {
         }))
     };
     #[cfg(not(feature = "mcp"))]
-    generated_answers_over(&[("Toolkit::call", &in_process)], &asked, &runs);
+    generated_answers_over(&[("Toolkit::call", false, &in_process)], &asked, &runs);
     #[cfg(feature = "mcp")]
     {
         let clients = runtime.block_on(mcp::clients(toolkit.clone()));
@@ -278,9 +305,9 @@ fn generated_answers_are_accepted_and_mutated_ones_refused_on_every_path() {
         let retried = |answer: &Value| runtime.block_on(clients.retried(answer));
         generated_answers_over(
             &[
-                ("Toolkit::call", &in_process),
-                ("elicitation/create (2025-11-25)", &elicited),
-                ("inputResponses (2026-07-28)", &retried),
+                ("Toolkit::call", false, &in_process),
+                ("elicitation/create (2025-11-25)", true, &elicited),
+                ("inputResponses (2026-07-28)", true, &retried),
             ],
             &asked,
             &runs,
@@ -298,7 +325,7 @@ mod mcp {
         CallToolRequestParams, CallToolResponse, CallToolResult, ElicitationAction, InputResponses,
         ProtocolVersion,
     };
-    use rmcp::service::{RoleClient, RunningService, ServiceExt};
+    use rmcp::service::{RoleClient, RunningService, ServiceError, ServiceExt};
     use rmcp::transport::async_rw::AsyncRwTransport;
     use serde_json::{Value, json};
     use toolnexus::mcp::{LineTransport, McpServer};
@@ -382,8 +409,10 @@ mod mcp {
             let retry = call()
                 .with_input_responses(responses)
                 .with_request_state(question.request_state.unwrap());
-            match self.mrtr.call_tool_once(retry).await.unwrap() {
-                CallToolResponse::Complete(result) => lowered(&result),
+            match self.mrtr.call_tool_once(retry).await {
+                Ok(CallToolResponse::Complete(result)) => lowered(&result),
+                // A retry refused with -32602 (SPEC §10B): its message, as `McpTools` reads it.
+                Err(ServiceError::McpError(error)) => ToolResult::error(error.message),
                 other => panic!("expected a result, got {other:?}"),
             }
         }

@@ -112,7 +112,11 @@ impl McpServer {
         // Boxed: rmcp's request future is large, and inline it would make every call's
         // future large too — moved, with rmcp's task, on every call.
         match Box::pin(self.elicit(elicitation, &request, context)).await {
-            Some(answer) => {
+            Some(Err(why)) => Outcome::Done(ToolResult::error(format!(
+                "answer to `{name}`: the client's answer is not an elicitation result: {why}; \
+                 nothing ran"
+            ))),
+            Some(Ok(answer)) => {
                 // SPEC §10B: the answer is checked like arguments before the tool sees it.
                 let asked = crate::decode::answers::asked_schema(&request);
                 if let Err(refused) = crate::decode::answers::check_answer(name, asked, &answer) {
@@ -172,13 +176,15 @@ impl McpServer {
     }
 
     /// Sends `elicitation/create` (2025-06-18, 2025-11-25) and waits for the answer within
-    /// the call's deadline and cancellation; `None` when the client could not be asked.
+    /// the call's deadline and cancellation; `None` when the client could not be asked,
+    /// `Some(Err(why))` when what it answered is no elicitation result (SPEC §10B: it grants
+    /// nothing, and the caller says why).
     pub(super) async fn elicit(
         &self,
         elicitation: ElicitRequestParams,
         request: &Request,
         context: &RequestContext<RoleServer>,
-    ) -> Option<Answer> {
+    ) -> Option<Result<Answer, String>> {
         let refused = |reason| Answer {
             id: request.id.clone(),
             ok: false,
@@ -189,15 +195,13 @@ impl McpServer {
             .peer
             .create_elicitation_with_timeout(elicitation, self.call_timeout);
         match unless_cancelled(asking, context.ct.cancelled()).await {
-            None => Some(refused(Reason::Cancelled)),
-            // An answer that is no elicitation result grants nothing (SPEC §10B).
+            None => Some(Ok(refused(Reason::Cancelled))),
             Some(Ok(result)) => Some(
                 serde_json::to_value(result)
-                    .ok()
-                    .and_then(|result| suspend::read_answer(&request.id, &result).ok())
-                    .unwrap_or_else(|| refused(Reason::Cancelled)),
+                    .map_err(|error| error.to_string())
+                    .and_then(|result| suspend::read_answer(&request.id, &result)),
             ),
-            Some(Err(ServiceError::Timeout { .. })) => Some(refused(Reason::Expired)),
+            Some(Err(ServiceError::Timeout { .. })) => Some(Ok(refused(Reason::Expired))),
             Some(Err(_)) => None,
         }
     }

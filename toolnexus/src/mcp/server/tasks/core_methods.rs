@@ -271,6 +271,17 @@ impl McpServer {
                             }
                             None => None,
                         };
+                        // SPEC §10B: no answer, and nothing runs; the task waits on, and the
+                        // next `tasks/result` asks again.
+                        let answer = answer.transpose().map_err(|why| {
+                            ErrorData::invalid_params(
+                                format!(
+                                    "the answer to task `{id}`'s question is not an elicitation \
+                                     result: {why}"
+                                ),
+                                None,
+                            )
+                        })?;
                         // The client could not be asked: it is told so, as SPEC §8C words
                         // it, and the task waits on for an answer it cannot give.
                         let Some(answer) = answer else {
