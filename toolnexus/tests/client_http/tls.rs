@@ -75,7 +75,10 @@ async fn fail_at(base: String, read_timeout: Duration) -> RunError {
 
 #[tokio::test]
 async fn an_https_base_url_does_a_tls_handshake_and_a_server_without_tls_is_an_error_naming_it() {
-    let base = listener(Some(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")).await;
+    let base = listener(Some(
+        b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n",
+    ))
+    .await;
     let error = fail_at(base, Duration::from_secs(10)).await;
     assert_eq!(error.status, None, "{}", error.message);
     // rustls read an HTTP answer where a TLS record belongs.
@@ -97,7 +100,11 @@ async fn a_tls_handshake_that_never_answers_times_out_instead_of_hanging() {
     )
     .await
     .expect("the run ends on its own");
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     assert!(error.message.contains("timed out"), "{}", error.message);
     assert_eq!(error.status, None);
 }
