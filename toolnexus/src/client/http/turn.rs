@@ -263,3 +263,35 @@ impl Stream for TurnStream<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_base_url_is_an_http_or_https_uri_with_a_host_or_a_fatal_error(
+            url in "((https?|ftp)://)?[a-z0-9.:/@\\[\\]%?# -]{0,40}",
+        ) {
+            match http_url(&url) {
+                Ok(uri) => {
+                    prop_assert!(matches!(uri.scheme_str(), Some("http" | "https")), "{url}");
+                    prop_assert!(uri.host().is_some_and(|host| !host.is_empty()), "{url}");
+                }
+                Err(error) => {
+                    prop_assert!(!error.retryable);
+                    prop_assert!(error.message.ends_with("is not an http:// or https:// URL"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn each_providers_default_url_is_usable() {
+        for api in Api::ALL {
+            let url = endpoint::turn_url(api, endpoint::default_base_url(api), "m", true);
+            assert_eq!(http_url(&url).unwrap().scheme_str(), Some("https"), "{url}");
+        }
+    }
+}
