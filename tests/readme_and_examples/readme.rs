@@ -451,3 +451,29 @@ fn the_sign_in_section_names_the_expected_auth_failures() {
     };
     assert!(section.contains(&claim), "{section}");
 }
+
+/// The "Features" row of `client`: hyper on rustls with ring, and no reqwest (whose TLS
+/// features would be unified into every reqwest of a user's build) nor aws-lc-rs. That it sets
+/// no process-wide provider is `toolnexus/tests/client_http/tls.rs`'s to show.
+#[test]
+fn the_client_feature_is_hyper_on_rustls_with_ring_without_reqwest() {
+    let raw = read("README.md");
+    let row = between(&raw, "| `client` |", "\n");
+    assert!(
+        row.contains("hyper on rustls with ring: no reqwest, no aws-lc-rs"),
+        "{row}"
+    );
+    let manifest = read("toolnexus/Cargo.toml");
+    let client = between(&manifest, "\nclient = [", "]");
+    for needed in ["dep:hyper-rustls", "dep:rustls", "hyper-util/client-legacy"] {
+        assert!(client.contains(needed), "{needed}: {client}");
+    }
+    assert!(!client.contains("reqwest"), "{client}");
+    for dependency in ["\nhyper-rustls = ", "\nrustls = "] {
+        let line = between(&manifest, dependency, "\n");
+        assert!(
+            line.contains("default-features = false") && line.contains("\"ring\""),
+            "{dependency}: {line}"
+        );
+    }
+}

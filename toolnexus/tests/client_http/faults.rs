@@ -273,3 +273,49 @@ async fn a_model_that_stops_sending_times_out_instead_of_hanging() {
         assert_eq!((error.api, error.status), (Api::Gemini, None));
     }
 }
+
+#[tokio::test]
+async fn a_base_url_that_is_not_http_or_https_fails_at_once_without_a_retry() {
+    let chat = &wire::all()[0];
+    for base in [
+        "localhost:11434/v1",
+        "ftp://127.0.0.1/v1",
+        "http:///v1",
+        "not a url",
+    ] {
+        let client = toolnexus::client::Client::new(chat.api, chat.model)
+            .base_url(base)
+            .retry_backoff(Duration::from_secs(5));
+        let started = Instant::now();
+        let error = run(&client, false).await.unwrap_err();
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{base}: retried"
+        );
+        assert!(
+            error.message.contains("is not an http:// or https:// URL"),
+            "{base}: {}",
+            error.message
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_an_error_naming_its_cause() {
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/v1", closed.local_addr().unwrap());
+    drop(closed);
+    let chat = &wire::all()[0];
+    let client = toolnexus::client::Client::new(chat.api, chat.model)
+        .base_url(base)
+        .retries(0);
+    let error = run(&client, false).await.unwrap_err();
+    assert_eq!((error.api, error.status), (Api::OpenAiChat, None));
+    // The cause under hyper-util's "client error (Connect)", not that layer alone.
+    assert!(
+        error.message.contains("client error (Connect): ")
+            && error.message.to_lowercase().contains("connection refused"),
+        "{}",
+        error.message
+    );
+}

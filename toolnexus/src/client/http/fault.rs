@@ -64,21 +64,25 @@ pub(crate) fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration
     Some(wait.min(MAX_RETRY_AFTER))
 }
 
-/// A call that got no complete answer: a timeout or a dropped or refused connection may pass
-/// on another try; a request that could not be built will not.
-pub(crate) fn transport_error(error: &reqwest::Error) -> ModelError {
+/// A call that got no complete answer (a timeout, a dropped or refused connection, a failed
+/// TLS handshake): retryable, as it may pass on another try. The request itself is built and
+/// checked before it is sent, so no fault here is the caller's.
+pub(crate) fn transport_error(error: &(dyn std::error::Error + 'static)) -> ModelError {
     let message = chain(error);
-    if error.is_builder() {
-        ModelError::fatal(message)
-    } else if error.is_timeout() {
+    let timed_out = std::iter::successors(Some(error), |error| error.source()).any(|error| {
+        error
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|error| error.kind() == std::io::ErrorKind::TimedOut)
+    });
+    if timed_out {
         ModelError::transient(format!("timed out: {message}"))
     } else {
         ModelError::transient(message)
     }
 }
 
-/// An error and its sources, `: `-joined (reqwest's own `Display` says only its outermost
-/// layer, "error sending request").
+/// An error and its sources, `: `-joined (hyper-util's own `Display` says only its outermost
+/// layer, "client error (Connect)").
 fn chain(error: &dyn std::error::Error) -> String {
     let mut message = error.to_string();
     let mut source = error.source();

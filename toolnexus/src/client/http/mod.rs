@@ -1,10 +1,11 @@
 //! The four model APIs over HTTPS (feature `client`, SPEC §16 "Transport"): [`HttpModel`], one
-//! POST per turn on reqwest and rustls (ring), whole or as server-sent events.
+//! POST per turn on hyper and rustls (ring), whole or as server-sent events.
 
 mod endpoint;
 mod fault;
 mod secret;
 mod settings;
+mod transport;
 mod turn;
 
 use std::fmt;
@@ -17,14 +18,12 @@ use crate::client::model::ModelError;
 use crate::provider::tool_call::Api;
 
 use secret::ApiKey;
+use transport::Transport;
 
 /// How long one read may wait by default: for the answer's headers, or for the next bytes of
 /// its body or stream. Long, because a reasoning model may think for minutes before its
 /// first byte; a stream that stops sending for longer is an error, never a hang.
 const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(300);
-
-/// How long connecting (TCP and TLS) may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// One of the four APIs over HTTPS, for one model: what [`Client::new`](crate::client::Client::new)
 /// runs on (SPEC §16). A [`Model`](crate::client::Model): one POST per turn to the API's own
@@ -66,7 +65,7 @@ pub struct HttpModel {
     params: Map<String, Value>,
     read_timeout: Duration,
     /// Built on the first turn, once the settings above are final.
-    http: Arc<OnceLock<Result<reqwest::Client, String>>>,
+    http: Arc<OnceLock<Result<Transport, String>>>,
 }
 
 impl HttpModel {
@@ -144,42 +143,12 @@ impl HttpModel {
     }
 
     /// The connection pool, built on first use.
-    fn http(&self) -> Result<&reqwest::Client, ModelError> {
+    fn http(&self) -> Result<&Transport, ModelError> {
         self.http
-            .get_or_init(|| build_http(self.read_timeout))
+            .get_or_init(|| Transport::new(self.read_timeout))
             .as_ref()
             .map_err(|message| ModelError::fatal(message.clone()))
     }
-}
-
-/// reqwest on rustls with ring and the operating system's roots, HTTP/1.1.
-fn build_http(read_timeout: Duration) -> Result<reqwest::Client, String> {
-    use rustls_platform_verifier::BuilderVerifierExt;
-    // ring rather than rustls' default aws-lc-rs, which builds C with cmake; rustls 0.23.48
-    // deprecates ring's provider for lacking post-quantum key exchange, which the classical
-    // groups it does offer (X25519, P-256, P-384) leave at today's TLS 1.3 strength.
-    #[expect(
-        deprecated,
-        reason = "ring: a pure-Rust build without cmake; see above"
-    )]
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    // reqwest's `rustls-no-provider` (unified into every reqwest of the build) makes any other
-    // `reqwest::Client` of the process panic without a process-wide provider: ring becomes
-    // that default, unless one is already installed (then this is a no-op).
-    let _ = rustls::crypto::CryptoProvider::install_default(rustls::crypto::CryptoProvider::clone(
-        &provider,
-    ));
-    let tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .and_then(|builder| builder.with_platform_verifier())
-        .map_err(|error| format!("cannot set up TLS: {error}"))?
-        .with_no_client_auth();
-    reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
-        .connect_timeout(CONNECT_TIMEOUT)
-        .read_timeout(read_timeout)
-        .build()
-        .map_err(|error| format!("cannot build the HTTP client: {error}"))
 }
 
 impl fmt::Debug for HttpModel {

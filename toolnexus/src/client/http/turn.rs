@@ -6,7 +6,10 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use futures_core::Stream;
-use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue, RETRY_AFTER};
+use http::header::{CONTENT_TYPE, HeaderName, HeaderValue, RETRY_AFTER};
+use http::{Method, Request, Response, Uri};
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
 use serde_json::Value;
 
 use crate::client::http::HttpModel;
@@ -29,10 +32,7 @@ impl Model for HttpModel {
     fn reply<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<Reply, ModelError>> {
         Box::pin(async move {
             let response = self.send(request, false).await?;
-            let bytes = response
-                .bytes()
-                .await
-                .map_err(|error| fault::transport_error(&error))?;
+            let bytes = self.http()?.whole(response.into_body()).await?;
             let body: Value = serde_json::from_slice(&bytes).map_err(|error| {
                 ModelError::fatal(format!("the {} reply is not JSON: {error}", self.api))
             })?;
@@ -62,7 +62,7 @@ impl HttpModel {
         &self,
         request: ModelRequest<'_>,
         stream: bool,
-    ) -> Result<reqwest::Response, ModelError> {
+    ) -> Result<Response<Incoming>, ModelError> {
         let http = self.http()?;
         let mut body = request_body(
             self.api,
@@ -79,16 +79,20 @@ impl HttpModel {
             );
         }
         let url = endpoint::turn_url(self.api, &self.base_url, &self.model, stream);
-        let mut post = http
-            .post(url)
-            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        // A `Value` always serializes.
+        let bytes = serde_json::to_vec(&body).unwrap_or_default();
+        let mut post = Request::new(Full::new(Bytes::from(bytes)));
+        *post.method_mut() = Method::POST;
+        *post.uri_mut() = http_url(&url)?;
+        let headers = post.headers_mut();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         let key = self.api_key.as_ref().map(|key| key.expose());
         for (name, value) in endpoint::auth_headers(self.api, key) {
             let mut value = HeaderValue::from_str(&value).map_err(|_| {
                 ModelError::fatal(format!("the value of `{name}` is not a valid header value"))
             })?;
             value.set_sensitive(true);
-            post = post.header(name, value);
+            headers.append(name, value);
         }
         for (name, value) in &self.headers {
             let invalid =
@@ -96,15 +100,9 @@ impl HttpModel {
             let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid())?;
             let mut value = HeaderValue::from_str(value).map_err(|_| invalid())?;
             value.set_sensitive(true);
-            post = post.header(name, value);
+            headers.append(name, value);
         }
-        // A `Value` always serializes.
-        let bytes = serde_json::to_vec(&body).unwrap_or_default();
-        let response = post
-            .body(bytes)
-            .send()
-            .await
-            .map_err(|error| fault::transport_error(&error))?;
+        let response = http.send(post).await?;
         let status = response.status();
         if status.is_success() {
             return Ok(response);
@@ -115,7 +113,7 @@ impl HttpModel {
             .and_then(|value| value.to_str().ok())
             .map(str::to_owned);
         // An error body that cannot be read still leaves the status to report.
-        let body = response.bytes().await.unwrap_or_default();
+        let body = http.whole(response.into_body()).await.unwrap_or_default();
         let mut error = fault::status_error(status.as_u16(), retry_after.as_deref(), &body);
         // Some providers quote the key they refused; it goes no further than here.
         if let Some(key) = key.filter(|key| !key.is_empty()) {
@@ -123,6 +121,23 @@ impl HttpModel {
         }
         Err(error)
     }
+
+    /// The next bytes of a streamed answer, within the read timeout; `None` at its end.
+    async fn read_chunk(&self, body: &mut Incoming) -> Result<Option<Bytes>, ModelError> {
+        self.http()?.chunk(body).await
+    }
+}
+
+/// `url` as the URI of a request: http or https with a host, or a fatal error (a base URL
+/// without its scheme, or of another one, will not work on another try).
+fn http_url(url: &str) -> Result<Uri, ModelError> {
+    let unusable = || ModelError::fatal(format!("`{url}` is not an http:// or https:// URL"));
+    let uri = Uri::try_from(url).map_err(|_| unusable())?;
+    let scheme = uri.scheme_str();
+    if !matches!(scheme, Some("http" | "https")) || uri.host().is_none_or(str::is_empty) {
+        return Err(unusable());
+    }
+    Ok(uri)
 }
 
 /// Where a streamed turn is.
@@ -131,7 +146,7 @@ enum Stage<'a> {
     Start(ModelRequest<'a>),
     /// Reading the answer's events.
     Reading {
-        response: reqwest::Response,
+        body: Incoming,
         decoder: SseDecoder,
         reply: Box<ReplyStream>,
     },
@@ -160,7 +175,7 @@ impl<'a> StreamedTurn<'a> {
                 Stage::Start(request) => match self.model.send(request, true).await {
                     Ok(response) => {
                         self.stage = Stage::Reading {
-                            response,
+                            body: response.into_body(),
                             decoder: SseDecoder::new(),
                             reply: Box::new(ReplyStream::new(self.model.api)),
                         }
@@ -168,15 +183,15 @@ impl<'a> StreamedTurn<'a> {
                     Err(error) => self.queued.push_back(Err(error)),
                 },
                 Stage::Reading {
-                    mut response,
+                    mut body,
                     mut decoder,
                     mut reply,
-                } => match response.chunk().await {
+                } => match self.model.read_chunk(&mut body).await {
                     Ok(Some(bytes)) => match read_events(&mut decoder, &mut reply, &bytes) {
                         Ok(events) => {
                             self.queued.extend(events.into_iter().map(Ok));
                             self.stage = Stage::Reading {
-                                response,
+                                body,
                                 decoder,
                                 reply,
                             };
@@ -190,7 +205,7 @@ impl<'a> StreamedTurn<'a> {
                             .map(ModelEvent::Done)
                             .map_err(|error| ModelError::fatal(error.to_string())),
                     ),
-                    Err(error) => self.queued.push_back(Err(fault::transport_error(&error))),
+                    Err(error) => self.queued.push_back(Err(error)),
                 },
             }
         }
@@ -245,6 +260,38 @@ impl Stream for TurnStream<'_> {
                     item
                 }))
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_base_url_is_an_http_or_https_uri_with_a_host_or_a_fatal_error(
+            url in "((https?|ftp)://)?[a-z0-9.:/@\\[\\]%?# -]{0,40}",
+        ) {
+            match http_url(&url) {
+                Ok(uri) => {
+                    prop_assert!(matches!(uri.scheme_str(), Some("http" | "https")), "{url}");
+                    prop_assert!(uri.host().is_some_and(|host| !host.is_empty()), "{url}");
+                }
+                Err(error) => {
+                    prop_assert!(!error.retryable);
+                    prop_assert!(error.message.ends_with("is not an http:// or https:// URL"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn each_providers_default_url_is_usable() {
+        for api in Api::ALL {
+            let url = endpoint::turn_url(api, endpoint::default_base_url(api), "m", true);
+            assert_eq!(http_url(&url).unwrap().scheme_str(), Some("https"), "{url}");
         }
     }
 }
