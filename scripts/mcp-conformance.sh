@@ -13,9 +13,9 @@
 # are in scope. Exit status 0: the summary is the result. Set MCP_CONFORMANCE_DIR to keep the install elsewhere, MCP_CONFORMANCE_VERSION
 # for another suite release.
 #
-# Last run (2026-12-05, 0.2.0-alpha.12): in-scope server checks 429/461 (425/459 the same
+# Last run (2026-12-05, 0.2.0-alpha.12): in-scope server checks 431/461 (425/459 the same
 # day before `test_missing_capability` and the `test_input_required_result_*` tools below were
-# added), non-auth client checks 79/79. What still fails or records
+# added, 429/461 before a failed requestState became `-32602`), non-auth client checks 79/79. What still fails or records
 # nothing, and why:
 # - tasks-lifecycle (`sep-2663-tasks-get-status-failed`): a tool that panics in a task ends
 #   `completed` with `isError` (SPEC §8: a panic is an isError result, never a protocol
@@ -38,8 +38,6 @@
 #   arguments and the caller, opened once), so the tool asks again, as SEP-2322 asks when what
 #   is needed is missing. The extra keys are ignored as SEP-2322 says: with its `requestState`
 #   the same retry completes, and its answer is still checked.
-# - input-required-result-tampered-state: a tampered requestState is answered with an isError
-#   result, which the suite counts as accepted (issue 51 item 5 makes it `-32602`).
 # - server-stateless: `test_missing_capability` runs only as a task, so a client without the
 #   tasks extension is refused `-32021` with HTTP 400 (`sep-2575-missing-capability-http-400`
 #   passes); `sep-2575-server-rejects-undeclared-capability` wants `requiredCapabilities` to
