@@ -284,6 +284,42 @@ async fn tasks_result_puts_the_tasks_question_to_the_client_and_uses_its_answer_
     assert_eq!(related, &json!({ "taskId": id }));
 }
 
+/// SPEC §10B: a client answer that is no elicitation result (here a `null` field, which no
+/// form sends) answers nothing: `tasks/result` is `-32602` saying why, the tool has not run,
+/// and the next `tasks/result` asks again.
+#[tokio::test]
+async fn a_malformed_answer_to_the_tasks_question_is_invalid_params_and_asked_again() {
+    let (toolkit, _, _) = with_handles();
+    let (mut client, _) =
+        Session::open(McpServer::new(toolkit), ProtocolVersion::V_2025_11_25).await;
+    client.answer = json!({"action": "accept", "content": {"ok": null}});
+    let publish = call_params("publish_report", json!({"name": "q5"}), Some(json!({})));
+    let created = client
+        .request(1, "tools/call", publish, "CreateTaskResult")
+        .await;
+    let id = created["task"]["taskId"].clone();
+    let refused = client
+        .request(2, "tasks/result", json!({"taskId": id}), "CallToolResult")
+        .await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("is not an elicitation result") && message.contains("content.ok"),
+        "{message}"
+    );
+    let status = client
+        .request(3, "tasks/get", json!({"taskId": id}), "GetTaskResult")
+        .await;
+    assert_eq!(status["status"], "input_required");
+
+    client.answer = json!({"action": "accept", "content": {}});
+    let result = client
+        .request(4, "tasks/result", json!({"taskId": id}), "CallToolResult")
+        .await;
+    assert_eq!(result["content"][0]["text"], "published q5");
+    assert_eq!(client.asked.len(), 2);
+}
+
 #[tokio::test]
 async fn tasks_cancel_stops_a_task_once_and_every_other_mistake_is_refused() {
     let (toolkit, _, dropped) = with_handles();
