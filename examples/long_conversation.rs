@@ -73,7 +73,9 @@ async fn summarize(older: &[Message]) -> String {
 /// The order number a customer's message names (`#12`).
 fn order_in(text: &str) -> Option<u32> {
     let digits = text.split_once('#')?.1;
-    let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
+    let end = digits
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
     digits[..end].parse().ok()
 }
 
@@ -150,9 +152,8 @@ async fn main() {
             .run(prompt, &toolkit)
             .await
             .expect("the scripted model and the in-memory store never fail");
-        let sent: Vec<(usize, bool)> = std::mem::take(
-            &mut *requests.lock().unwrap_or_else(PoisonError::into_inner),
-        );
+        let sent: Vec<(usize, bool)> =
+            std::mem::take(&mut *requests.lock().unwrap_or_else(PoisonError::into_inner));
         let largest = sent.iter().map(|(tokens, _)| *tokens).max().unwrap_or(0);
         let summarized = sent.iter().any(|(_, summarized)| *summarized);
         largest_overall = largest_overall.max(largest);

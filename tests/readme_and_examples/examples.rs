@@ -175,8 +175,14 @@ fn number_before(text: &str, unit: &str) -> usize {
 #[test]
 fn long_conversation_keeps_every_request_within_the_budget_as_the_transcript_grows() {
     let out = run("long_conversation");
-    has(&out, "# 40 turns, every request within 700 estimated tokens");
-    let turns: Vec<&str> = out.lines().filter(|line| line.starts_with("turn ")).collect();
+    has(
+        &out,
+        "# 40 turns, every request within 700 estimated tokens",
+    );
+    let turns: Vec<&str> = out
+        .lines()
+        .filter(|line| line.starts_with("turn "))
+        .collect();
     assert_eq!(turns.len(), 40, "{out}");
     let mut grown = 0;
     let mut summarized = 0;
@@ -188,7 +194,11 @@ fn long_conversation_keeps_every_request_within_the_budget_as_the_transcript_gro
         assert!(request > 0 && request <= 700, "over the budget: {line}");
         // The stored transcript grows whole, turn after turn (four messages a turn).
         let (_, transcript) = line.split_once("transcript ").expect("the transcript");
-        assert_eq!(number_before(transcript, "messages"), 1 + 4 * (at + 1), "{line}");
+        assert_eq!(
+            number_before(transcript, "messages"),
+            1 + 4 * (at + 1),
+            "{line}"
+        );
         let tokens = number_before(transcript, "tokens");
         assert!(tokens > grown, "the transcript did not grow: {line}");
         grown = tokens;
