@@ -1,6 +1,7 @@
 //! The examples the README names, run as a user runs them, with their output checked:
-//! `quickstart`, `deploy` and `agent_loop` to completion; `mcp_server` as the README deploys
-//! it (stateless replicas sharing `MCP_STATE_KEY`, stopped by Ctrl-C or SIGTERM).
+//! `quickstart`, `deploy`, `agent_loop` and `long_conversation` to completion; `mcp_server` as
+//! the README deploys it (stateless replicas sharing `MCP_STATE_KEY`, stopped by Ctrl-C or
+//! SIGTERM).
 //!
 //! `cargo test --workspace` builds the examples (the root package's) before it runs any test; a
 //! run of this package alone (`-p toolnexus-tests`) does not, so build them first
@@ -157,6 +158,76 @@ fn agent_loop_runs_the_client_s_loop_to_the_end_against_all_four_apis() {
             "Paris is 18°C, Atlantis has no station, the dashboard is fine, api is deployed.",
         );
     }
+}
+
+/// A number in `text` right before `unit` (`"largest 406 tokens"`, `"161 messages"`).
+#[track_caller]
+fn number_before(text: &str, unit: &str) -> usize {
+    let before = text
+        .split_once(unit)
+        .unwrap_or_else(|| panic!("no {unit:?} in {text:?}"))
+        .0;
+    let word = before.trim_end().rsplit(' ').next().unwrap_or_default();
+    word.parse()
+        .unwrap_or_else(|_| panic!("no number before {unit:?} in {text:?}"))
+}
+
+#[test]
+fn long_conversation_keeps_every_request_within_the_budget_as_the_transcript_grows() {
+    let out = run("long_conversation");
+    has(
+        &out,
+        "# 40 turns, every request within 700 estimated tokens",
+    );
+    let turns: Vec<&str> = out
+        .lines()
+        .filter(|line| line.starts_with("turn "))
+        .collect();
+    assert_eq!(turns.len(), 40, "{out}");
+    let mut grown = 0;
+    let mut summarized = 0;
+    for (at, line) in turns.iter().enumerate() {
+        assert!(line.starts_with(&format!("turn {:>2}:", at + 1)), "{line}");
+        // A call and its results, then the answer: two requests each turn.
+        assert_eq!(number_before(line, "requests,"), 2, "{line}");
+        let request = number_before(line, "tokens (budget 700)");
+        assert!(request > 0 && request <= 700, "over the budget: {line}");
+        // The stored transcript grows whole, turn after turn (four messages a turn).
+        let (_, transcript) = line.split_once("transcript ").expect("the transcript");
+        assert_eq!(
+            number_before(transcript, "messages"),
+            1 + 4 * (at + 1),
+            "{line}"
+        );
+        let tokens = number_before(transcript, "tokens");
+        assert!(tokens > grown, "the transcript did not grow: {line}");
+        grown = tokens;
+        if line.ends_with("; summarized") {
+            summarized += 1;
+            // Compacted: what was sent is well under what is kept.
+            assert!(request < tokens, "{line}");
+        } else {
+            // Sent whole: the transcript is that request and the answer to it.
+            assert!(tokens - request < 100, "{line}");
+        }
+    }
+    // The transcript ends many times over the budget; from the first turn over it, every
+    // request was compacted.
+    assert!(grown > 5 * 700, "{grown} tokens");
+    let first = turns
+        .iter()
+        .position(|line| line.ends_with("; summarized"))
+        .expect("some turn compacted");
+    assert_eq!(summarized, 40 - first, "{out}");
+    // Thirteen photos of 96 KiB each are in it, and cost their descriptions.
+    has(
+        &out,
+        &format!("The stored transcript: 161 messages (13 photos, 1248 KiB), {grown} tokens;"),
+    );
+    has(
+        &out,
+        "Last answer: Here is what I found: order 40: paid, shipped on day 13",
+    );
 }
 
 #[cfg(all(feature = "mcp-http", unix))]

@@ -1,7 +1,8 @@
 //! BENCH-ONLY UNSAFE: a counting global allocator, so a bench can show how many allocations a
 //! call makes and its peak heap. It forwards every call to `System` unchanged. The library itself stays
 //! `#![forbid(unsafe_code)]`; this module is compiled only into the binaries that declare
-//! `mod counting;`: the `execute`, `schema` and `client` benches, and the `allocations` test.
+//! `mod counting;`: the `execute`, `schema`, `client` and `estimate` benches, and the
+//! `allocations` test.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -4,12 +4,12 @@
 use std::io;
 
 use serde::Serialize;
-use serde::ser::{SerializeSeq, Serializer};
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 
 use crate::client::message::{Echo, Message, ToolReturn};
 use crate::provider::tool_call::ToolCall;
-use crate::result::part::{ContentPart, describe_part};
+use crate::result::part::{ContentPart, Description};
 
 /// How many tokens a transcript costs the model: what a
 /// [`Compactor`](crate::client::Compactor) weighs against its budget.
@@ -51,14 +51,14 @@ impl TokenCounter for Estimate {
 }
 
 /// SPEC §16B's token estimate: Σ ceil(len(JSON of the message) / 4), where a non-text part
-/// (image, file, audio) counts as its [`describe_part`] text — the JSON of the text part
-/// `{"type":"text","text":"image (image/png, 8388608 bytes)"}` in its place — never its bytes:
-/// the model reads a part's description where the API cannot carry the part, and the bytes
-/// are not in the estimate.
+/// (image, file, audio) counts as its [`describe_part`](crate::parts::describe_part) text —
+/// the JSON of the text part `{"type":"text","text":"image (image/png, 8388608 bytes)"}` in
+/// its place — never its bytes: the model reads a part's description where the API cannot
+/// carry the part, and the bytes are not in the estimate.
 ///
-/// It serializes nothing it does not count: the JSON is measured as it is written, and a
-/// part's base64 is never read, so an 8 MiB image costs the same time and tokens as an 8-byte
-/// one.
+/// It builds nothing it does not count: the JSON is measured as it is written (no string of
+/// it, no copy of a message, no description string), and a part's base64 is never read, so
+/// an 8 MiB image costs the same time and tokens as an 8-byte one.
 ///
 /// ```
 /// use toolnexus::client::{Message, estimate_tokens};
@@ -120,7 +120,7 @@ enum Described<'a> {
         echo: Option<&'a Echo>,
     },
     Tool {
-        results: Vec<DescribedReturn<'a>>,
+        results: Returns<'a>,
     },
 }
 
@@ -142,9 +142,18 @@ impl<'a> Described<'a> {
                 echo: echo.as_ref(),
             },
             Message::Tool { results } => Self::Tool {
-                results: results.iter().map(DescribedReturn::of).collect(),
+                results: Returns(results),
             },
         }
+    }
+}
+
+/// Tool returns serialized one by one as [`DescribedReturn`]s (no list of them is built).
+struct Returns<'a>(&'a [ToolReturn]);
+
+impl Serialize for Returns<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(DescribedReturn::of))
     }
 }
 
@@ -200,11 +209,34 @@ impl Serialize for Parts<'_> {
         for part in self.0 {
             match part {
                 ContentPart::Text { .. } => seq.serialize_element(part)?,
-                // describe_part reads the base64's length and last two bytes, never its body.
-                _ => seq.serialize_element(&ContentPart::text(describe_part(part)))?,
+                _ => seq.serialize_element(&DescribedPart(part))?,
             }
         }
         seq.end()
+    }
+}
+
+/// A non-text part as the text part of its description,
+/// `{"type":"text","text":"image (image/png, 82 bytes)"}`, the description written straight
+/// into the JSON (no `String` per part). It reads the base64's length and last two bytes,
+/// never its body.
+struct DescribedPart<'a>(&'a ContentPart);
+
+impl Serialize for DescribedPart<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("type", "text")?;
+        map.serialize_entry("text", &DescriptionText(self.0))?;
+        map.end()
+    }
+}
+
+/// The description as a JSON string.
+struct DescriptionText<'a>(&'a ContentPart);
+
+impl Serialize for DescriptionText<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&Description(self.0))
     }
 }
 

@@ -320,15 +320,27 @@ pub fn base64_bytes(b64: &str) -> usize {
 /// The form is byte-identical across ports: a file part is `"file (…)"` even when it has a
 /// `name`.
 pub fn describe_part(part: &ContentPart) -> String {
-    match part {
-        ContentPart::Text { text } => text.clone(),
-        ContentPart::Image(media) | ContentPart::File(media) | ContentPart::Audio(media) => {
-            format!(
-                "{} ({}, {} bytes)",
-                part.type_name(),
-                media.mime_type,
-                part_bytes(part)
-            )
+    Description(part).to_string()
+}
+
+/// [`describe_part`]'s text, written where it goes (the token estimate measures it without
+/// building a `String` per part).
+pub(crate) struct Description<'a>(pub(crate) &'a ContentPart);
+
+impl fmt::Display for Description<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let part = self.0;
+        match part {
+            ContentPart::Text { text } => f.write_str(text),
+            ContentPart::Image(media) | ContentPart::File(media) | ContentPart::Audio(media) => {
+                write!(
+                    f,
+                    "{} ({}, {} bytes)",
+                    part.type_name(),
+                    media.mime_type,
+                    part_bytes(part)
+                )
+            }
         }
     }
 }

@@ -2,3 +2,4 @@
 //! transcripts, rendered for the four APIs.
 
 mod compact;
+mod estimate;
