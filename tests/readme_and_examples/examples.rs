@@ -891,6 +891,16 @@ mod mcp_server {
     }
 }
 
+/// How many tools `mcp_agent` read from the notes server (`examples/mcp_server`), whatever
+/// that is: its output's `notes: N tools` line.
+#[cfg(feature = "mcp-client")]
+pub fn notes_tools(out: &str) -> usize {
+    out.lines()
+        .find_map(|line| line.strip_prefix("notes: ")?.strip_suffix(" tools"))
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("no `notes: N tools` line in\n{out}"))
+}
+
 /// `examples/mcp_agent`: a local tool and `mcp_server`'s from an `mcp.json` in one run of
 /// `Client`, the remote approval answered in it by `wait_for` (the call completes in the same
 /// turn: the run never parks), four turns to the model's answer, which ends the transcript.
@@ -979,12 +989,7 @@ fn mcp_agent_signs_in_to_a_protected_server_with_login() {
         );
     }
     // The calendar's 2 tools, the notes server's, the local tool and the search.
-    let notes: usize = lines
-        .iter()
-        .find_map(|line| line.strip_prefix("notes: ")?.strip_suffix(" tools"))
-        .and_then(|count| count.parse().ok())
-        .unwrap_or_else(|| panic!("no `notes: N tools` line in\n{out}"));
-    let all = notes + 4;
+    let all = notes_tools(&out) + 4;
     let order = [
         find("  ~ signed in to `calendar`"),
         find("(an hour later: the token has expired, and there is no refresh token)"),
