@@ -164,7 +164,11 @@ async fn main() -> Result<(), Error> {
     let result = client.run(ask, &toolkit).await?;
     let ending = match (result.status, result.limit) {
         (Status::Done, _) => "done".to_owned(),
-        (_, Some(Limit::Retries)) => "stopped: a tool failed past its retry budget".to_owned(),
+        // The last result names the tool: ``tool `NAME` failed N times in a row: …``.
+        (_, Some(Limit::Retries)) => match result.tool_calls.last() {
+            Some(last) => format!("stopped: {}", last.output),
+            None => "stopped: a tool failed past its retry budget".to_owned(),
+        },
         (status, limit) => format!("stopped: {status:?}, {limit:?}"),
     };
     println!(
