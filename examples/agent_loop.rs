@@ -2,24 +2,26 @@
 //! Anthropic Messages and Gemini, against a scripted stand-in model (no network, no API key).
 //!
 //! The model's replies are canned JSON in each API's real response shape, read into a
-//! `Reply` by a small `Model` of our own; `Client` does the rest: sends the toolkit's
-//! definitions for that API, runs each turn's calls at once, sends the results back and asks
-//! again until the model stops calling tools. The script has a turn with three calls at once
-//! (one fails, one returns an image) and a deploy that waits for a login: the run parks on it,
-//! is stored as JSON, and a fresh client resumes it with the user's answer.
+//! `Reply` by a small `Model` of our own (`examples/shared/canned.rs`, which `mcp_agent` runs
+//! on too); `Client` does the rest: sends the toolkit's definitions for that API, runs each
+//! turn's calls at once, sends the results back and asks again until the model stops calling
+//! tools. The script has a turn with three calls at once (one fails, one returns an image)
+//! and a deploy that waits for a login: the run parks on it, is stored as JSON, and a fresh
+//! client resumes it with the user's answer.
 //!
 //! Run it with `cargo run --example agent_loop`.
+
+#[path = "shared/canned.rs"]
+mod canned;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use toolnexus::client::{
-    Client, Message, Model, ModelError, ModelRequest, Reply, RunResult, Status,
-};
+use toolnexus::client::{Client, RunResult, Status};
 use toolnexus::serde_json::{self, Value, json};
 use toolnexus::{
-    Answer, Api, BoxFuture, ContentPart, ToolContext, ToolResult, Toolkit, auth_required,
-    parts::ContentPartError, tool, tool_calls, tools,
+    Answer, Api, ContentPart, ToolContext, ToolResult, Toolkit, auth_required,
+    parts::ContentPartError, tool, tools,
 };
 
 /// Current temperature in a city, in °C.
@@ -61,67 +63,13 @@ fn deploy(
     }
 }
 
-/// A stand-in for a provider speaking `api`: each turn it answers with the script's canned
-/// body in that API's real response shape, read as any reply is (the `client` feature's HTTP
-/// models read real bodies). No network, no API key.
-struct Canned {
-    api: Api,
-}
-
-impl Model for Canned {
-    fn api(&self) -> Api {
-        self.api
-    }
-
-    fn name(&self) -> &str {
-        "canned"
-    }
-
-    fn reply<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<Reply, ModelError>> {
-        // The script's turn is read off the transcript, so a resumed run goes on where it was.
-        let turn = (request.messages.iter())
-            .filter(|message| matches!(message, Message::Assistant { .. }))
-            .count();
-        let body = model(self.api, turn);
-        let reply = tool_calls(self.api, &body)
-            .map(|calls| Reply {
-                text: text_of(self.api, &body),
-                tool_calls: calls,
-                ..Reply::default()
-            })
-            .map_err(|error| ModelError::fatal(error.to_string()));
-        Box::pin(std::future::ready(reply))
-    }
-}
-
-/// The text of a canned body.
-fn text_of(api: Api, body: &Value) -> String {
-    let texts: Vec<&Value> = match api {
-        Api::OpenAiChat => vec![&body["choices"][0]["message"]["content"]],
-        Api::OpenAiResponses => (body["output"].as_array().into_iter().flatten())
-            .filter(|item| item["type"] == "message")
-            .map(|item| &item["content"][0]["text"])
-            .collect(),
-        Api::Anthropic => (body["content"].as_array().into_iter().flatten())
-            .map(|block| &block["text"])
-            .collect(),
-        Api::Gemini => (body["candidates"][0]["content"]["parts"]
-            .as_array()
-            .into_iter()
-            .flatten())
-        .map(|part| &part["text"])
-        .collect(),
-    };
-    texts.into_iter().filter_map(Value::as_str).collect()
-}
-
 /// When the current turn's calls started, and how many are still running.
 type TurnClock = Arc<Mutex<(Instant, usize)>>;
 
 /// A client for `api` that prints each turn's calls and results as they finish.
 fn client(api: Api, clock: &TurnClock) -> Client {
     let (started, finished) = (clock.clone(), clock.clone());
-    Client::with_model(Canned { api })
+    Client::with_model(canned::Canned::new(api, move |turn| model(api, turn)))
         .tool_context(ToolContext {
             timeout: Some(Duration::from_secs(30)),
             ..Default::default()

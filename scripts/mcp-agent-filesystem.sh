@@ -3,7 +3,7 @@
 # npm) beside examples/mcp_server, both deferred (SPEC §15): the scripted model finds the
 # directory listing by search, the run loads it, and it lists a scratch directory. Checks the
 # lines that show it and exits non-zero when one is missing. Not part of CI: it installs the npm
-# package (needs node and the npm registry). Last run 2026-12-04: every line seen, exit 0.
+# package (needs node and the npm registry). Last run 2026-12-05: every line seen, exit 0.
 #
 #   scripts/mcp-agent-filesystem.sh
 set -euo pipefail

@@ -1,35 +1,40 @@
-//! An agent whose toolkit holds a local `#[tool]` fn and the tools of an MCP server read from
-//! an `mcp.json`, driven by the scripted Chat Completions loop of `examples/agent_loop.rs` (no
-//! network, no API key). The server is this repository's `examples/mcp_server` over stdio; its
-//! `delete_note` asks for approval, which crosses the boundary as a suspension (MCP
-//! 2026-07-28 `InputRequiredResult`) and is answered in the loop with `call_with`, exactly
-//! like a local approval.
+//! An agent whose toolkit holds a local `#[tool]` fn and the tools of MCP servers, run by
+//! `toolnexus::client::Client` on a scripted Chat Completions model (no network, no API
+//! key): `examples/shared/canned.rs`, the stand-in `agent_loop` runs on too, answering each
+//! turn with a canned body. The server is this repository's `examples/mcp_server` over stdio,
+//! read from an `mcp.json`; its `delete_note` asks for approval, which crosses the boundary
+//! as a suspension (MCP 2026-07-28 `InputRequiredResult`) and is answered in the run by the
+//! client's `wait_for` (`ask_the_user` here), exactly like a local approval.
 //!
-//! The server's tools are deferred (SPEC §15): each request carries only the local tool, what
-//! a search has loaded and `search_tools`; the model searches first, the toolkit answers the
-//! search and loads what it found into the run's [`RunState`](toolnexus::RunState), which also
-//! counts retries and stops the loop when a tool is past its budget (SPEC §15B). The server is
-//! the repository's own so that the example runs without node or a network.
+//! The servers' tools are deferred (SPEC §15): each request carries only the local tool, what
+//! a search has loaded and `search_tools` (a `before_model` hook prints them each turn); the
+//! model searches first, and the run answers the search and loads what it found into its
+//! [`RunState`](toolnexus::RunState), which also counts retries: a tool past its budget ends
+//! the run `Incomplete` with `Limit::Retries` instead of spinning (SPEC §15B), and the example
+//! says so. An `after_tool` hook prints each call and its result; the run's transcript is
+//! printed at the end. The server is the repository's own so that the example runs without
+//! node or a network.
 //!
 //! With `--filesystem DIR` the `mcp.json` also names the official filesystem server
 //! (`npx @modelcontextprotocol/server-filesystem DIR`, which needs node), deferred the same
 //! way: the model then searches for a directory listing, loads it and lists `DIR`.
 //! `scripts/mcp-agent-filesystem.sh` installs the server and runs that.
 //!
-//! With `--login` the remote server is a calendar that serves signed-in callers only, and the
-//! agent signs in with OAuth (`McpTools::http(url).oauth(OAuthClient)`; README "Signing in to
-//! remote servers"). Everything runs in this process, with no network and no node
-//! (`login.rs`): our own MCP server over HTTP, protected as SPEC §12B describes
+//! With `--login` a calendar that serves signed-in callers only joins the notes server, and
+//! the agent signs in to it with OAuth (`McpTools::http(url).oauth(OAuthClient)`; README
+//! "Signing in to remote servers"). Everything runs in this process, with no network and no
+//! node (`login.rs`): our own MCP server over HTTP, protected as SPEC §12B describes
 //! (`protected_resource`, `verify_bearer`), and a stand-in authorization server, hand-written
 //! on tokio, that approves every login. A login is a `Request` of kind `"authorization"`
 //! carrying the authorization URL; `ask_the_user` prints the URL and plays the person's
 //! browser: it opens the URL, and the authorization server redirects it to
 //! `OAuthClient::callback_listener`, which makes the redirect the answer. The server wants a
-//! token for every request, listing its tools too, so the first login comes when connecting
-//! (`McpClientError::pending`, then `OAuthClient::sign_in`). Then the script skips an hour:
-//! the token expires and the stand-in gives no refresh tokens, so the model's call to the
-//! calendar suspends with a new login, which the loop hands to `ask_the_user` like any
-//! suspension, and the call completes with the new token. No token is printed.
+//! token for every request, listing its tools too, so the first login comes when connecting,
+//! before the run (`McpClientError::pending`, then `OAuthClient::sign_in`). Then the script
+//! skips an hour: the token expires and the stand-in gives no refresh tokens, so the model's
+//! call to the calendar suspends with a new login, and later its `delete_note` with the
+//! approval: two suspensions of one run, each answered by `wait_for` and the call completed.
+//! No token is printed.
 //!
 //! Run it with:
 //!
@@ -39,21 +44,23 @@
 //! cargo run --example mcp_agent --features mcp-client -- --login
 //! ```
 
+#[path = "../shared/canned.rs"]
+mod canned;
 mod login;
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use toolnexus::client::{Client, Limit, Message, Status};
 use toolnexus::mcp::{CallbackListener, McpTools, OAuthClient};
 use toolnexus::serde_json::{self, Value, json};
-use toolnexus::{
-    Answer, Api, Reason, Request, RunState, ToolContext, Toolkit, tool, tool_calls, tool_results,
-    tools,
-};
+use toolnexus::{Answer, Api, Reason, Request, ToolContext, Toolkit, tool, tools};
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
 /// What the agent runs against: `examples/mcp_server`, with the filesystem server beside it
-/// (`--filesystem DIR`), or the calendar that needs a sign-in (`--login`).
+/// (`--filesystem DIR`) or the calendar that needs a sign-in (`--login`).
+#[derive(Clone)]
 enum Mode {
     Notes,
     Filesystem(String),
@@ -69,7 +76,7 @@ fn word_count(
     text.split_whitespace().count()
 }
 
-/// What the loop does when a tool suspends: a real app asks its user; this one approves, and
+/// What the run does when a tool suspends: a real app asks its user; this one approves, and
 /// for a login shows the URL and plays the person's browser, whose redirect `callback` takes.
 async fn ask_the_user(request: Request, callback: Option<&CallbackListener>) -> Answer {
     println!("  ~ asked ({}): {}", request.kind, request.prompt);
@@ -100,13 +107,14 @@ async fn main() -> Result<(), Error> {
         [flag] if flag == "--login" => Mode::Login,
         _ => return Err("usage: mcp_agent [--filesystem DIR | --login]".into()),
     };
-    let (servers, callback) = match &mode {
+    let (mut servers, callback) = match &mode {
         Mode::Login => {
-            let (server, callback) = signed_in().await?;
-            (vec![server], Some(callback))
+            let (calendar, callback) = signed_in().await?;
+            (vec![calendar], Some(Arc::new(callback)))
         }
-        Mode::Notes | Mode::Filesystem(_) => (from_mcp_json(&mode).await?, None),
+        Mode::Notes | Mode::Filesystem(_) => (Vec::new(), None),
     };
+    servers.extend(from_mcp_json(&mode).await?);
 
     let mut toolkit = Toolkit::new().with_all(tools![word_count]);
     for server in servers {
@@ -115,64 +123,69 @@ async fn main() -> Result<(), Error> {
         toolkit = toolkit.with_all(server.tools_prefixed(&format!("{}_", server.name())));
     }
 
-    let api = Api::OpenAiChat;
-    let ctx = ToolContext {
-        timeout: Some(Duration::from_secs(30)),
-        ..Default::default()
-    };
     let ask = match &mode {
         Mode::Notes => "Weather in Paris? How long is my note? Then delete note 3.",
         Mode::Filesystem(_) => {
             "Weather in Paris? How long is my note? Then delete note 3. And which files do I have?"
         }
-        Mode::Login => "What are my meetings on Monday? And how long is my note?",
+        Mode::Login => "What are my meetings on Monday? How long is my note? Then delete note 3.",
     };
-    let mut conversation = vec![json!({"role": "user", "content": ask})];
-    let mut run = RunState::default();
-    for turn in 0.. {
-        // What this request would carry as `tools`: the local tool, what was loaded, the search.
-        let sent = toolkit.definitions(api, &run);
-        let names: Vec<&str> = sent
-            .as_array()
-            .into_iter()
-            .flatten()
+    let script = mode.clone();
+    let catalog = toolkit.len() + 1; // and `search_tools`
+    let client = Client::with_model(canned::Canned::new(Api::OpenAiChat, move |turn| {
+        model(turn, &script)
+    }))
+    .tool_context(ToolContext {
+        timeout: Some(Duration::from_secs(30)),
+        ..Default::default()
+    })
+    .before_model(move |messages, tools| {
+        // What this request carries as `tools`: the local tool, what was loaded, the search.
+        let names: Vec<&str> = (tools.as_array().into_iter().flatten())
             .filter_map(|entry| entry["function"]["name"].as_str())
             .collect();
         println!(
-            "turn {turn}: sends {} of {} tools: {}",
+            "turn {}: sends {} of {catalog} tools: {}",
+            turns_before(&messages),
             names.len(),
-            toolkit.len() + 1,
             names.join(", ")
         );
-        let reply = model(turn, &mode);
-        conversation.push(reply["choices"][0]["message"].clone());
-        let calls = tool_calls(api, &reply)?;
-        if calls.is_empty() {
-            break;
-        }
-        let mut results = toolkit.run_calls_in(&mut run, &calls, &ctx).await;
-        for (call, result) in calls.iter().zip(&mut results) {
-            if result.is_pending() {
-                let args = serde_json::from_str(&call.arguments).unwrap_or_else(|_| json!({}));
-                *result = toolkit
-                    .call_with(&call.name, args, &ctx, |request| {
-                        ask_the_user(request, callback.as_ref())
-                    })
-                    .await;
-            }
-            println!("  > {} {} => {}", call.name, call.arguments, result.output);
-        }
-        conversation.extend(tool_results(api, &calls, &results));
-        if let Some(tool) = run.exhausted() {
-            println!("stopping: `{tool}` failed past its retry budget");
-            break;
-        }
-    }
-    println!("\ntranscript:");
-    for message in &conversation {
-        println!("{}", compact(message));
+        std::future::ready((messages, tools))
+    })
+    .after_tool(|call, result| {
+        println!("  > {} {} => {}", call.name, call.arguments, result.output);
+        std::future::ready(result)
+    })
+    .wait_for(move |request| {
+        let callback = callback.clone();
+        async move { ask_the_user(request, callback.as_deref()).await }
+    });
+
+    let result = client.run(ask, &toolkit).await?;
+    let ending = match (result.status, result.limit) {
+        (Status::Done, _) => "done".to_owned(),
+        // The last result names the tool: ``tool `NAME` failed N times in a row: …``.
+        (_, Some(Limit::Retries)) => match result.tool_calls.last() {
+            Some(last) => format!("stopped: {}", last.output),
+            None => "stopped: a tool failed past its retry budget".to_owned(),
+        },
+        (status, limit) => format!("stopped: {status:?}, {limit:?}"),
+    };
+    println!(
+        "\n{ending} after {} turns and {} tool calls; the transcript:",
+        result.turns, result.tool_call_count
+    );
+    for message in &result.messages {
+        println!("{}", serde_json::to_string(message)?);
     }
     Ok(())
+}
+
+/// How many turns the model has answered in `messages`: the number of the turn about to be sent.
+fn turns_before(messages: &[Message]) -> usize {
+    (messages.iter())
+        .filter(|message| matches!(message, Message::Assistant { .. }))
+        .count()
 }
 
 /// The servers of an `mcp.json`: `examples/mcp_server`, and the filesystem server's with
@@ -230,9 +243,10 @@ async fn signed_in() -> Result<(McpTools, CallbackListener), Error> {
     Ok((connected, callback))
 }
 
-/// The stand-in for the provider: the script's turn `turn` as a Chat Completions response;
-/// with the filesystem server, two more turns list its directory; with the calendar, a
-/// search finds its tool and the next turn calls it.
+/// The stand-in for the provider: the script's turn `turn` as a Chat Completions response,
+/// for [`canned::Canned`]. With the filesystem server, two more turns list its directory;
+/// with the calendar, a search finds its agenda and the next turn calls it (the re-login)
+/// beside the search for `delete_note`, which the turn after calls (the approval).
 fn model(turn: usize, mode: &Mode) -> Value {
     let calls: Vec<(&str, Value)> = match (mode, turn) {
         (Mode::Login, 0) => vec![
@@ -242,7 +256,14 @@ fn model(turn: usize, mode: &Mode) -> Value {
             ),
             ("word_count", json!({"text": "buy milk and eggs"})),
         ],
-        (Mode::Login, 1) => vec![("calendar_agenda", json!({"day": "Monday"}))],
+        (Mode::Login, 1) => vec![
+            ("calendar_agenda", json!({"day": "Monday"})),
+            (
+                "search_tools",
+                json!({"query": "delete a note", "limit": 1}),
+            ),
+        ],
+        (Mode::Login, 2) => vec![("notes_delete_note", json!({"id": 3}))],
         (Mode::Login, _) => Vec::new(),
         (_, 0) => vec![
             (
@@ -283,18 +304,18 @@ fn model(turn: usize, mode: &Mode) -> Value {
             Mode::Notes => done.to_owned(),
             Mode::Filesystem(_) => format!("{done} The directory is listed above."),
             Mode::Login => "On Monday you have a standup at 09:30 and a design review at \
-                14:00; your note has 4 words."
+                14:00; your note has 4 words, and note 3 is deleted."
                 .to_owned(),
         };
         json!({"role": "assistant", "content": content})
     } else {
         json!({"role": "assistant", "content": null, "tool_calls": tool_calls})
     };
+    let finish = if calls.is_empty() {
+        "stop"
+    } else {
+        "tool_calls"
+    };
     json!({"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-5",
-           "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
-}
-
-/// A value on one line.
-fn compact(value: &Value) -> String {
-    serde_json::to_string(value).unwrap_or_default()
+           "choices": [{"index": 0, "message": message, "finish_reason": finish}]})
 }

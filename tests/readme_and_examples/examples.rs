@@ -962,27 +962,60 @@ mod mcp_server {
     }
 }
 
-/// `examples/mcp_agent`: a local tool and `mcp_server`'s from an `mcp.json` in one loop,
-/// the remote approval answered in it.
+/// How many tools `mcp_agent` read from the notes server (`examples/mcp_server`), whatever
+/// that is: its output's `notes: N tools` line.
+#[cfg(feature = "mcp-client")]
+pub fn notes_tools(out: &str) -> usize {
+    out.lines()
+        .find_map(|line| line.strip_prefix("notes: ")?.strip_suffix(" tools"))
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("no `notes: N tools` line in\n{out}"))
+}
+
+/// `examples/mcp_agent`: a local tool and `mcp_server`'s from an `mcp.json` in one run of
+/// `Client`, the remote approval answered in it by `wait_for` (the call completes in the same
+/// turn: the run never parks), four turns to the model's answer, which ends the transcript.
 #[cfg(feature = "mcp-client")]
 #[test]
 fn mcp_agent_answers_a_remote_approval_in_its_loop() {
     let out = run("mcp_agent");
-    for line in [
-        "  ~ asked (input): Delete note 3?",
-        "  > notes_delete_note {\"id\":3} => deleted note 3",
-    ] {
-        assert!(
-            out.lines().any(|seen| seen == line),
-            "missing {line:?} in\n{out}"
-        );
-    }
+    let lines: Vec<&str> = out.lines().collect();
+    let find = |line: &str| {
+        lines
+            .iter()
+            .position(|seen| *seen == line)
+            .unwrap_or_else(|| panic!("missing {line:?} in\n{out}"))
+    };
+    let turn = |n: usize| {
+        lines
+            .iter()
+            .position(|seen| seen.starts_with(&format!("turn {n}: sends ")))
+            .unwrap_or_else(|| panic!("no turn {n} in\n{out}"))
+    };
+    let order = [
+        turn(2),
+        find("  ~ asked (input): Delete note 3?"),
+        find("  > notes_delete_note {\"id\":3} => deleted note 3"),
+        turn(3),
+        find("done after 4 turns and 5 tool calls; the transcript:"),
+    ];
+    assert!(order.is_sorted(), "{out}");
+    assert!(
+        !out.contains("turn 4:"),
+        "the model answered on turn 3:\n{out}"
+    );
+    has(
+        lines.last().unwrap_or(&""),
+        r#"{"role":"assistant","text":"Paris is 18°C, your note has 4 words, and note 3 is deleted."}"#,
+    );
 }
 
 /// `examples/mcp_agent -- --login`: the protected calendar asks for a sign-in when the agent
 /// connects, and again when the model calls it after the token expired; each login is shown
 /// with its authorization URL and answered through the loopback callback, and the call
-/// completes with the new token. Neither a token nor a code shows anywhere.
+/// completes with the new token. The re-login and, a turn later, the notes server's approval
+/// are two suspensions of one run, both answered in it. Neither a token nor a code shows
+/// anywhere.
 #[cfg(feature = "mcp-client")]
 #[test]
 fn mcp_agent_signs_in_to_a_protected_server_with_login() {
@@ -1026,17 +1059,28 @@ fn mcp_agent_signs_in_to_a_protected_server_with_login() {
             "{out}"
         );
     }
+    // The calendar's 2 tools, the notes server's, the local tool and the search.
+    let all = notes_tools(&out) + 4;
     let order = [
         find("  ~ signed in to `calendar`"),
         find("(an hour later: the token has expired, and there is no refresh token)"),
         find("calendar: 2 tools"),
-        find("turn 1: sends 3 of 4 tools: word_count, calendar_agenda, search_tools"),
+        find(&format!(
+            "turn 1: sends 3 of {all} tools: word_count, calendar_agenda, search_tools"
+        )),
         find(
             "  > calendar_agenda {\"day\":\"Monday\"} => ana's meetings on Monday: 09:30 standup, 14:00 design review",
         ),
+        find(&format!(
+            "turn 2: sends 4 of {all} tools: word_count, calendar_agenda, notes_delete_note, search_tools"
+        )),
+        find("  ~ asked (input): Delete note 3?"),
+        find("  > notes_delete_note {\"id\":3} => deleted note 3"),
+        find("done after 4 turns and 5 tool calls; the transcript:"),
     ]
     .map(|at| at.unwrap_or_else(|| panic!("a line is missing in\n{out}")));
-    // The first login before connecting; the second the model's call, which then completes.
+    // The first login before connecting; the second the model's call, which then completes,
+    // then the approval: one run that never parks.
     assert!(logins[0] < order[0], "{out}");
     assert!(order.is_sorted(), "{out}");
     assert!(order[3] < logins[1] && logins[1] < order[4], "{out}");

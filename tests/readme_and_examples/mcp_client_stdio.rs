@@ -119,12 +119,7 @@ fn the_mcp_agent_example_loads_deferred_tools_by_search_and_answers_a_remote_app
     );
     // However many tools the example server has, the agent read them all; the toolkit holds
     // them, the local tool and the search.
-    let remote: usize = stdout
-        .lines()
-        .find_map(|line| line.strip_prefix("notes: ")?.strip_suffix(" tools"))
-        .and_then(|count| count.parse().ok())
-        .unwrap_or_else(|| panic!("no `notes: N tools` line in\n{stdout}"));
-    let all = remote + 2;
+    let all = crate::examples::notes_tools(&stdout) + 2;
     for line in [
         // SPEC §15: the server's tools are deferred until a search loads them.
         format!("turn 0: sends 2 of {all} tools: word_count, search_tools"),

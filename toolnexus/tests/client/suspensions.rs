@@ -319,3 +319,123 @@ async fn a_timeout_while_wait_for_waits_ends_the_call_cancelled_and_the_run_inco
     assert_eq!(outputs, ["add({})", "tool `deploy` was cancelled"]);
     assert_eq!(runs(&deploys), 1);
 }
+
+/// `add`, and two deferred tools a search must load first: `deploy`, which asks for approval
+/// (its runs counted), and `rollback`.
+fn deferred_toolkit() -> (Toolkit, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = runs.clone();
+    let schema = json!({"type": "object"});
+    let deploy = toolnexus::define_tool("deploy", "Deploys the service", schema.clone())
+        .unwrap()
+        .deferred(true)
+        .sync(move |_: serde_json::Value, ctx: &toolnexus::ToolContext| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            match &ctx.answer {
+                Some(answer) if answer.ok => toolnexus::ToolResult::ok("deployed"),
+                _ => toolnexus::pending(Request::new("approval", "Deploy?")),
+            }
+        });
+    let rollback = toolnexus::define_tool("rollback", "Rolls the service back", schema)
+        .unwrap()
+        .deferred(true)
+        .sync(|_: serde_json::Value, _: &toolnexus::ToolContext| "rolled back");
+    let (_, add) = counting("add");
+    (Toolkit::new().with(add).with(deploy).with(rollback), runs)
+}
+
+/// Turn 0 searches for `deploy`; turn 1 calls it (it suspends) and searches for `rollback`.
+fn deferred_script() -> Scripted {
+    Scripted::new([
+        calling(vec![call(
+            "s1",
+            "search_tools",
+            json!({"query": "deploy", "limit": 1}),
+        )]),
+        calling(vec![
+            call("c1", "deploy", json!({})),
+            call(
+                "s2",
+                "search_tools",
+                json!({"query": "rollback", "limit": 1}),
+            ),
+        ]),
+        answering("deployed"),
+    ])
+}
+
+/// The names of the tools request `at` of `model` carried.
+fn tools_sent(model: &Scripted, at: usize) -> Vec<String> {
+    let seen = model.seen.lock().unwrap();
+    (seen[at].1.as_array().unwrap().iter())
+        .map(|tool| tool["function"]["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// What `examples/mcp_agent` relies on (SPEC §15 through §16): a deferred tool is sent only
+/// once a search loaded it, and what a search loaded stays loaded across a suspension of the
+/// same turn — answered by `wait_for`, or parked, stored as JSON and resumed by a fresh client
+/// and toolkit.
+#[tokio::test]
+async fn tools_a_search_loaded_stay_loaded_across_a_suspension_answered_or_parked() {
+    let (toolkit, deploys) = deferred_toolkit();
+    let model = deferred_script();
+    let answered = Client::with_model(model.clone())
+        .wait_for(|request: Request| async move { Answer::approve(&request) })
+        .run("ship", &toolkit)
+        .await
+        .unwrap();
+    assert_eq!(
+        (answered.status, answered.text.as_str()),
+        (Status::Done, "deployed")
+    );
+    assert_eq!(tools_sent(&model, 0), ["add", "search_tools"]);
+    assert_eq!(tools_sent(&model, 1), ["add", "deploy", "search_tools"]);
+    assert_eq!(
+        tools_sent(&model, 2),
+        ["add", "deploy", "rollback", "search_tools"]
+    );
+    assert_eq!(
+        runs(&deploys),
+        2,
+        "suspended once, run again with the answer"
+    );
+
+    let (toolkit, deploys) = deferred_toolkit();
+    let model = deferred_script();
+    let parked = Client::with_model(model.clone())
+        .run("ship", &toolkit)
+        .await
+        .unwrap();
+    assert_eq!((parked.status, model.calls()), (Status::Pending, 2));
+    let stored = serde_json::to_string(&parked).unwrap();
+    let request = parked.pending.unwrap();
+
+    // Another process: a fresh client (its model has the last reply left) and toolkit.
+    let (toolkit, resumed_deploys) = deferred_toolkit();
+    let model = Scripted::new([answering("deployed")]);
+    let parked: RunResult = serde_json::from_str(&stored).unwrap();
+    let done = Client::with_model(model.clone())
+        .resume(parked, Answer::approve(&request), &toolkit)
+        .await
+        .unwrap();
+    assert_eq!((done.status, done.turns), (Status::Done, 3));
+    assert_eq!(
+        tools_sent(&model, 0),
+        ["add", "deploy", "rollback", "search_tools"]
+    );
+    assert_eq!((runs(&deploys), runs(&resumed_deploys)), (1, 1));
+    // The searches finished in the parked turns; `deploy` once answered.
+    let ran: Vec<_> = (done.tool_calls.iter())
+        .map(|r| (r.name.as_str(), r.is_error))
+        .collect();
+    assert_eq!(
+        ran,
+        [
+            ("search_tools", false),
+            ("search_tools", false),
+            ("deploy", false)
+        ]
+    );
+    assert_eq!(done.tool_calls[2].output, "deployed");
+}
