@@ -1,18 +1,19 @@
 //! `client.conversation(id)` on any `ConversationStore`: a conversation continued across runs
-//! and clients, a parked run resumed once however many try at once, and a resume whose run
-//! fails keeping what ran. Run here on `InMemoryConversations`; `redis` runs the same checks
+//! and clients, a parked run resumed once however many try at once, a resume whose run
+//! fails keeping what ran, and a result the store cannot save handed back. Run here on `InMemoryConversations`; `redis` runs the same checks
 //! on `RedisConversations`.
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Value, json};
 use tokio::sync::Barrier;
 use toolnexus::client::{
-    Client, ConversationRunError, ConversationStore, InMemoryConversations, Message, ModelError,
-    Status,
+    Client, Conversation, ConversationError, ConversationRunError, ConversationStore,
+    InMemoryConversations, Message, ModelError, RunResult, Status,
 };
-use toolnexus::{Answer, Request, ToolContext, ToolResult, Toolkit, define_tool};
+use toolnexus::{Answer, BoxFuture, Request, ToolContext, ToolResult, Toolkit, define_tool};
 
 use crate::scripted::{Scripted, Turn, answering, call, calling};
 
@@ -267,4 +268,97 @@ pub async fn assert_a_failed_resume_keeps_what_ran(store: Arc<dyn ConversationSt
 #[tokio::test]
 async fn a_resume_whose_model_then_fails_keeps_what_ran_in_memory() {
     assert_a_failed_resume_keeps_what_ran(Arc::new(InMemoryConversations::new())).await;
+}
+
+/// An in-memory store whose saves fail while `failing` is set, as a store that lost its
+/// backend between the claim and the save would.
+#[derive(Default)]
+struct FailingSaves {
+    inner: InMemoryConversations,
+    failing: AtomicBool,
+}
+
+impl ConversationStore for FailingSaves {
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Conversation>, ConversationError>> {
+        self.inner.get(id)
+    }
+
+    fn save<'a>(
+        &'a self,
+        id: &'a str,
+        conversation: &'a Conversation,
+    ) -> BoxFuture<'a, Result<(), ConversationError>> {
+        if self.failing.load(Ordering::SeqCst) {
+            let refused = ConversationError::Unavailable {
+                id: id.to_owned(),
+                reason: "the disk is full".to_owned(),
+            };
+            return Box::pin(async move { Err(refused) });
+        }
+        self.inner.save(id, conversation)
+    }
+
+    fn claim_parked<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<RunResult, ConversationError>> {
+        self.inner.claim_parked(id)
+    }
+}
+
+#[tokio::test]
+async fn a_result_the_store_cannot_save_is_handed_back_and_nothing_runs_twice() {
+    let failing = Arc::new(FailingSaves::default());
+    let store: Arc<dyn ConversationStore> = failing.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("deployed");
+    let request = park(&store, "c", "prod", &log).await;
+    let toolkit = deploy_toolkit(&log);
+    let (client, _) = client_on(&store, vec![answering("deployed")]);
+    let conversation = client.conversation("c");
+
+    // An answer to another request is refused and the parked run put back — here the put
+    // back fails, so the error hands the parked run over, unchanged.
+    failing.failing.store(true, Ordering::SeqCst);
+    let stranger = Answer::approve(&Request::new("approval", "Deploy?"));
+    let error = conversation.resume(stranger, &toolkit).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "conversation `c`: the disk is full; the run's result was not saved: this error carries it"
+    );
+    let ConversationRunError::NotSaved { result: parked, .. } = error else {
+        panic!("not saved: {error}");
+    };
+    assert_eq!(parked.pending.as_ref(), Some(&request));
+    assert!(deployed(&log).is_empty(), "nothing ran");
+    // Saved again by its caller, it resumes — once.
+    failing.failing.store(false, Ordering::SeqCst);
+    let again = Conversation {
+        messages: parked.messages.clone(),
+        parked: Some(*parked),
+    };
+    store.save("c", &again).await.unwrap();
+
+    failing.failing.store(true, Ordering::SeqCst);
+    let error = conversation
+        .resume(Answer::approve(&request), &toolkit)
+        .await
+        .unwrap_err();
+    let ConversationRunError::NotSaved { result, .. } = error else {
+        panic!("not saved: {error}");
+    };
+    assert_eq!(
+        (result.status, result.text.as_str()),
+        (Status::Done, "deployed")
+    );
+    assert_eq!(deployed(&log), ["prod"]);
+    failing.failing.store(false, Ordering::SeqCst);
+    let refused = conversation
+        .resume(Answer::approve(&request), &toolkit)
+        .await;
+    assert_eq!(refused.unwrap_err().to_string(), already_resumed("c"));
+    assert_eq!(deployed(&log), ["prod"]);
 }
