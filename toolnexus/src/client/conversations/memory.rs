@@ -63,11 +63,17 @@ impl ConversationStore for InMemoryConversations {
         id: &'a str,
         conversation: &'a Conversation,
     ) -> BoxFuture<'a, Result<(), ConversationError>> {
-        let entry = Entry {
-            conversation: conversation.clone(),
-            resumed: false,
-        };
-        self.with_entries(|entries| entries.insert(id.to_owned(), entry));
+        self.with_entries(|entries| {
+            // Without a new parked run, the record that the last one was claimed stays: a
+            // late second resume still hears "already resumed".
+            let resumed =
+                conversation.parked.is_none() && entries.get(id).is_some_and(|entry| entry.resumed);
+            let entry = Entry {
+                conversation: conversation.clone(),
+                resumed,
+            };
+            entries.insert(id.to_owned(), entry);
+        });
         Box::pin(async move { Ok(()) })
     }
 

@@ -46,6 +46,23 @@ pub struct Conversation {
 /// refused with [`ConversationError::AlreadyResumed`]. A claim the store cannot answer is
 /// refused ([`ConversationError::Unavailable`]) and leaves the parked run where it was, for
 /// the next try.
+///
+/// **Once means at most once.** The claim comes before the suspended tool runs, and the
+/// result is saved after it; nothing makes the two one step. If the process resuming dies
+/// between them (or loses the store before the save, or Redis applied the claim but its
+/// reply was lost, which is reported as [`Unavailable`](ConversationError::Unavailable)),
+/// the tool ran once or not at all, and the store cannot tell which: it keeps the
+/// transcript as it was when the run parked (ending with the call that has no result), no
+/// parked run, and the record that it was claimed — so every later resume is refused and
+/// nothing runs twice, but nothing resumes it by itself either. What is left to the user:
+/// find out from the tool's own record whether it ran (a tool worth an approval should keep
+/// one, e.g. keyed by the request's id, `ctx.answer.id`); if it did not, [`save`](Self::save)
+/// the parked run again (the [`RunResult`] the parking `run` returned, or a
+/// [`get`](Self::get) made before the claim) and resume it; if it did, save the transcript
+/// with the tool's result appended (a [`Message::Tool`]) and go on with a new run. A process
+/// that stays alive is not left so: a result it cannot save is handed back
+/// ([`ConversationRunError::NotSaved`]), and a resumed run that fails afterwards saves what
+/// ran (see [`ConversationRun::resume`]).
 pub trait ConversationStore: Send + Sync {
     /// The conversation `id`, or `None` when there is none (never saved, or expired).
     fn get<'a>(
@@ -86,7 +103,8 @@ pub enum ConversationError {
         id: String,
     },
     /// The store did not answer (Redis out of reach): nothing was claimed or written, and a
-    /// parked run is still there for the next try.
+    /// parked run is still there for the next try — unless the store applied the command and
+    /// only its reply was lost (see "at most once" on [`ConversationStore`]).
     Unavailable {
         /// The conversation's id.
         id: String,
@@ -115,11 +133,7 @@ impl fmt::Display for ConversationError {
                     "conversation `{id}` did not resume: it has no parked run"
                 )
             }
-            Self::Unavailable { id, reason } => write!(
-                f,
-                "conversation `{id}`: the store did not answer ({reason}); nothing was resumed \
-                 or written, and a parked run is kept for the next try"
-            ),
+            Self::Unavailable { id, reason } => write!(f, "conversation `{id}`: {reason}"),
             Self::Unreadable { id, reason } => {
                 write!(f, "conversation `{id}` could not be read: {reason}")
             }

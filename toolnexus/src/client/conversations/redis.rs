@@ -60,6 +60,13 @@ return {0, ''}
 /// keys under the store's prefix). While Redis is out of reach every call is refused with
 /// [`Unavailable`](ConversationError::Unavailable) within a few seconds and nothing is
 /// claimed: the parked run is still there, and the next claim after Redis is back gets it.
+/// The one exception is a claim Redis applied whose reply did not arrive (the connection
+/// dropped in between, or the reply took longer than the store's 2 s): the run counts as
+/// claimed and was not resumed — resumed at most once, as [`ConversationStore`] says, with
+/// what is left to do then. The record of a claim lives as long as the conversation, so a
+/// replay later than the TTL finds no parked run
+/// ([`NotParked`](ConversationError::NotParked)) rather than "already resumed"; it still
+/// runs nothing.
 ///
 /// | key | holds |
 /// |---|---|

@@ -71,7 +71,8 @@ impl ConversationRun<'_> {
     /// client's system prompt), then saves the run's transcript — and the run itself when it
     /// parks, for [`resume`](Self::resume). A conversation waiting on a parked run is refused
     /// (resume it first), and so is a store that does not answer; a run that fails leaves
-    /// the stored conversation as it was.
+    /// the stored conversation as it was. A result the store could not save is
+    /// [`ConversationRunError::NotSaved`], carrying it.
     pub async fn run(
         &self,
         prompt: impl Into<String>,
@@ -95,8 +96,7 @@ impl ConversationRun<'_> {
             .run_with_history(history, prompt, toolkit)
             .await
             .map_err(|error| ConversationRunError::Run(Box::new(error)))?;
-        self.keep(&result).await?;
-        Ok(result)
+        self.keep(result).await
     }
 
     /// Resumes the conversation's parked run with `answer`, once across every process that
@@ -106,6 +106,12 @@ impl ConversationRun<'_> {
     /// suspended tool does not run again. A store that does not answer refuses the resume
     /// and keeps the parked run for the next try; so does an answer the run refuses (its
     /// `id` is not the pending request's): the parked run is put back, nothing ran.
+    ///
+    /// A resumed run that then fails (the model out of reach) is a
+    /// [`ConversationRunError::Run`], and what ran is saved too — the transcript up to the
+    /// failure, the tool's result in it — so the conversation goes on from there with
+    /// [`run`](Self::run), and the tool is not run again. What "once" means when a process
+    /// dies mid-resume is said on [`ConversationStore`].
     pub async fn resume(
         &self,
         answer: Answer,
@@ -113,29 +119,37 @@ impl ConversationRun<'_> {
     ) -> Result<RunResult, ConversationRunError> {
         let store = &self.client.conversations;
         let parked = store.claim_parked(&self.id).await?;
-        let result = match self.client.resume(parked, answer, toolkit).await {
-            Ok(result) => result,
-            // Refused before anything ran: the parked run comes back unchanged.
-            Err(refused) if refused.so_far.parked.is_some() => {
-                self.keep(&refused.so_far).await?;
-                return Err(ConversationRunError::Run(Box::new(refused)));
+        match self.client.resume(parked, answer, toolkit).await {
+            Ok(result) => self.keep(result).await,
+            Err(error) => {
+                // Refused before anything ran, the parked run comes back unchanged; failed
+                // after the tool ran, the transcript so far is kept, so neither is lost.
+                let so_far = (*error.so_far).clone();
+                self.keep(so_far).await?;
+                Err(ConversationRunError::Run(Box::new(error)))
             }
-            Err(error) => return Err(ConversationRunError::Run(Box::new(error))),
-        };
-        self.keep(&result).await?;
-        Ok(result)
+        }
     }
 
-    /// Saves `result`'s transcript, and `result` itself when it is parked.
-    async fn keep(&self, result: &RunResult) -> Result<(), ConversationError> {
+    /// Saves `result`'s transcript, and `result` itself when it is parked; gives it back, or
+    /// carries it in the error when the store refused it.
+    async fn keep(&self, result: RunResult) -> Result<RunResult, ConversationRunError> {
         let conversation = Conversation {
             messages: result.messages.clone(),
             parked: (result.status == Status::Pending).then(|| result.clone()),
         };
-        self.client
+        match self
+            .client
             .conversations
             .save(&self.id, &conversation)
             .await
+        {
+            Ok(()) => Ok(result),
+            Err(error) => Err(ConversationRunError::NotSaved {
+                error,
+                result: Box::new(result),
+            }),
+        }
     }
 }
 
@@ -143,8 +157,18 @@ impl ConversationRun<'_> {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ConversationRunError {
-    /// The store refused: not answering, a parked run already resumed, none to resume.
+    /// The store refused before anything ran: not answering, a parked run already resumed,
+    /// none to resume.
     Store(ConversationError),
+    /// The run ended (or was refused and its parked run is to be put back) but the store
+    /// could not save it: the result is here, for the caller to keep or
+    /// [`save`](ConversationStore::save) again — a parked run in it is resumable once saved.
+    NotSaved {
+        /// Why the store refused.
+        error: ConversationError,
+        /// What was to be saved.
+        result: Box<RunResult>,
+    },
     /// The conversation waits on a parked run: [`resume`](ConversationRun::resume) it
     /// before running another prompt.
     Parked {
@@ -166,7 +190,15 @@ impl From<ConversationError> for ConversationRunError {
 impl fmt::Display for ConversationRunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Store(error) => error.fmt(f),
+            Self::Store(error @ ConversationError::Unavailable { .. }) => write!(
+                f,
+                "{error}; nothing ran, and what was stored is kept for the next try"
+            ),
+            Self::Store(error) => write!(f, "{error}; nothing ran"),
+            Self::NotSaved { error, .. } => write!(
+                f,
+                "{error}; the run's result was not saved: this error carries it"
+            ),
             Self::Parked { id, request } => write!(
                 f,
                 "conversation `{id}` waits on request `{}`: resume it before running another prompt",
@@ -180,7 +212,7 @@ impl fmt::Display for ConversationRunError {
 impl std::error::Error for ConversationRunError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Self::Store(error) => Some(error),
+            Self::Store(error) | Self::NotSaved { error, .. } => Some(error),
             Self::Parked { .. } => None,
             Self::Run(error) => Some(error.as_ref()),
         }

@@ -1,0 +1,156 @@
+//! `RedisConversations` (SPEC §16B) on a real `redis-server`: the shared one `.ci/run`
+//! starts (`TOOLNEXUS_TEST_REDIS_URL`), and one of a test's own to stop and start. A parked
+//! run is resumed once by two tasks on two connections and by two processes (this test
+//! binary run again as a child); every key expires.
+
+mod processes;
+#[path = "../../mcp/redis/redis_server.rs"]
+mod redis_server;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use toolnexus::Answer;
+use toolnexus::client::{ConversationStore, RedisConversations};
+
+use crate::scripted::answering;
+use crate::stores::{
+    already_resumed, assert_a_failed_resume_keeps_what_ran, assert_continues_across_runs,
+    assert_two_tasks_resume_once, client_on, deploy_toolkit, deployed, park,
+};
+use redis_server::{OwnRedis, prefix, shared_url, store_on, ttls};
+
+/// Conversations on `url` under `prefix`, on a connection of their own.
+async fn conversations(url: &str, prefix: &str) -> Arc<dyn ConversationStore> {
+    Arc::new(RedisConversations::new(&store_on(url, prefix).await))
+}
+
+#[tokio::test]
+async fn a_conversation_continues_across_runs_and_fresh_stores_on_redis() {
+    let Some(url) = shared_url() else { return };
+    let prefix = prefix();
+    let first = conversations(&url, &prefix).await;
+    // Another connection, as another process has: it sees only what is in Redis.
+    let second = conversations(&url, &prefix).await;
+    assert_continues_across_runs(first, second).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_tasks_on_two_connections_resume_a_parked_run_once() {
+    let Some(url) = shared_url() else { return };
+    let prefix = prefix();
+    let a = conversations(&url, &prefix).await;
+    let b = conversations(&url, &prefix).await;
+    assert_two_tasks_resume_once(a, b, 20).await;
+}
+
+#[tokio::test]
+async fn a_resume_whose_model_then_fails_keeps_what_ran_on_redis() {
+    let Some(url) = shared_url() else { return };
+    assert_a_failed_resume_keeps_what_ran(conversations(&url, &prefix()).await).await;
+}
+
+#[tokio::test]
+async fn redis_down_refuses_the_resume_runs_nothing_and_the_next_try_resumes_once() {
+    if shared_url().is_none() {
+        return;
+    }
+    let mut redis = OwnRedis::start();
+    let store = conversations(&redis.url(), &prefix()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("deployed");
+    let request = park(&store, "down", "prod", &log).await;
+    let toolkit = deploy_toolkit(&log);
+    let (client, model) = client_on(&store, vec![answering("deployed")]);
+
+    redis.stop();
+    let shown = redis.url().trim_end_matches('/').to_owned() + "/0";
+    let refused = client
+        .conversation("down")
+        .resume(Answer::approve(&request), &toolkit)
+        .await
+        .unwrap_err()
+        .to_string();
+    let start = format!("conversation `down`: Redis at {shown} did not answer (");
+    assert!(refused.starts_with(&start), "{refused}");
+    assert!(
+        refused.ends_with("; nothing ran, and what was stored is kept for the next try"),
+        "{refused}"
+    );
+    let refused = client
+        .conversation("down")
+        .run("anything new?", &toolkit)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.starts_with(&start), "{refused}");
+    assert!(deployed(&log).is_empty(), "nothing ran");
+    assert_eq!(model.calls(), 0, "the model was not called");
+
+    redis.start_again();
+    let kept = store.get("down").await.unwrap().unwrap();
+    assert_eq!(
+        kept.parked.and_then(|run| run.pending),
+        Some(request.clone()),
+        "the parked run was not lost"
+    );
+    let resumed = client
+        .conversation("down")
+        .resume(Answer::approve(&request), &toolkit)
+        .await
+        .unwrap();
+    assert_eq!(resumed.text, "deployed");
+    assert_eq!(deployed(&log), ["prod"]);
+    let again = client
+        .conversation("down")
+        .resume(Answer::approve(&request), &toolkit)
+        .await;
+    assert_eq!(again.unwrap_err().to_string(), already_resumed("down"));
+    assert_eq!(deployed(&log), ["prod"]);
+}
+
+/// Every key under the store's prefix has a time to live, at each stage: parked, resumed,
+/// refused, continued — and it is the store's `with_ttl`.
+#[tokio::test]
+async fn every_key_the_conversation_store_writes_expires() {
+    let Some(url) = shared_url() else { return };
+    let prefix = prefix();
+    let ttl = Duration::from_secs(600);
+    let redis = store_on(&url, &prefix).await;
+    let store: Arc<dyn ConversationStore> = Arc::new(RedisConversations::new(&redis).with_ttl(ttl));
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("deployed");
+    let expiring = |stage: &str, kinds: &[&str]| {
+        let keys = ttls(&url, &prefix);
+        let mut found: Vec<&str> = keys
+            .iter()
+            .map(|(key, _)| key[prefix.len()..].split(':').next().unwrap())
+            .collect();
+        found.sort_unstable();
+        assert_eq!(found, kinds, "{stage}: {keys:?}");
+        for (key, left) in &keys {
+            let left = u128::try_from(*left).unwrap_or(0);
+            assert!(
+                left > 0 && left <= ttl.as_millis(),
+                "{stage}: {key} expires in {left} ms"
+            );
+        }
+    };
+    let toolkit = deploy_toolkit(&log);
+    let request = park(&store, "ttl", "prod", &log).await;
+    expiring("parked", &["conversation", "parked"]);
+    let (client, _) = client_on(&store, vec![answering("deployed"), answering("yes")]);
+    let conversation = client.conversation("ttl");
+    conversation
+        .resume(Answer::approve(&request), &toolkit)
+        .await
+        .unwrap();
+    expiring("resumed", &["conversation", "resumed"]);
+    conversation
+        .resume(Answer::approve(&request), &toolkit)
+        .await
+        .unwrap_err();
+    expiring("refused", &["conversation", "resumed"]);
+    conversation.run("done?", &toolkit).await.unwrap();
+    expiring("continued", &["conversation", "resumed"]);
+}
