@@ -73,6 +73,12 @@ impl ConversationRun<'_> {
     /// (resume it first), and so is a store that does not answer; a run that fails leaves
     /// the stored conversation as it was. A result the store could not save is
     /// [`ConversationRunError::NotSaved`], carrying it.
+    ///
+    /// Runs of one conversation are meant to follow each other, as a chat's turns do: the
+    /// store keeps no version, so of two runs of the same id at the same moment the later
+    /// save wins and the other's turn is not in the stored transcript (each caller still has
+    /// its own [`RunResult`]). Serve one conversation from one place at a time (a per-id lock
+    /// or queue in front of it) where that can happen.
     pub async fn run(
         &self,
         prompt: impl Into<String>,
