@@ -378,6 +378,7 @@ fn the_features_table_is_whole() {
 }
 
 /// A size as the README writes it: `16 MiB + 64 KiB`.
+#[cfg(feature = "mcp-http")]
 fn bytes(text: &str) -> usize {
     text.split(" + ")
         .map(|term| match term.split_once(' ') {
