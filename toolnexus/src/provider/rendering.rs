@@ -64,6 +64,12 @@ impl WireIds {
         if base.is_empty() {
             base = "call".to_owned();
         }
+        if let Some(max) = max_id_chars(self.target) {
+            if base.chars().count() > max {
+                // Room for the `_<n>` a clash adds; the clash check keeps the ids unique.
+                base = base.chars().take(max - 6).collect();
+            }
+        }
         let mut candidate = base.clone();
         let mut n = 1;
         while self.used.contains(&candidate) {
@@ -90,6 +96,17 @@ impl WireIds {
             .collect();
         let answers: Vec<ToolResult> = results.iter().map(|answer| answer.result.clone()).collect();
         tool_results(self.target, &calls, &answers)
+    }
+}
+
+/// The longest call id `target` takes, in characters: Chat Completions refuses a
+/// `tool_calls[].id` over 40 (an OpenAI-compatible server's ids, `chatcmpl-tool-…`, are
+/// longer), Responses a `call_id` over 64.
+fn max_id_chars(target: Api) -> Option<usize> {
+    match target {
+        Api::OpenAiChat => Some(40),
+        Api::OpenAiResponses => Some(64),
+        Api::Anthropic | Api::Gemini => None,
     }
 }
 

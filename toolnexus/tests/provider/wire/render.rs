@@ -330,7 +330,9 @@ fn ids_another_api_cannot_take_are_mapped_and_their_results_follow() {
     let gemini = request_body(Api::Gemini, "m", &messages, &Value::Null, false);
     assert_eq!(
         gemini["contents"][1]["parts"][0],
-        json!({"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}})
+        json!({"functionCall": {"name": "get_weather", "args": {"city": "Paris"}},
+               "thoughtSignature": "skip_thought_signature_validator"}),
+        "a call Gemini did not make carries the signature its documentation gives for one"
     );
     assert_eq!(
         gemini["contents"][5]["parts"][0]["functionCall"]["id"],
