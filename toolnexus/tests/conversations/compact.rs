@@ -182,8 +182,15 @@ fn compacted(
     // The summary, then a tail that starts at a user message and is the transcript's end.
     prop_assert_eq!(seen.len(), 1);
     let older = &seen[0];
-    prop_assert_eq!(&sent[1], &Message::system(format!("{} earlier messages.", older.len())));
-    prop_assert!(matches!(sent[2], Message::User { .. }), "the tail starts at {:?}", sent[2]);
+    prop_assert_eq!(
+        &sent[1],
+        &Message::system(format!("{} earlier messages.", older.len()))
+    );
+    prop_assert!(
+        matches!(sent[2], Message::User { .. }),
+        "the tail starts at {:?}",
+        sent[2]
+    );
     let tail = &sent[2..];
     prop_assert_eq!(tail, &messages[messages.len() - tail.len()..]);
     prop_assert_eq!(1 + older.len() + tail.len(), messages.len());
@@ -192,7 +199,10 @@ fn compacted(
     // Within budget when the tail allows: the tail is within keep_tail unless it starts at
     // the last user message (which cannot be cut further).
     let budget = tail_tokens.unwrap_or(max_tokens / 2);
-    let last_user = messages.iter().rposition(|m| matches!(m, Message::User { .. })).unwrap();
+    let last_user = messages
+        .iter()
+        .rposition(|m| matches!(m, Message::User { .. }))
+        .unwrap();
     if messages.len() - tail.len() != last_user {
         prop_assert!(estimate_tokens(tail) <= budget);
         prop_assert!(estimate_tokens(&sent) <= estimate_tokens(&sent[..2]) + budget);
@@ -273,7 +283,7 @@ async fn summarize_sees_each_part_as_its_description_beside_the_output() {
     let Message::User { parts, .. } = &seen[0] else {
         panic!("{seen:?}")
     };
-    assert_eq!(parts, &[description.clone()]);
+    assert_eq!(parts, std::slice::from_ref(&description));
     let Message::Tool { results } = &seen[2] else {
         panic!("{seen:?}")
     };

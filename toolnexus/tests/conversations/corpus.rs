@@ -53,7 +53,11 @@ impl Corpus {
 
     /// How many bodies were gathered for `api`.
     pub fn count(&self, api: Api) -> usize {
-        self.0.lock().unwrap().get(file_stem(api)).map_or(0, Vec::len)
+        self.0
+            .lock()
+            .unwrap()
+            .get(file_stem(api))
+            .map_or(0, Vec::len)
     }
 
     /// Writes `DIR/<api>.<name>.json` for each API, when a corpus directory is set.

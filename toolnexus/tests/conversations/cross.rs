@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use toolnexus::client::{
-    Client, Conversation, ConversationStore, InMemoryConversations, Message, RunResult, Status,
+    Client, Conversation, ConversationStore, Echo, InMemoryConversations, Message, RunResult,
+    Status,
 };
 use toolnexus::parts::{Source, from_bytes, part_bytes};
 use toolnexus::{
@@ -28,9 +29,13 @@ const TOOLS: [&str; 6] = ["weather", "chart", "record", "report", "fail", "deplo
 /// The tools: text, an image, audio, a PDF, an error, and one that asks for approval.
 fn toolkit() -> Toolkit {
     let tool = |name: &str, run: fn(&ToolContext) -> ToolResult| {
-        define_tool(name, "A tool of the test", serde_json::json!({"type": "object"}))
-            .unwrap()
-            .sync(move |_: serde_json::Value, ctx: &ToolContext| run(ctx))
+        define_tool(
+            name,
+            "A tool of the test",
+            serde_json::json!({"type": "object"}),
+        )
+        .unwrap()
+        .sync(move |_: serde_json::Value, ctx: &ToolContext| run(ctx))
     };
     Toolkit::new()
         .with(tool("weather", |_| ToolResult::ok("Sunny, 21 °C")))
@@ -104,7 +109,11 @@ impl RunPlan {
             .iter()
             .enumerate()
             .map(|(n, round)| {
-                let text = if n % 2 == 0 { String::new() } else { "Checking.".into() };
+                let text = if n % 2 == 0 {
+                    String::new()
+                } else {
+                    "Checking.".into()
+                };
                 step(text, round.iter().map(|&tool| TOOLS[tool]).collect())
             })
             .collect();
@@ -179,7 +188,10 @@ async fn converse(plans: &[RunPlan]) -> Vec<Sent> {
             let next = plan.client(&script, resume_on, &store);
             let answer = answer(&request, plan.approve);
             result = if plan.stored {
-                next.conversation(ID).resume(answer, &toolkit).await.unwrap()
+                next.conversation(ID)
+                    .resume(answer, &toolkit)
+                    .await
+                    .unwrap()
             } else {
                 next.resume(result, answer, &toolkit).await.unwrap()
             };
@@ -191,8 +203,7 @@ async fn converse(plans: &[RunPlan]) -> Vec<Sent> {
         // The next run continues from this transcript (its system prompt is the client's).
         transcript = result.messages[1..].to_vec();
     }
-    let sent = script.sent.lock().unwrap().clone();
-    sent
+    script.sent.lock().unwrap().clone()
 }
 
 /// The placeholder a part the API cannot take is sent as (SPEC §8A).
@@ -233,6 +244,13 @@ fn check_sent(sent: &Sent) {
             } => {
                 expected_calls += tool_calls.len();
                 let Some(echo) = echo else { continue };
+                for id in item_ids(echo) {
+                    assert_eq!(
+                        json.contains(&format!("\"{id}\"")),
+                        echo.api == api,
+                        "{api}: Responses' item `{id}` is Responses' alone: {json}"
+                    );
+                }
                 for signature in signatures(&echo.items) {
                     assert_eq!(
                         json.contains(&signature),
@@ -267,6 +285,18 @@ fn check_sent(sent: &Sent) {
             assert!(json.contains(&placeholder(part)), "{api}: {media:?} unsaid");
         }
     }
+}
+
+/// The ids of the output items Responses made (`rs_…`, `msg_…`, `fc_…`): never sent to
+/// another API.
+fn item_ids(echo: &Echo) -> Vec<String> {
+    if echo.api != Api::OpenAiResponses {
+        return Vec::new();
+    }
+    echo.items
+        .iter()
+        .filter_map(|item| item["id"].as_str().map(str::to_owned))
+        .collect()
 }
 
 /// The reasoning signatures in an echo's items, whatever the API calls them.
@@ -319,11 +349,55 @@ fn each_api_continues_a_conversation_begun_on_each_other() {
             // The first request on `to` carries the whole run made on `from`.
             let first_on_to = &sent[3];
             assert_eq!(first_on_to.api, to);
-            assert_eq!(check_request(to, &first_on_to.body), (7, 7), "{from} → {to}");
+            assert_eq!(
+                check_request(to, &first_on_to.body),
+                (7, 7),
+                "{from} → {to}"
+            );
         }
     }
-    assert!(Api::ALL.iter().all(|api| corpus.count(*api) == 3 * (2 * 3 + 3)));
+    assert!(
+        Api::ALL
+            .iter()
+            .all(|api| corpus.count(*api) == 3 * (2 * 3 + 3))
+    );
     corpus.write("switched");
+}
+
+/// Every order of the four APIs, from each first API.
+fn orders() -> Vec<Vec<Api>> {
+    let mut orders = vec![Vec::new()];
+    for _ in 0..Api::ALL.len() {
+        orders = orders
+            .into_iter()
+            .flat_map(|order: Vec<Api>| {
+                Api::ALL
+                    .into_iter()
+                    .filter(|api| !order.contains(api))
+                    .map(|api| [order.clone(), vec![api]].concat())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+    }
+    orders
+}
+
+#[test]
+fn a_conversation_moves_through_the_four_apis_in_every_order() {
+    let corpus = Corpus::default();
+    let orders = orders();
+    assert_eq!(orders.len(), 24);
+    for order in orders {
+        let plans: Vec<RunPlan> = order.iter().map(|api| every_tool_on(*api)).collect();
+        let sent = block_on(converse(&plans));
+        let apis: Vec<Api> = sent.iter().step_by(3).map(|request| request.api).collect();
+        assert_eq!(apis, order);
+        for request in sent {
+            check_sent(&request);
+            corpus.add(request.api, request.body);
+        }
+    }
+    corpus.write("chained");
 }
 
 #[test]
@@ -357,12 +431,19 @@ fn long_ids_of_compatible_servers_are_cut_to_what_openai_takes() {
         long_ids: true,
         ..every_tool_on(Api::OpenAiChat)
     };
-    let sent = block_on(converse(&[plan.clone(), plan, every_tool_on(Api::OpenAiResponses)]));
+    let sent = block_on(converse(&[
+        plan.clone(),
+        plan,
+        every_tool_on(Api::OpenAiResponses),
+    ]));
     let first = sent[1].messages.iter().find_map(|m| match m {
         Message::Assistant { tool_calls, .. } => tool_calls.first(),
         _ => None,
     });
-    assert!(first.unwrap().id.len() > 40, "the server's own id is kept in the transcript");
+    assert!(
+        first.unwrap().id.len() > 40,
+        "the server's own id is kept in the transcript"
+    );
     for request in &sent {
         check_sent(request);
     }
@@ -372,7 +453,7 @@ fn long_ids_of_compatible_servers_are_cut_to_what_openai_takes() {
 fn generated_conversations_stay_valid_on_every_api_they_move_to() {
     let corpus = Corpus::default();
     let plans = prop::collection::vec(run_plan(), 1..7);
-    runner(64)
+    runner(96)
         .run(&plans, |plans| {
             for request in block_on(converse(&plans)) {
                 check_sent(&request);

@@ -6,7 +6,8 @@
 //! - Chat: `tool` messages right after the assistant message with their calls; ids of at
 //!   most 40 characters, none twice.
 //! - Responses: `function_call_output` items after their `function_call`s; `call_id`s of at
-//!   most 64 characters, none twice; item ids (`fc_…`, `rs_…`) none twice.
+//!   most 64 characters, none twice; item ids (`fc_…`, `rs_…`, `msg_…`, only on the items
+//!   Responses made) none twice.
 //! - Anthropic: one `user` message right after the `tool_use`s, its `tool_result` blocks
 //!   first; ids of `[a-zA-Z0-9_-]`, none twice.
 //! - Gemini: the `functionResponse`s right after the `functionCall`s, by name and in order
@@ -80,7 +81,10 @@ fn entries(api: Api, body: &Value) -> Vec<Entry> {
         Api::OpenAiChat => list(&body["messages"])
             .iter()
             .map(|m| Entry {
-                calls: list(&m["tool_calls"]).iter().map(|c| text(&c["id"])).collect(),
+                calls: list(&m["tool_calls"])
+                    .iter()
+                    .map(|c| text(&c["id"]))
+                    .collect(),
                 results: (m["role"] == "tool")
                     .then(|| text(&m["tool_call_id"]))
                     .into_iter()
@@ -153,7 +157,10 @@ fn entries(api: Api, body: &Value) -> Vec<Entry> {
 fn check_ids(api: Api, body: &Value) {
     let mut seen = HashSet::new();
     let mut unique = |id: String, what: &str| {
-        assert!(seen.insert(id.clone()), "{api}: {what} `{id}` twice: {body}");
+        assert!(
+            seen.insert(id.clone()),
+            "{api}: {what} `{id}` twice: {body}"
+        );
     };
     match api {
         Api::OpenAiChat => {
@@ -179,6 +186,13 @@ fn check_ids(api: Api, body: &Value) {
                     unique(id, "call_id");
                 }
                 if let Some(id) = item.get("id") {
+                    // Only an item Responses made has an id, with its type's prefix.
+                    let prefix = match item["type"].as_str() {
+                        Some("function_call") => "fc_",
+                        Some("reasoning") => "rs_",
+                        _ => "msg_",
+                    };
+                    assert!(text(id).starts_with(prefix), "{api}: item id {id}");
                     unique(format!("item {}", text(id)), "item id");
                 }
             }

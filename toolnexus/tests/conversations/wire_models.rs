@@ -11,7 +11,9 @@ use std::sync::{Arc, Mutex};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
-use toolnexus::client::{Message, Model, ModelError, ModelRequest, Reply, read_reply, request_body};
+use toolnexus::client::{
+    Message, Model, ModelError, ModelRequest, Reply, read_reply, request_body,
+};
 use toolnexus::{Api, BoxFuture};
 
 use crate::replies::Script;
