@@ -48,7 +48,7 @@ impl WireIds {
     }
 
     fn fresh(&self, id: &str) -> String {
-        let mut base = if self.target == Api::Anthropic {
+        let mut base: String = if self.target == Api::Anthropic {
             id.chars()
                 .map(|c| {
                     if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
@@ -64,16 +64,19 @@ impl WireIds {
         if base.is_empty() {
             base = "call".to_owned();
         }
-        if let Some(max) = max_id_chars(self.target) {
-            if base.chars().count() > max {
-                // Room for the `_<n>` a clash adds; the clash check keeps the ids unique.
-                base = base.chars().take(max - 6).collect();
-            }
-        }
-        let mut candidate = base.clone();
+        let limit = max_id_chars(self.target);
+        // Cut to leave room for the `_<n>` a clash adds (the clash check keeps ids unique).
+        let stem = |base: &String| match limit {
+            Some(max) => base.chars().take(max - 6).collect(),
+            None => base.clone(),
+        };
+        let mut candidate = match limit {
+            Some(max) if base.chars().count() > max => stem(&base),
+            _ => base.clone(),
+        };
         let mut n = 1;
         while self.used.contains(&candidate) {
-            candidate = format!("{base}_{n}");
+            candidate = format!("{}_{n}", stem(&base));
             n += 1;
         }
         candidate
