@@ -6,6 +6,7 @@
 //! and its placeholder text where it does not. The bodies go to the SDK corpus.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::prelude::*;
 use toolnexus::client::{
@@ -452,6 +453,9 @@ fn long_ids_of_compatible_servers_are_cut_to_what_openai_takes() {
 #[test]
 fn generated_conversations_stay_valid_on_every_api_they_move_to() {
     let corpus = Corpus::default();
+    // What the cases covered: switches between runs, runs parked on one API and resumed on
+    // another, runs through the conversation store.
+    let covered = [(); 3].map(|()| AtomicUsize::new(0));
     let plans = prop::collection::vec(run_plan(), 1..7);
     runner(96)
         .run(&plans, |plans| {
@@ -459,8 +463,27 @@ fn generated_conversations_stay_valid_on_every_api_they_move_to() {
                 check_sent(&request);
                 corpus.add(request.api, request.body);
             }
+            let switches = plans.windows(2).filter(|w| w[0].api != w[1].api).count();
+            let parks = |plan: &&RunPlan| {
+                !plan.in_loop && plan.rounds.iter().flatten().any(|&t| TOOLS[t] == "deploy")
+            };
+            let moved = plans
+                .iter()
+                .filter(parks)
+                .filter(|p| p.resume_on != p.api)
+                .count();
+            let stored = plans.iter().filter(|plan| plan.stored).count();
+            for (count, n) in covered.iter().zip([switches, moved, stored]) {
+                count.fetch_add(n, Ordering::Relaxed);
+            }
             Ok(())
         })
         .unwrap();
+    assert!(
+        covered
+            .iter()
+            .all(|count| count.load(Ordering::Relaxed) > 10),
+        "{covered:?}"
+    );
     corpus.write("generated");
 }
