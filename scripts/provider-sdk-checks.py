@@ -2,11 +2,17 @@
 """Validates what toolnexus sends and reads on each API with the providers' own SDK types
 (issue 52, SPEC §16).
 
-The corpus is written by `tests/provider/wire/corpus.rs`: for Chat Completions, Responses,
-Anthropic Messages and Gemini, every request body the wire tests render (same-API histories
-with their echoed reasoning, thinking blocks and thought signatures; histories begun on the
-other APIs; user image parts; tool results with images; streamed and not) and every reply
-body and streamed event they read. Each is validated with:
+The corpus is written by `tests/provider/wire/corpus.rs` as `<api>.json`: for Chat
+Completions, Responses, Anthropic Messages and Gemini, every request body the wire tests
+render (same-API histories with their echoed reasoning, thinking blocks and thought
+signatures; histories begun on the other APIs; user image parts; tool results with images;
+streamed and not) and every reply body and streamed event they read. `tests/conversations`
+adds request bodies as `<api>.<name>.json` (`{"requests": [...]}`): `switched` (each API
+continuing a conversation begun on each other), `resumed` (a run parked on one API resumed on
+another), `generated` (generated conversations moving between the APIs: tool rounds, parallel
+calls, image, audio and PDF parts, suspensions answered in the loop or parked and resumed)
+and `compacted` (the `Compactor`'s requests for generated long transcripts). Each is
+validated with:
 
 - openai: `completion_create_params.CompletionCreateParams{Streaming,NonStreaming}` and
   `response_create_params.ResponseCreateParams{Streaming,NonStreaming}` (TypedDicts, through a
@@ -21,8 +27,8 @@ does not know (`model_extra`), and lazily validated iterables are consumed, so a
 misplaced field is an error, not silently kept.
 
 Usage: `python3 scripts/provider-sdk-checks.py [CORPUS_DIR]`; without a directory it runs
-`cargo test -p toolnexus --test provider wire::corpus` with `TOOLNEXUS_WIRE_CORPUS` set to a
-scratch directory first. Needs `pip install openai anthropic google-genai`. Prints the counts
+`cargo test -p toolnexus --test provider wire::corpus` and `cargo test -p toolnexus --test
+conversations` with `TOOLNEXUS_WIRE_CORPUS` set to a scratch directory first. Needs `pip install openai anthropic google-genai`. Prints the counts
 per API and exits non-zero if any body is refused.
 """
 
@@ -178,10 +184,11 @@ def corpus_dir() -> pathlib.Path:
     if len(sys.argv) > 1:
         return pathlib.Path(sys.argv[1])
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="toolnexus-wire-"))
-    subprocess.run(
-        ["cargo", "test", "-p", "toolnexus", "--test", "provider", "wire::corpus"],
-        cwd=ROOT, check=True, env={**os.environ, "TOOLNEXUS_WIRE_CORPUS": str(scratch)},
-    )
+    for test in (["provider", "wire::corpus"], ["conversations"]):
+        subprocess.run(
+            ["cargo", "test", "-p", "toolnexus", "--test", *test],
+            cwd=ROOT, check=True, env={**os.environ, "TOOLNEXUS_WIRE_CORPUS": str(scratch)},
+        )
     return scratch
 
 
@@ -231,6 +238,18 @@ def main() -> int:
             total += len(bodies)
             valid += ok
         print(f"{api}: " + ", ".join(counts))
+        for path in sorted(directory.glob(f"{api}.*.json")):
+            bodies = json.loads(path.read_text())["requests"]
+            ok = 0
+            for at, body in enumerate(bodies):
+                try:
+                    request(body)
+                    ok += 1
+                except Exception as error:  # the SDK refuses the body
+                    failures.append(f"{path.name} requests[{at}]: {brief(error)}")
+            print(f"  {path.name}: {ok}/{len(bodies)} requests")
+            total += len(bodies)
+            valid += ok
     for failure in failures[:20]:
         print(failure, file=sys.stderr)
     print(f"{valid} bodies valid of {total}")

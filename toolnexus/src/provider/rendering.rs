@@ -48,7 +48,7 @@ impl WireIds {
     }
 
     fn fresh(&self, id: &str) -> String {
-        let mut base = if self.target == Api::Anthropic {
+        let mut base: String = if self.target == Api::Anthropic {
             id.chars()
                 .map(|c| {
                     if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
@@ -64,10 +64,19 @@ impl WireIds {
         if base.is_empty() {
             base = "call".to_owned();
         }
-        let mut candidate = base.clone();
+        let limit = max_id_chars(self.target);
+        // Cut to leave room for the `_<n>` a clash adds (the clash check keeps ids unique).
+        let stem = |base: &String| match limit {
+            Some(max) => base.chars().take(max - 6).collect(),
+            None => base.clone(),
+        };
+        let mut candidate = match limit {
+            Some(max) if base.chars().count() > max => stem(&base),
+            _ => base.clone(),
+        };
         let mut n = 1;
         while self.used.contains(&candidate) {
-            candidate = format!("{base}_{n}");
+            candidate = format!("{}_{n}", stem(&base));
             n += 1;
         }
         candidate
@@ -90,6 +99,17 @@ impl WireIds {
             .collect();
         let answers: Vec<ToolResult> = results.iter().map(|answer| answer.result.clone()).collect();
         tool_results(self.target, &calls, &answers)
+    }
+}
+
+/// The longest call id `target` takes, in characters: Chat Completions refuses a
+/// `tool_calls[].id` over 40 (an OpenAI-compatible server's ids, `chatcmpl-tool-…`, are
+/// longer), Responses a `call_id` over 64.
+fn max_id_chars(target: Api) -> Option<usize> {
+    match target {
+        Api::OpenAiChat => Some(40),
+        Api::OpenAiResponses => Some(64),
+        Api::Anthropic | Api::Gemini => None,
     }
 }
 

@@ -31,13 +31,17 @@ pub use crate::provider::sse::{SseDecoder, SseEvent};
 /// - An assistant message whose [`Echo`](crate::client::Echo) came from `api` is sent as
 ///   the echo's items, verbatim (Responses reasoning items before their calls, Anthropic
 ///   thinking blocks with their signatures, Gemini parts with their thought signatures);
-///   otherwise it is rendered from its text and tool calls. An assistant message with
-///   neither is left out.
+///   otherwise it is rendered from its text and tool calls (on Gemini the first call of such
+///   a message carries the thought signature Gemini documents for calls it did not make,
+///   `skip_thought_signature_validator`, without which Gemini 3 refuses it). An assistant
+///   message with neither is left out.
 /// - Tool results go through [`tool_results`](crate::tool_results) (SPEC §8B), after the call they answer.
 /// - Call ids are kept, except where the target needs another: Anthropic takes only
 ///   `[a-zA-Z0-9_-]` (any other character becomes `_`, an empty id `call`), and for every
 ///   API but Gemini an id already used earlier in the transcript (Gemini's synthesized
-///   `call_<n>` repeat each turn) gets a suffix `_<n>`; its results follow the mapping.
+///   `call_<n>` repeat each turn) gets a suffix `_<n>`; an id longer than the API takes
+///   (Chat 40 characters, Responses 64) is cut to fit, still unique; its results follow
+///   the mapping.
 ///   Gemini gets the ids as they are, and none of its synthesized ones.
 /// - `tools` goes as given, left out when an empty array or `null`; `stream: true` adds the
 ///   API's flag (Chat also `stream_options: {include_usage: true}`; Gemini has none, the

@@ -6,10 +6,14 @@
 use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
-use serde_json::{Value, json};
+use proptest::test_runner::TestCaseError;
+use serde_json::json;
 use toolnexus::client::{Compactor, Message, ToolReturn, estimate_tokens, request_body};
-use toolnexus::parts::from_bytes;
+use toolnexus::parts::{describe_part, from_bytes};
 use toolnexus::{Api, ContentPart, ToolCall, ToolResult};
+
+use crate::corpus::{Corpus, runner};
+use crate::requests::check_request;
 
 /// One user turn: the prompt's length, whether it has an image, its tool rounds (each a number
 /// of parallel calls, each call's output length and whether its result has an image, or was a
@@ -114,102 +118,6 @@ fn assert_paired(messages: &[Message]) {
     }
 }
 
-/// The ids of the calls and of the results in a rendered body, per message (or item), in
-/// order: `(calls, results)`.
-fn rendered(api: Api, body: &Value) -> Vec<(Vec<String>, Vec<String>)> {
-    let text = |value: &Value| value.as_str().unwrap_or_default().to_owned();
-    match api {
-        Api::OpenAiChat => body["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| {
-                let calls = m["tool_calls"]
-                    .as_array()
-                    .map(|c| c.iter().map(|c| text(&c["id"])).collect())
-                    .unwrap_or_default();
-                let results = (m["role"] == "tool")
-                    .then(|| text(&m["tool_call_id"]))
-                    .into_iter()
-                    .collect();
-                (calls, results)
-            })
-            .collect(),
-        Api::OpenAiResponses => body["input"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|item| match item["type"].as_str() {
-                Some("function_call") => (vec![text(&item["call_id"])], Vec::new()),
-                Some("function_call_output") => (Vec::new(), vec![text(&item["call_id"])]),
-                _ => (Vec::new(), Vec::new()),
-            })
-            .collect(),
-        Api::Anthropic => body["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| {
-                let blocks = m["content"].as_array().cloned().unwrap_or_default();
-                let of = |kind: &str, key: &str| {
-                    blocks
-                        .iter()
-                        .filter(|b| b["type"] == kind)
-                        .map(|b| text(&b[key]))
-                        .collect()
-                };
-                (of("tool_use", "id"), of("tool_result", "tool_use_id"))
-            })
-            .collect(),
-        Api::Gemini => body["contents"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| {
-                let parts = c["parts"].as_array().cloned().unwrap_or_default();
-                let of = |key: &str| {
-                    parts
-                        .iter()
-                        .filter(|p| p.get(key).is_some())
-                        .map(|p| text(&p[key]["id"]))
-                        .collect()
-                };
-                (of("functionCall"), of("functionResponse"))
-            })
-            .collect(),
-    }
-}
-
-/// In the rendered body: each message's (item's) results answer calls of the nearest
-/// message before it that made calls, with only results between them (Chat's tool messages
-/// and Responses' items come one per result); every call is answered before the next
-/// message that is neither.
-fn assert_rendered_paired(api: Api, body: &Value) {
-    let mut open: Vec<String> = Vec::new();
-    // Responses sends parallel calls as one item each: calls may follow calls.
-    let mut after_calls = false;
-    for (at, (calls, results)) in rendered(api, body).into_iter().enumerate() {
-        for id in &results {
-            let Some(found) = open.iter().position(|open| open == id) else {
-                panic!("{api}: result `{id}` at {at} answers no open call: {body}");
-            };
-            open.remove(found);
-        }
-        if (results.is_empty() && calls.is_empty()) || (!calls.is_empty() && !after_calls) {
-            assert!(
-                open.is_empty(),
-                "{api}: calls {open:?} unanswered before {at}: {body}"
-            );
-        }
-        after_calls = !calls.is_empty() && results.is_empty();
-        open.extend(calls);
-    }
-    assert!(
-        open.is_empty(),
-        "{api}: calls {open:?} never answered: {body}"
-    );
-}
-
 fn run<T>(future: impl Future<Output = T>) -> T {
     tokio::runtime::Builder::new_current_thread()
         .build()
@@ -217,60 +125,172 @@ fn run<T>(future: impl Future<Output = T>) -> T {
         .block_on(future)
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+#[test]
+fn compaction_keeps_every_call_with_its_result() {
+    let corpus = Corpus::default();
+    let cases = (turns(), 40..3_000usize, prop::option::of(10..1_500usize));
+    runner(128)
+        .run(&cases, |(turns, max_tokens, tail_tokens)| {
+            compacted(&turns, max_tokens, tail_tokens, &corpus)
+        })
+        .unwrap();
+    assert!(Api::ALL.iter().all(|api| corpus.count(*api) > 0));
+    corpus.write("compacted");
+}
 
-    #[test]
-    fn compaction_keeps_every_call_with_its_result(turns in turns(), max_tokens in 40..3_000usize, tail_tokens in prop::option::of(10..1_500usize)) {
-        let messages = transcript(&turns);
-        let seen: Arc<Mutex<Vec<Vec<Message>>>> = Arc::default();
-        let kept = Arc::clone(&seen);
-        let mut compactor = Compactor::new(max_tokens).summarize(move |older: &[Message]| {
-            kept.lock().unwrap().push(older.to_vec());
-            let summary = format!("{} earlier messages.", older.len());
-            async move { summary }
-        });
-        if let Some(tokens) = tail_tokens {
-            compactor = compactor.keep_tail(tokens);
-        }
-        let sent = run(compactor.compact(messages.clone()));
+/// One generated case: `turns` compacted within `max_tokens`; each compacted request
+/// rendered for the four APIs goes to `corpus`.
+fn compacted(
+    turns: &[Turn],
+    max_tokens: usize,
+    tail_tokens: Option<usize>,
+    corpus: &Corpus,
+) -> Result<(), TestCaseError> {
+    let messages = transcript(turns);
+    let seen: Arc<Mutex<Vec<Vec<Message>>>> = Arc::default();
+    let kept = Arc::clone(&seen);
+    let mut compactor = Compactor::new(max_tokens).summarize(move |older: &[Message]| {
+        kept.lock().unwrap().push(older.to_vec());
+        let summary = format!("{} earlier messages.", older.len());
+        async move { summary }
+    });
+    if let Some(tokens) = tail_tokens {
+        compactor = compactor.keep_tail(tokens);
+    }
+    let sent = run(compactor.compact(messages.clone()));
 
-        if estimate_tokens(&messages) <= max_tokens {
-            prop_assert_eq!(&sent, &messages);
-            prop_assert!(seen.lock().unwrap().is_empty());
-            return Ok(());
+    if estimate_tokens(&messages) <= max_tokens {
+        prop_assert_eq!(&sent, &messages);
+        prop_assert!(seen.lock().unwrap().is_empty());
+        return Ok(());
+    }
+    // The system prompt first and verbatim.
+    prop_assert_eq!(&sent[0], &messages[0]);
+    assert_paired(&sent);
+    for api in Api::ALL {
+        let body = request_body(api, "m", &sent, &json!([]), false);
+        check_request(api, &body);
+        corpus.add(api, body);
+    }
+    let seen = seen.lock().unwrap();
+    if sent.len() == messages.len() {
+        // Nothing older than a user message to drop: sent unchanged, no summary.
+        prop_assert_eq!(&sent, &messages);
+        prop_assert!(seen.is_empty());
+        return Ok(());
+    }
+    // The summary, then a tail that starts at a user message and is the transcript's end.
+    prop_assert_eq!(seen.len(), 1);
+    let older = &seen[0];
+    prop_assert_eq!(
+        &sent[1],
+        &Message::system(format!("{} earlier messages.", older.len()))
+    );
+    prop_assert!(
+        matches!(sent[2], Message::User { .. }),
+        "the tail starts at {:?}",
+        sent[2]
+    );
+    let tail = &sent[2..];
+    prop_assert_eq!(tail, &messages[messages.len() - tail.len()..]);
+    prop_assert_eq!(1 + older.len() + tail.len(), messages.len());
+    // summarize saw the older messages, each non-text part as its description.
+    prop_assert_eq!(older, &described(&messages[1..1 + older.len()]));
+    // Within budget when the tail allows: the tail is within keep_tail unless it starts at
+    // the last user message (which cannot be cut further).
+    let budget = tail_tokens.unwrap_or(max_tokens / 2);
+    let last_user = messages
+        .iter()
+        .rposition(|m| matches!(m, Message::User { .. }))
+        .unwrap();
+    if messages.len() - tail.len() != last_user {
+        prop_assert!(estimate_tokens(tail) <= budget);
+        prop_assert!(estimate_tokens(&sent) <= estimate_tokens(&sent[..2]) + budget);
+    }
+    Ok(())
+}
+
+/// `messages` as `summarize` is to see them: each image, file or audio part (of a user
+/// message or a tool's result) as a text part of its `describe_part` text; everything else,
+/// the results' `output` text first of all, as it was.
+fn described(messages: &[Message]) -> Vec<Message> {
+    let describe = |parts: &mut Vec<ContentPart>| {
+        for part in parts.iter_mut() {
+            if part.media().is_some() {
+                *part = ContentPart::text(describe_part(part));
+            }
         }
-        // The system prompt first and verbatim.
-        prop_assert_eq!(&sent[0], &messages[0]);
-        assert_paired(&sent);
-        for api in [Api::OpenAiChat, Api::OpenAiResponses, Api::Anthropic, Api::Gemini] {
-            assert_rendered_paired(api, &request_body(api, "m", &sent, &json!([]), false));
-        }
-        let seen = seen.lock().unwrap();
-        if sent.len() == messages.len() {
-            // Nothing older than a user message to drop: sent unchanged, no summary.
-            prop_assert_eq!(&sent, &messages);
-            prop_assert!(seen.is_empty());
-            return Ok(());
-        }
-        // The summary, then a tail that starts at a user message and is the transcript's end.
-        prop_assert_eq!(seen.len(), 1);
-        let older = &seen[0];
-        prop_assert_eq!(&sent[1], &Message::system(format!("{} earlier messages.", older.len())));
-        prop_assert!(matches!(sent[2], Message::User { .. }), "the tail starts at {:?}", sent[2]);
-        let tail = &sent[2..];
-        prop_assert_eq!(tail, &messages[messages.len() - tail.len()..]);
-        prop_assert_eq!(1 + older.len() + tail.len(), messages.len());
-        // summarize saw each part as its description, never its bytes.
-        let json = serde_json::to_string(older).unwrap();
-        prop_assert!(!json.contains("\"data\""), "{}", json);
-        // Within budget when the tail allows: the tail is within keep_tail unless it starts at
-        // the last user message (which cannot be cut further).
-        let budget = tail_tokens.unwrap_or(max_tokens / 2);
-        let last_user = messages.iter().rposition(|m| matches!(m, Message::User { .. })).unwrap();
-        if messages.len() - tail.len() != last_user {
-            prop_assert!(estimate_tokens(tail) <= budget);
-            prop_assert!(estimate_tokens(&sent) <= estimate_tokens(&sent[..2]) + budget);
+    };
+    let mut messages = messages.to_vec();
+    for message in &mut messages {
+        match message {
+            Message::User { parts, .. } => describe(parts),
+            Message::Tool { results } => {
+                for answer in results {
+                    describe(&mut answer.result.parts);
+                }
+            }
+            Message::System { .. } | Message::Assistant { .. } => {}
         }
     }
+    messages
+}
+
+#[tokio::test]
+async fn summarize_sees_each_part_as_its_description_beside_the_output() {
+    let image = image(4_000);
+    let data = match &image.media().unwrap().source {
+        toolnexus::parts::Source::Data(data) => data.clone(),
+        other => panic!("{other:?}"),
+    };
+    let call = ToolCall {
+        id: "call_1".into(),
+        name: "chart".into(),
+        arguments: "{}".into(),
+    };
+    let messages = vec![
+        Message::system("Be brief."),
+        Message::User {
+            text: "Here is a photo.".into(),
+            parts: vec![image.clone()],
+        },
+        Message::Assistant {
+            text: String::new(),
+            tool_calls: vec![call.clone()],
+            echo: None,
+        },
+        Message::Tool {
+            results: vec![ToolReturn {
+                call_id: call.id,
+                name: call.name,
+                result: ToolResult::ok("the chart of March")
+                    .with_part(image.clone())
+                    .with_part(ContentPart::text("a text part stays")),
+            }],
+        },
+        Message::user("And now?"),
+    ];
+    let seen: Arc<Mutex<Vec<Message>>> = Arc::default();
+    let kept = Arc::clone(&seen);
+    let compactor = Compactor::new(10).summarize(move |older: &[Message]| {
+        kept.lock().unwrap().extend_from_slice(older);
+        async { "summary".to_owned() }
+    });
+    let sent = compactor.compact(messages).await;
+    assert_eq!(sent[1], Message::system("summary"));
+    let seen = seen.lock().unwrap();
+    let description = ContentPart::text("image (image/png, 4000 bytes)");
+    let Message::User { parts, .. } = &seen[0] else {
+        panic!("{seen:?}")
+    };
+    assert_eq!(parts, std::slice::from_ref(&description));
+    let Message::Tool { results } = &seen[2] else {
+        panic!("{seen:?}")
+    };
+    assert_eq!(results[0].result.output, "the chart of March");
+    assert_eq!(
+        results[0].result.parts,
+        [description, ContentPart::text("a text part stays")]
+    );
+    assert!(!serde_json::to_string(&*seen).unwrap().contains(&data));
 }

@@ -14,10 +14,15 @@ use crate::provider::tool_call::{Api, Reader, ResponseError};
 use crate::provider::unsupported_placeholder;
 use crate::result::part::ContentPart;
 
+/// The thought signature Gemini's documentation gives for a function call it did not make
+/// (history from another model, or a call built by hand).
+const FOREIGN_SIGNATURE: &str = "skip_thought_signature_validator";
+
 /// `systemInstruction` (every system text) and `contents`: user parts inline where Gemini
 /// takes them (PNG, JPEG, WebP, PDF, plain text bytes), else their placeholder text; an
 /// assistant message as its echoed parts or as text and `functionCall` parts (no
-/// synthesized id); results through [`tool_results`](crate::tool_results).
+/// synthesized id; the first with the [`FOREIGN_SIGNATURE`]); results through
+/// [`tool_results`](crate::tool_results).
 pub(crate) fn render(messages: &[Message], body: &mut Map<String, Value>) {
     if let Some(system) = joined_system(messages) {
         body.insert(
@@ -53,14 +58,20 @@ pub(crate) fn render(messages: &[Message], body: &mut Map<String, Value>) {
                 if !text.is_empty() {
                     parts.push(json!({"text": text}));
                 }
-                for call in ids.calls(tool_calls, false) {
+                for (at, call) in ids.calls(tool_calls, false).into_iter().enumerate() {
                     let mut function_call = Map::new();
                     function_call.insert("name".to_owned(), call.name.into());
                     function_call.insert("args".to_owned(), arguments_object(&call.arguments));
                     if !is_synthesized(&call.id) {
                         function_call.insert("id".to_owned(), call.id.into());
                     }
-                    parts.push(json!({"functionCall": function_call}));
+                    let mut part = json!({"functionCall": function_call});
+                    if at == 0 {
+                        // Gemini 3 refuses a step's first call without a signature (400); one
+                        // it did not make has none, and this documented value passes it.
+                        part["thoughtSignature"] = FOREIGN_SIGNATURE.into();
+                    }
+                    parts.push(part);
                 }
                 if !parts.is_empty() {
                     contents.push(json!({"role": "model", "parts": parts}));

@@ -330,12 +330,73 @@ fn ids_another_api_cannot_take_are_mapped_and_their_results_follow() {
     let gemini = request_body(Api::Gemini, "m", &messages, &Value::Null, false);
     assert_eq!(
         gemini["contents"][1]["parts"][0],
-        json!({"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}})
+        json!({"functionCall": {"name": "get_weather", "args": {"city": "Paris"}},
+               "thoughtSignature": "skip_thought_signature_validator"}),
+        "a call Gemini did not make carries the signature its documentation gives for one"
     );
     assert_eq!(
         gemini["contents"][5]["parts"][0]["functionCall"]["id"],
         "fn:1/a"
     );
+}
+
+#[test]
+fn ids_longer_than_openai_takes_are_cut_and_stay_unique() {
+    // An OpenAI-compatible server's ids (46 characters), and one of exactly 40 used twice.
+    let long = [
+        "chatcmpl-tool-0123456789abcdef0123456789abcdef",
+        &"c".repeat(40),
+    ];
+    let turn = || Message::Assistant {
+        text: String::new(),
+        tool_calls: vec![call(long[0], "get_weather"), call(long[1], "add")],
+        echo: None,
+    };
+    let results = || Message::Tool {
+        results: long
+            .iter()
+            .map(|id| ToolReturn {
+                call_id: (*id).into(),
+                name: "x".into(),
+                result: ToolResult::ok("ok"),
+            })
+            .collect(),
+    };
+    let messages = [Message::user("Go"), turn(), results(), turn(), results()];
+    for (api, max) in [(Api::OpenAiChat, 40), (Api::OpenAiResponses, 64)] {
+        let body = request_body(api, "m", &messages, &Value::Null, false);
+        assert_eq!(check_pairing(api, &body), 4, "{api}");
+        let (calls, key) = match api {
+            Api::OpenAiChat => (
+                [
+                    &body["messages"][1]["tool_calls"],
+                    &body["messages"][4]["tool_calls"],
+                ]
+                .into_iter()
+                .flat_map(|calls| calls.as_array().unwrap().clone())
+                .collect::<Vec<_>>(),
+                "id",
+            ),
+            _ => (
+                body["input"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|item| item["type"] == "function_call")
+                    .cloned()
+                    .collect(),
+                "call_id",
+            ),
+        };
+        let ids: Vec<&str> = calls.iter().map(|c| c[key].as_str().unwrap()).collect();
+        assert_eq!(ids.len(), 4);
+        assert!(ids.iter().all(|id| id.len() <= max), "{api}: {ids:?}");
+        let unique: std::collections::HashSet<_> = ids.iter().collect();
+        assert_eq!(unique.len(), 4, "{api}: {ids:?}");
+        if api == Api::OpenAiResponses {
+            assert_eq!(ids[..2], long, "ids that fit are kept");
+        }
+    }
 }
 
 proptest! {
