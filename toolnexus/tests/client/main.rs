@@ -11,3 +11,4 @@ mod loop_turns;
 mod scripted;
 mod streaming;
 mod suspensions;
+mod typed;

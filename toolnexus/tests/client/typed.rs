@@ -1,0 +1,573 @@
+//! Typed answers (SPEC §16B): `Client::run_typed` on each of the four APIs against a model
+//! that renders every request with `request_body_for` — the answer asked by the API's own
+//! means, decoded by the §11 checker, refused answers sent back naming the path within the
+//! §15B budget, and a type the API's profile cannot say refused before any request.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use proptest::prelude::*;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use toolnexus::client::{
+    AnswerSchema, Client, Message, Model, ModelError, ModelRequest, Reply, RunError, Status,
+    request_body_for,
+};
+use toolnexus::{Api, BoxFuture, IssueKind, JsonSchema, ToolCall, Toolkit};
+
+use crate::scripted::counting;
+
+/// Tomorrow's highs.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+pub struct Forecast {
+    pub city: String,
+    pub days: Vec<Day>,
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+pub struct Day {
+    #[schemars(range(min = -90, max = 60))]
+    pub high: i32,
+}
+
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Verdict {
+    guilty: bool,
+}
+
+/// A map with any keys: strict mode cannot say its entries.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Prices {
+    by_city: HashMap<String, f64>,
+}
+
+/// A model of `api` that answers with its replies in order and keeps every request's body as
+/// `request_body_for` renders it.
+#[derive(Clone)]
+pub struct Answering {
+    api: Api,
+    replies: Arc<Mutex<VecDeque<Reply>>>,
+    pub bodies: Arc<Mutex<Vec<Value>>>,
+}
+
+impl Answering {
+    pub fn new(api: Api, replies: impl IntoIterator<Item = Reply>) -> Self {
+        Self {
+            api,
+            replies: Arc::new(Mutex::new(replies.into_iter().collect())),
+            bodies: Arc::default(),
+        }
+    }
+
+    pub fn bodies(&self) -> Vec<Value> {
+        self.bodies.lock().unwrap().clone()
+    }
+}
+
+impl Model for Answering {
+    fn api(&self) -> Api {
+        self.api
+    }
+
+    fn name(&self) -> &str {
+        "answering"
+    }
+
+    fn reply<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<Reply, ModelError>> {
+        let body = request_body_for(self.api, "m", request, false);
+        self.bodies.lock().unwrap().push(body);
+        let next = self.replies.lock().unwrap().pop_front();
+        Box::pin(async move { next.ok_or_else(|| ModelError::fatal("the script ran out")) })
+    }
+}
+
+/// `json` as `api` gives a final answer: Anthropic as the input of a call to the answer tool
+/// `name` (with text beside it, which is not the answer), the others as the reply's text.
+pub fn answer(api: Api, name: &str, json: &str) -> Reply {
+    match api {
+        Api::Anthropic => Reply {
+            text: "Here it is.".into(),
+            tool_calls: vec![ToolCall {
+                id: "toolu_1".into(),
+                name: name.into(),
+                arguments: json.into(),
+            }],
+            ..Reply::default()
+        },
+        _ => Reply {
+            text: json.into(),
+            ..Reply::default()
+        },
+    }
+}
+
+const GOOD: &str = r#"{"city": "Paris", "days": [{"high": 21}, {"high": 18}]}"#;
+const HOT: &str = r#"{"city": "Paris", "days": [{"high": 21}, {"high": 150}]}"#;
+const HOT_DETAIL: &str = "field `days[1].high`: 150 is greater than the maximum of 60";
+
+fn paris() -> Forecast {
+    Forecast {
+        city: "Paris".into(),
+        days: vec![Day { high: 21 }, Day { high: 18 }],
+    }
+}
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    runtime.block_on(future)
+}
+
+#[tokio::test]
+async fn a_valid_first_answer_is_the_value_on_every_api() {
+    for api in Api::ALL {
+        let model = Answering::new(api, [answer(api, "Forecast", GOOD)]);
+        let client = Client::with_model(model.clone()).system("Be brief.");
+        let typed = client
+            .run_typed::<Forecast>("Paris, next two days?", &Toolkit::new())
+            .await
+            .unwrap();
+        assert_eq!(typed.value, paris(), "{api}");
+        assert_eq!((typed.run.turns, typed.run.status), (1, Status::Done));
+        assert_eq!(typed.run.text, GOOD);
+        // The answer is the assistant's text on every API: no answer-tool call is kept.
+        assert_eq!(
+            typed.run.messages.last(),
+            Some(&Message::Assistant {
+                text: GOOD.into(),
+                tool_calls: Vec::new(),
+                echo: None,
+            }),
+            "{api}"
+        );
+        assert_eq!(model.bodies().len(), 1);
+    }
+}
+
+#[tokio::test]
+async fn each_api_is_asked_by_its_own_means() {
+    let strict = json!({
+        "type": "object",
+        "properties": {"guilty": {"type": "boolean"}},
+        "required": ["guilty"],
+        "additionalProperties": false,
+    });
+    let plain = json!({
+        "type": "object",
+        "properties": {"guilty": {"type": "boolean"}},
+        "required": ["guilty"],
+    });
+    let mut bodies = Vec::new();
+    for api in Api::ALL {
+        let model = Answering::new(api, [answer(api, "Verdict", r#"{"guilty": false}"#)]);
+        Client::with_model(model.clone())
+            .run_typed::<Verdict>("Guilty?", &Toolkit::new())
+            .await
+            .unwrap();
+        bodies.push(model.bodies().remove(0));
+    }
+    let body = |api: Api| &bodies[Api::ALL.iter().position(|at| *at == api).unwrap()];
+    assert_eq!(
+        *body(Api::OpenAiChat),
+        json!({
+            "model": "m",
+            "messages": [{"role": "user", "content": "Guilty?"}],
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "Verdict", "schema": strict, "strict": true},
+            },
+        })
+    );
+    assert_eq!(
+        *body(Api::OpenAiResponses),
+        json!({
+            "model": "m",
+            "input": [{"role": "user", "content": "Guilty?"}],
+            "text": {"format": {
+                "type": "json_schema", "name": "Verdict", "schema": strict, "strict": true,
+            }},
+        })
+    );
+    assert_eq!(
+        body(Api::Anthropic)["tools"],
+        json!([{
+            "name": "Verdict",
+            "description": "Gives your final answer: call it once you have everything you need; its input is the answer.",
+            "input_schema": plain,
+        }])
+    );
+    assert_eq!(
+        body(Api::Anthropic)["tool_choice"],
+        json!({"type": "any", "disable_parallel_tool_use": true})
+    );
+    assert_eq!(
+        *body(Api::Gemini),
+        json!({
+            "contents": [{"role": "user", "parts": [{"text": "Guilty?"}]}],
+            // What `Toolkit::definitions` gives Gemini for an empty toolkit, as in any run.
+            "tools": [{"functionDeclarations": []}],
+            "generationConfig": {
+                "responseMimeType": "application/json",
+                "responseJsonSchema": plain,
+            },
+        })
+    );
+}
+
+#[tokio::test]
+async fn anthropic_s_answer_tool_comes_after_the_toolkit_s_tools() {
+    let (_, add) = counting("add");
+    let toolkit = Toolkit::new().with(add);
+    let model = Answering::new(
+        Api::Anthropic,
+        [answer(Api::Anthropic, "Verdict", r#"{"guilty": true}"#)],
+    );
+    let typed = Client::with_model(model.clone())
+        .run_typed::<Verdict>("Guilty?", &toolkit)
+        .await
+        .unwrap();
+    assert_eq!(typed.value, Verdict { guilty: true });
+    let tools = &model.bodies()[0]["tools"];
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["add", "Verdict"]);
+}
+
+#[tokio::test]
+async fn tool_calls_before_the_answer_run_as_in_any_run() {
+    for api in Api::ALL {
+        let (runs, add) = counting("add");
+        let toolkit = Toolkit::new().with(add);
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "add".into(),
+            arguments: "{}".into(),
+        };
+        let model = Answering::new(
+            api,
+            [
+                Reply {
+                    tool_calls: vec![call],
+                    ..Reply::default()
+                },
+                answer(api, "Forecast", GOOD),
+            ],
+        );
+        let typed = Client::with_model(model.clone())
+            .run_typed::<Forecast>("go", &toolkit)
+            .await
+            .unwrap();
+        assert_eq!((typed.value, typed.run.turns), (paris(), 2), "{api}");
+        assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert_eq!(typed.run.tool_calls[0].name, "add");
+        // Both requests asked for the answer.
+        for body in model.bodies() {
+            let asked = ["response_format", "text", "tool_choice", "generationConfig"];
+            assert_eq!(
+                asked.iter().filter(|key| body.get(**key).is_some()).count(),
+                1
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_answer_refused_once_goes_back_naming_the_path_then_the_next_is_taken() {
+    for api in Api::ALL {
+        let model = Answering::new(
+            api,
+            [answer(api, "Forecast", HOT), answer(api, "Forecast", GOOD)],
+        );
+        let typed = Client::with_model(model.clone())
+            .run_typed::<Forecast>("Paris?", &Toolkit::new())
+            .await
+            .unwrap();
+        assert_eq!((typed.value, typed.run.turns), (paris(), 2), "{api}");
+        let again = if api == Api::Anthropic {
+            "Call `Forecast` again"
+        } else {
+            "Answer again"
+        };
+        let retry = format!(
+            "Your answer does not fit the schema of `Forecast`: {HOT_DETAIL}. {again} with the \
+             whole answer, corrected."
+        );
+        // The transcript: the prompt, the refused answer as text, the retry, the answer.
+        assert_eq!(
+            typed.run.messages[1..3],
+            [
+                Message::Assistant {
+                    text: HOT.into(),
+                    tool_calls: Vec::new(),
+                    echo: None,
+                },
+                Message::user(retry.clone()),
+            ],
+            "{api}"
+        );
+        // The second request carries the retry, on the API's own wire.
+        let bodies = model.bodies();
+        assert_eq!(bodies.len(), 2);
+        let sent = bodies[1].to_string();
+        assert!(
+            sent.contains(&Value::from(retry).to_string()),
+            "{api}: {sent}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_answer_refused_every_time_is_a_run_error_naming_the_path_and_the_limit() {
+    for api in Api::ALL {
+        let model = Answering::new(api, (0..10).map(|_| answer(api, "Forecast", HOT)));
+        let error: RunError = Client::with_model(model.clone())
+            .run_typed::<Forecast>("Paris?", &Toolkit::new())
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.message,
+            format!(
+                "the answer `Forecast` was refused 3 times in a row, past its retry budget of 2 \
+                 (SPEC §15B): {HOT_DETAIL}"
+            ),
+            "{api}"
+        );
+        assert_eq!((error.api, error.status), (api, None));
+        assert_eq!(error.so_far.turns, 3);
+        assert_eq!(model.bodies().len(), 3);
+        // Every refused answer is in the transcript, each followed by its retry but the last.
+        let retries = error
+            .so_far
+            .messages
+            .iter()
+            .filter(|message| matches!(message, Message::User { text, .. } if text.contains(HOT_DETAIL)))
+            .count();
+        assert_eq!(retries, 2);
+    }
+}
+
+#[tokio::test]
+async fn an_answer_that_is_not_json_is_refused_and_retried() {
+    let model = Answering::new(
+        Api::OpenAiChat,
+        [
+            answer(Api::OpenAiChat, "Forecast", "Sunny, 21°."),
+            answer(Api::OpenAiChat, "Forecast", GOOD),
+        ],
+    );
+    let typed = Client::with_model(model)
+        .run_typed::<Forecast>("Paris?", &Toolkit::new())
+        .await
+        .unwrap();
+    assert_eq!(typed.value, paris());
+    let Message::User { text, .. } = &typed.run.messages[2] else {
+        panic!("{:?}", typed.run.messages)
+    };
+    assert!(
+        text.starts_with("Your answer does not fit the schema of `Forecast`: "),
+        "{text}"
+    );
+    // The parser's own words, as a tool's arguments get them.
+    assert!(text.contains("expected value at line 1 column 1"), "{text}");
+}
+
+#[tokio::test]
+async fn anthropic_text_without_the_answer_tool_is_refused() {
+    let model = Answering::new(
+        Api::Anthropic,
+        [
+            Reply {
+                text: GOOD.into(),
+                ..Reply::default()
+            },
+            answer(Api::Anthropic, "Forecast", GOOD),
+        ],
+    );
+    let typed = Client::with_model(model)
+        .run_typed::<Forecast>("Paris?", &Toolkit::new())
+        .await
+        .unwrap();
+    assert_eq!(typed.run.turns, 2);
+    assert_eq!(
+        typed.run.messages[2],
+        Message::user(
+            "Your answer does not fit the schema of `Forecast`: the answer was given as text, \
+             not as the input of `Forecast`. Call `Forecast` again with the whole answer, \
+             corrected."
+        )
+    );
+}
+
+#[tokio::test]
+async fn the_toolkit_s_retry_budget_counts_refused_answers() {
+    for (budget, refusals) in [(0, 1), (1, 2), (4, 5)] {
+        let model = Answering::new(
+            Api::Gemini,
+            (0..10).map(|_| answer(Api::Gemini, "Forecast", HOT)),
+        );
+        let error = Client::with_model(model.clone())
+            .run_typed::<Forecast>("Paris?", &Toolkit::new().retries(budget))
+            .await
+            .unwrap_err();
+        assert!(
+            error.message.starts_with(&format!(
+                "the answer `Forecast` was refused {refusals} times in a row, past its retry budget of {budget}"
+            )),
+            "{}",
+            error.message
+        );
+        assert_eq!(model.bodies().len(), refusals as usize);
+    }
+}
+
+#[tokio::test]
+async fn a_type_strict_mode_cannot_say_is_reported_before_any_request() {
+    for api in [Api::OpenAiChat, Api::OpenAiResponses] {
+        let issues = AnswerSchema::of::<Prices>(api).unwrap_err();
+        assert_eq!(issues.len(), 1);
+        assert_eq!(
+            (
+                issues[0].tool.as_str(),
+                issues[0].path.as_str(),
+                issues[0].kind
+            ),
+            ("Prices", "by_city", IssueKind::Unsaid)
+        );
+        let model = Answering::new(api, [answer(api, "Prices", r#"{"by_city": {}}"#)]);
+        let error = Client::with_model(model.clone())
+            .run_typed::<Prices>("Prices?", &Toolkit::new())
+            .await
+            .unwrap_err();
+        assert!(model.bodies().is_empty(), "{api}: the model was called");
+        assert_eq!(error.so_far.turns, 0);
+        assert!(
+            error.message.starts_with(&format!(
+                "the answer cannot be asked of {api} without narrowing it (OpenAI strict mode cannot say it):\n- `Prices` at `by_city`: the entries of a map"
+            )),
+            "{}",
+            error.message
+        );
+    }
+    // Anthropic's plain schema and Gemini's JSON Schema say a map: it is asked for.
+    for api in [Api::Anthropic, Api::Gemini] {
+        let model = Answering::new(
+            api,
+            [answer(api, "Prices", r#"{"by_city": {"Paris": 2.5}}"#)],
+        );
+        let typed = Client::with_model(model)
+            .run_typed::<Prices>("Prices?", &Toolkit::new())
+            .await
+            .unwrap();
+        assert_eq!(typed.value.by_city["Paris"], 2.5);
+    }
+}
+
+#[tokio::test]
+async fn an_answer_that_is_not_an_object_is_reported_on_every_api() {
+    for api in Api::ALL {
+        let issues = AnswerSchema::of::<Vec<String>>(api).unwrap_err();
+        assert_eq!(issues[0].lost, "an answer that is not an object", "{api}");
+        let model = Answering::new(api, []);
+        let error = Client::with_model(model.clone())
+            .run_typed::<Vec<String>>("List?", &Toolkit::new())
+            .await
+            .unwrap_err();
+        assert!(
+            error.message.contains("wrap the type in a struct"),
+            "{}",
+            error.message
+        );
+        assert!(model.bodies().is_empty());
+    }
+}
+
+#[tokio::test]
+async fn an_answer_named_as_a_tool_is_refused_before_any_request() {
+    let (_, tool) = counting("Verdict");
+    let model = Answering::new(Api::Anthropic, []);
+    let error = Client::with_model(model.clone())
+        .run_typed::<Verdict>("Guilty?", &Toolkit::new().with(tool))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.message,
+        "the answer `Verdict` cannot be asked for: the toolkit has a tool of that name"
+    );
+    assert!(model.bodies().is_empty());
+}
+
+#[tokio::test]
+async fn a_run_that_ends_before_answering_is_an_error_saying_which_budget() {
+    let call = ToolCall {
+        id: "c1".into(),
+        name: "add".into(),
+        arguments: "{}".into(),
+    };
+    let (_, add) = counting("add");
+    let calling = Reply {
+        tool_calls: vec![call],
+        ..Reply::default()
+    };
+    let model = Answering::new(Api::OpenAiChat, [calling.clone(), calling]);
+    let error = Client::with_model(model)
+        .max_turns(2)
+        .run_typed::<Verdict>("Guilty?", &Toolkit::new().with(add))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.message,
+        "the run ended before answering: its limit `maxTurns` was reached"
+    );
+    assert_eq!(error.so_far.status, Status::Incomplete);
+}
+
+#[tokio::test]
+async fn a_request_without_an_answer_is_request_body_s() {
+    let messages = [Message::system("Be brief."), Message::user("Hi")];
+    for api in Api::ALL {
+        let tools = json!([{"name": "t"}]);
+        for stream in [false, true] {
+            assert_eq!(
+                request_body_for(api, "m", ModelRequest::new(&messages, &tools), stream),
+                toolnexus::client::request_body(api, "m", &messages, &tools, stream)
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// Any first answer: taken at once when every high is within the schema's bounds, else
+    /// refused naming the first high out of bounds, and the second answer taken.
+    #[test]
+    fn a_generated_answer_is_taken_or_refused_naming_its_path(
+        highs in proptest::collection::vec(-200i32..200, 0..5),
+        at in 0usize..4,
+    ) {
+        let api = Api::ALL[at];
+        let first = json!({"city": "Oslo", "days": highs.iter().map(|high| json!({"high": high})).collect::<Vec<_>>()});
+        let model = Answering::new(api, [answer(api, "Forecast", &first.to_string()), answer(api, "Forecast", GOOD)]);
+        let typed = block_on(Client::with_model(model).run_typed::<Forecast>("Oslo?", &Toolkit::new())).unwrap();
+        match highs.iter().position(|high| !(-90..=60).contains(high)) {
+            None => {
+                prop_assert_eq!(typed.run.turns, 1);
+                let days: Vec<i32> = typed.value.days.iter().map(|day| day.high).collect();
+                prop_assert_eq!(days, highs);
+            }
+            Some(wrong) => {
+                prop_assert_eq!(typed.run.turns, 2);
+                prop_assert_eq!(typed.value, paris());
+                let Message::User { text, .. } = &typed.run.messages[2] else { panic!() };
+                let high = highs[wrong];
+                let limit = if high > 60 { "greater than the maximum of 60" } else { "less than the minimum of -90" };
+                let expected = format!("field `days[{wrong}].high`: {high} is {limit}");
+                prop_assert!(text.contains(&expected), "{} lacks {}", text, expected);
+            }
+        }
+    }
+}
