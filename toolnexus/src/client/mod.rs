@@ -59,7 +59,6 @@ mod trace;
 mod turn;
 mod typed;
 
-/// A turn's whole request on each API's wire, a typed run's answer schema included.
 pub use crate::provider::transcript::request_body_for;
 /// Each API's wire for a run: the request body rendered from the transcript, and the reply
 /// read back whole or from its server-sent events (what an HTTP transport, or a user's own,
@@ -82,7 +81,6 @@ pub use message::{Echo, Message, ToolReturn, Usage};
 pub use model::AnswerSchema;
 pub use model::{BoxStream, Model, ModelError, ModelEvent, ModelRequest, Reply};
 pub use outcome::{Event, Limit, ParkedTurn, RunError, RunResult, Status, ToolCallRecord};
-/// A typed run's answer: [`Client::run_typed`] (SPEC §16B).
 pub use typed::Typed;
 
 use std::fmt;
