@@ -91,8 +91,8 @@ pub fn request_body(
 /// struct Verdict { guilty: bool }
 ///
 /// let answer = AnswerSchema::of::<Verdict>(Api::OpenAiChat).unwrap();
-/// let messages = [Message::user("Guilty?")];
-/// let request = ModelRequest::new(&messages, &json!([])).with_answer(&answer);
+/// let (messages, tools) = ([Message::user("Guilty?")], json!([]));
+/// let request = ModelRequest::new(&messages, &tools).with_answer(&answer);
 /// let body = request_body_for(Api::OpenAiChat, "gpt-4.1", request, false);
 /// assert_eq!(body["response_format"], json!({
 ///     "type": "json_schema",
