@@ -15,7 +15,7 @@ use toolnexus::client::{
 };
 use toolnexus::{Api, BoxFuture, IssueKind, JsonSchema, ToolCall, Toolkit};
 
-use crate::scripted::counting;
+use crate::scripted::{call, counting};
 
 /// Tomorrow's highs.
 #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
@@ -243,16 +243,11 @@ async fn tool_calls_before_the_answer_run_as_in_any_run() {
     for api in Api::ALL {
         let (runs, add) = counting("add");
         let toolkit = Toolkit::new().with(add);
-        let call = ToolCall {
-            id: "c1".into(),
-            name: "add".into(),
-            arguments: "{}".into(),
-        };
         let model = Answering::new(
             api,
             [
                 Reply {
-                    tool_calls: vec![call],
+                    tool_calls: vec![call("c1", "add", json!({}))],
                     ..Reply::default()
                 },
                 answer(api, "Forecast", GOOD),
@@ -503,14 +498,9 @@ async fn an_answer_named_as_a_tool_is_refused_before_any_request() {
 
 #[tokio::test]
 async fn a_run_that_ends_before_answering_is_an_error_saying_which_budget() {
-    let call = ToolCall {
-        id: "c1".into(),
-        name: "add".into(),
-        arguments: "{}".into(),
-    };
     let (_, add) = counting("add");
     let calling = Reply {
-        tool_calls: vec![call],
+        tool_calls: vec![call("c1", "add", json!({}))],
         ..Reply::default()
     };
     let model = Answering::new(Api::OpenAiChat, [calling.clone(), calling]);

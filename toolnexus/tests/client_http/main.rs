@@ -6,6 +6,7 @@ mod faults;
 mod requests;
 mod secrets;
 mod stand_in;
+mod typed;
 mod wire;
 
 use std::future::poll_fn;
