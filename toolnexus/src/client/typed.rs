@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use crate::client::Client;
 use crate::client::message::Message;
 use crate::client::model::{AnswerSchema, ModelError, Reply};
-use crate::client::outcome::{RunError, RunResult, Status};
+use crate::client::outcome::{ParkedTurn, RunError, RunResult, Status};
 use crate::client::run::{Asked, Judged, Run};
 use crate::decode::decode_args_json;
 use crate::decode::schema::{ToolSchema, tool_schema_built};
@@ -17,6 +17,7 @@ use crate::provider::tool_call::Api;
 use crate::result::ToolResult;
 use crate::result::lower::IntoToolError;
 use crate::result::retry::Retry;
+use crate::result::suspend::{Answer, Request};
 use crate::tool::sanitize;
 use crate::toolkit::Toolkit;
 use crate::toolkit::run_state::RunState;
@@ -137,8 +138,8 @@ impl Client {
     ///   run so far.
     /// - **A run that does not answer** — it parks on a suspension ([`Status::Pending`]) or a
     ///   budget ends it ([`Status::Incomplete`]) — is a [`RunError`] saying which, its
-    ///   [`so_far`](RunError::so_far) the [`RunResult`] [`run`](Self::run) would return.
-    ///   [`resume`](Self::resume) continues a parked one untyped.
+    ///   [`so_far`](RunError::so_far) the [`RunResult`] [`run`](Self::run) would return;
+    ///   [`resume_typed`](Self::resume_typed) continues a parked one.
     ///
     /// On Anthropic every turn calls one tool (`tool_choice` `any`, no parallel calls), which
     /// extended thinking does not allow; Gemini's `generationConfig` is the request's own (a
@@ -177,21 +178,51 @@ impl Client {
         prompt: impl Into<String>,
         toolkit: &Toolkit,
     ) -> Result<Typed<T>, RunError> {
-        let api = self.model.api();
-        let decoding = tool_schema_built(T::json_schema, false);
         let messages = self.opening(Vec::new(), prompt.into());
-        let mut run = Run::new(
+        let run = Run::new(
             self,
             toolkit,
             Run::start(self, messages),
             RunState::default(),
             None,
         );
+        self.drive_typed(run, Start::Fresh).await
+    }
+
+    /// [`resume`](Self::resume) for a typed run that parked ([`run_typed`](Self::run_typed)'s
+    /// [`RunError`] whose [`so_far`](RunError::so_far) is [`Status::Pending`]): the waiting
+    /// call runs once more with `answer`, and the run goes on asking for a `T` — the same `T`
+    /// it was started with, which the parked [`RunResult`] does not record. An answer to
+    /// another request, or a run that is not pending, is refused and nothing runs, as
+    /// `resume` refuses it; so is a `T` the API cannot be asked for.
+    pub async fn resume_typed<T: DeserializeOwned + JsonSchema>(
+        &self,
+        parked: RunResult,
+        answer: Answer,
+        toolkit: &Toolkit,
+    ) -> Result<Typed<T>, RunError> {
+        let (mut result, turn, at, request) = self.unpark(parked, &answer)?;
+        result.status = Status::Incomplete;
+        let state = turn.run_state.clone();
+        let run = Run::new(self, toolkit, result, state, None);
+        let resumed = Box::new((turn, at, request, answer));
+        self.drive_typed(run, Start::Resumed(resumed)).await
+    }
+
+    /// Runs `run` from `start` asking for a `T`, once the API is known to be able to ask for
+    /// it; the decoded answer, or why there is none.
+    async fn drive_typed<T: DeserializeOwned + JsonSchema>(
+        &self,
+        mut run: Run<'_>,
+        start: Start,
+    ) -> Result<Typed<T>, RunError> {
+        let api = self.model.api();
+        let decoding = tool_schema_built(T::json_schema, false);
         let answer = match profiled::<T>(api, &decoding) {
             Ok(answer) => answer,
             Err(issues) => return Err(run.fail(ModelError::fatal(unaskable(api, &issues)))),
         };
-        if toolkit.get(&answer.name).is_some() {
+        if run.toolkit.get(&answer.name).is_some() {
             let clash = format!(
                 "the answer `{}` cannot be asked for: the toolkit has a tool of that name",
                 answer.name
@@ -207,7 +238,13 @@ impl Client {
             schema: &answer,
             check: &check,
         });
-        let result = self.drive(run.turns()).await?;
+        let result = match start {
+            Start::Fresh => self.drive(run.turns()).await?,
+            Start::Resumed(resumed) => {
+                let (turn, at, request, answer) = *resumed;
+                self.drive(run.resume(turn, at, request, answer)).await?
+            }
+        };
         let unanswered = match result.status {
             Status::Done => {
                 return match decode_args_json::<T>(&answer.name, &result.text, &decoding) {
@@ -234,6 +271,13 @@ impl Client {
         };
         Err(failed(api, unanswered, result))
     }
+}
+
+/// Where a typed run starts: its prompt (already in the run's transcript), or a parked turn,
+/// the position of its waiting call, the request it waits on and the answer to it.
+enum Start {
+    Fresh,
+    Resumed(Box<(ParkedTurn, usize, Request, Answer)>),
 }
 
 /// A typed run's error that is no provider's: `message`, and the run as it ended.

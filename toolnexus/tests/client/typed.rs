@@ -13,9 +13,9 @@ use toolnexus::client::{
     AnswerSchema, Client, Message, Model, ModelError, ModelRequest, Reply, RunError, Status,
     request_body_for,
 };
-use toolnexus::{Api, BoxFuture, IssueKind, JsonSchema, ToolCall, Toolkit};
+use toolnexus::{Answer, Api, BoxFuture, IssueKind, JsonSchema, ToolCall, Toolkit};
 
-use crate::scripted::{call, counting};
+use crate::scripted::{approval, call, counting, runs};
 
 /// Tomorrow's highs.
 #[derive(Debug, PartialEq, Deserialize, JsonSchema)]
@@ -99,6 +99,12 @@ pub fn answer(api: Api, name: &str, json: &str) -> Reply {
             ..Reply::default()
         },
     }
+}
+
+/// Whether `body` asks for the answer by one API's means.
+fn asks_for_the_answer(body: &Value) -> bool {
+    let asked = ["response_format", "text", "tool_choice", "generationConfig"];
+    asked.iter().filter(|key| body.get(**key).is_some()).count() == 1
 }
 
 const GOOD: &str = r#"{"city": "Paris", "days": [{"high": 21}, {"high": 18}]}"#;
@@ -261,13 +267,7 @@ async fn tool_calls_before_the_answer_run_as_in_any_run() {
         assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 1);
         assert_eq!(typed.run.tool_calls[0].name, "add");
         // Both requests asked for the answer.
-        for body in model.bodies() {
-            let asked = ["response_format", "text", "tool_choice", "generationConfig"];
-            assert_eq!(
-                asked.iter().filter(|key| body.get(**key).is_some()).count(),
-                1
-            );
-        }
+        assert!(model.bodies().iter().all(asks_for_the_answer), "{api}");
     }
 }
 
@@ -514,6 +514,65 @@ async fn a_run_that_ends_before_answering_is_an_error_saying_which_budget() {
         "the run ended before answering: its limit `maxTurns` was reached"
     );
     assert_eq!(error.so_far.status, Status::Incomplete);
+}
+
+#[tokio::test]
+async fn a_typed_run_that_parks_is_resumed_typed_from_its_stored_form() {
+    for api in Api::ALL {
+        let (deploys, deploy) = approval("deploy", "Deploy?");
+        let toolkit = Toolkit::new().with(deploy);
+        let deploying = Reply {
+            tool_calls: vec![call("c1", "deploy", json!({}))],
+            ..Reply::default()
+        };
+        let model = Answering::new(
+            api,
+            [
+                deploying,
+                answer(api, "Forecast", HOT),
+                answer(api, "Forecast", GOOD),
+            ],
+        );
+        let client = Client::with_model(model.clone());
+        let error = client
+            .run_typed::<Forecast>("Deploy, then forecast.", &toolkit)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.message,
+            "the run parked before answering, on `Deploy?`"
+        );
+        assert_eq!(error.so_far.status, Status::Pending);
+        let stored = serde_json::to_string(&error.so_far).unwrap();
+        let parked: toolnexus::client::RunResult = serde_json::from_str(&stored).unwrap();
+        let request = parked.pending.clone().unwrap();
+
+        // An answer to another request is refused, and nothing runs.
+        let mut other = Answer::approve(&request);
+        other.id = "another".into();
+        let refused = client
+            .resume_typed::<Forecast>(parked.clone(), other, &toolkit)
+            .await
+            .unwrap_err();
+        assert!(
+            refused.message.contains("nothing ran"),
+            "{}",
+            refused.message
+        );
+        assert_eq!((runs(&deploys), model.bodies().len()), (1, 1));
+
+        let typed = client
+            .resume_typed::<Forecast>(parked, Answer::approve(&request), &toolkit)
+            .await
+            .unwrap();
+        assert_eq!((typed.value, typed.run.turns), (paris(), 3), "{api}");
+        assert_eq!(runs(&deploys), 2);
+        // Every request after the resume still asked for the answer, the retry included.
+        let bodies = model.bodies();
+        assert_eq!(bodies.len(), 3);
+        assert!(bodies.iter().all(asks_for_the_answer), "{api}");
+        assert!(bodies[2].to_string().contains(HOT_DETAIL), "{api}");
+    }
 }
 
 #[tokio::test]
