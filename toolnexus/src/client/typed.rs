@@ -358,7 +358,7 @@ impl Run<'_> {
             let times = self.state.retries_of(name);
             return Judged::Exhausted(format!(
                 "the answer `{name}` was refused {times} times in a row, past its retry budget \
-                 of {} (SPEC §15B): {wrong}",
+                 of {} (`Toolkit::retries`): {wrong}",
                 times.saturating_sub(1)
             ));
         }

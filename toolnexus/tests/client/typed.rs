@@ -328,7 +328,7 @@ async fn an_answer_refused_every_time_is_a_run_error_naming_the_path_and_the_lim
             error.message,
             format!(
                 "the answer `Forecast` was refused 3 times in a row, past its retry budget of 2 \
-                 (SPEC §15B): {HOT_DETAIL}"
+                 (`Toolkit::retries`): {HOT_DETAIL}"
             ),
             "{api}"
         );
