@@ -98,6 +98,20 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// A fresh run of `prompt` after `history`: the system prompt first, nothing carried from
+    /// an earlier run.
+    pub(crate) fn fresh(
+        client: &'a Client,
+        toolkit: &'a Toolkit,
+        history: Vec<Message>,
+        prompt: String,
+        events: Option<Events>,
+    ) -> Self {
+        let messages = client.opening(history, prompt);
+        let result = Self::start(client, messages);
+        Self::new(client, toolkit, result, RunState::default(), events)
+    }
+
     /// The empty result a fresh run over `messages` starts from.
     pub(crate) fn start(client: &Client, messages: Vec<Message>) -> RunResult {
         RunResult {
@@ -330,14 +344,7 @@ impl Client {
         prompt: impl Into<String>,
         toolkit: &Toolkit,
     ) -> Result<RunResult, RunError> {
-        let messages = self.opening(history, prompt.into());
-        let run = Run::new(
-            self,
-            toolkit,
-            Run::start(self, messages),
-            RunState::default(),
-            None,
-        );
+        let run = Run::fresh(self, toolkit, history, prompt.into(), None);
         self.drive(run.turns()).await
     }
 

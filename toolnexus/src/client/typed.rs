@@ -20,7 +20,6 @@ use crate::result::retry::Retry;
 use crate::result::suspend::{Answer, Request};
 use crate::tool::sanitize;
 use crate::toolkit::Toolkit;
-use crate::toolkit::run_state::RunState;
 
 /// What [`Client::run_typed`] returns: the answer, decoded, and the whole run that gave it
 /// ([`Status::Done`]; its [`text`](RunResult::text) is the answer's JSON).
@@ -178,14 +177,7 @@ impl Client {
         prompt: impl Into<String>,
         toolkit: &Toolkit,
     ) -> Result<Typed<T>, RunError> {
-        let messages = self.opening(Vec::new(), prompt.into());
-        let run = Run::new(
-            self,
-            toolkit,
-            Run::start(self, messages),
-            RunState::default(),
-            None,
-        );
+        let run = Run::fresh(self, toolkit, Vec::new(), prompt.into(), None);
         self.drive_typed(run, Start::Fresh).await
     }
 

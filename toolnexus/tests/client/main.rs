@@ -12,3 +12,4 @@ mod scripted;
 mod streaming;
 mod suspensions;
 mod typed;
+mod typed_requests;
