@@ -141,8 +141,10 @@ impl Client {
     ///   [`resume_typed`](Self::resume_typed) continues a parked one.
     ///
     /// On Anthropic every turn calls one tool (`tool_choice` `any`, no parallel calls), which
-    /// extended thinking does not allow; Gemini's `generationConfig` is the request's own (a
-    /// [`request_param`](Self::request_param) of that name replaces it).
+    /// extended thinking does not allow. On Gemini the request's `generationConfig` is the
+    /// answer's (a [`request_param`](Self::request_param) of that name replaces it), and models
+    /// before Gemini 3 refuse JSON output beside function declarations (HTTP 400, a
+    /// [`RunError`] naming it).
     ///
     /// ```
     /// use toolnexus::client::{Client, Model, ModelError, ModelRequest, Reply};
