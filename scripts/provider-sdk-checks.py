@@ -20,7 +20,11 @@ validated with:
   `ResponseStreamEvent`;
 - anthropic: `MessageCreateParams{Streaming,NonStreaming}`, `Message`, `RawMessageStreamEvent`;
 - google-genai: `Content` (each of `contents`, and `systemInstruction`), `Tool` (each of
-  `tools`), and `GenerateContentResponse` (each whole reply and each streamed chunk).
+  `tools`), `GenerationConfig` (a typed run's `generationConfig`, SPEC §16B), and
+  `GenerateContentResponse` (each whole reply and each streamed chunk).
+
+Typed runs' requests (SPEC §16B) are among the requests: Chat's `response_format`, Responses'
+`text.format`, Anthropic's answer tool and `tool_choice`, Gemini's `generationConfig`.
 
 Strict: every TypedDict is closed (`extra='forbid'`), every SDK model is checked for fields it
 does not know (`model_extra`), and lazily validated iterables are consumed, so a misspelled or
@@ -135,7 +139,7 @@ def anthropic_event(adapter: TypeAdapter):
 
 
 def gemini_request(body):
-    allowed = {"contents", "systemInstruction", "tools"}
+    allowed = {"contents", "systemInstruction", "tools", "generationConfig"}
     if set(body) - allowed:
         raise ValueError(f"unknown request fields {sorted(set(body) - allowed)}")
     for content in body["contents"]:
@@ -144,6 +148,8 @@ def gemini_request(body):
         genai.Content.model_validate(body["systemInstruction"])
     for tool in body.get("tools", []):
         genai.Tool.model_validate(tool)
+    if "generationConfig" in body:
+        genai.GenerationConfig.model_validate(body["generationConfig"])
 
 
 def checks():
@@ -212,6 +218,20 @@ def strict_self_check(api, request, reply, corpus) -> list:
     missed = []
     if not refused(request, body):
         missed.append(f"{api}: a request with `{key}[0].bogus` passed")
+    # A typed run's answer field (SPEC §16B), one level in: checked too, not passed through.
+    answer_key, inner = {"openai_chat": ("response_format", "json_schema"),
+                         "openai_responses": ("text", "format"),
+                         "anthropic": ("tool_choice", None),
+                         "gemini": ("generationConfig", None)}[api]
+    typed_bodies = [b for b in corpus["requests"] if answer_key in b]
+    if not typed_bodies:
+        missed.append(f"{api}: no typed request in the corpus")
+    else:
+        typed_body = json.loads(json.dumps(typed_bodies[0]))
+        field = typed_body[answer_key] if inner is None else typed_body[answer_key][inner]
+        field["bogus"] = 1
+        if not refused(request, typed_body):
+            missed.append(f"{api}: a typed request with a bogus key in `{answer_key}` passed")
     if not refused(reply, answer):
         missed.append(f"{api}: a reply with an unknown usage field passed")
     return missed

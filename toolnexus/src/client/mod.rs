@@ -57,7 +57,9 @@ mod stream;
 #[cfg(feature = "tracing")]
 mod trace;
 mod turn;
+mod typed;
 
+pub use crate::provider::transcript::request_body_for;
 /// Each API's wire for a run: the request body rendered from the transcript, and the reply
 /// read back whole or from its server-sent events (what an HTTP transport, or a user's own,
 /// sends and reads).
@@ -76,8 +78,10 @@ pub use hooks::ToolDecision;
 #[cfg(feature = "client")]
 pub use http::{HttpModel, MissingApiKey};
 pub use message::{Echo, Message, ToolReturn, Usage};
+pub use model::AnswerSchema;
 pub use model::{BoxStream, Model, ModelError, ModelEvent, ModelRequest, Reply};
 pub use outcome::{Event, Limit, ParkedTurn, RunError, RunResult, Status, ToolCallRecord};
+pub use typed::Typed;
 
 use std::fmt;
 use std::sync::Arc;

@@ -5,7 +5,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use futures_core::Stream;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::client::message::{Echo, Message, Usage};
 use crate::provider::tool_call::{Api, ToolCall};
@@ -15,7 +15,8 @@ use crate::tool::future::BoxFuture;
 pub type BoxStream<'a, T> = Pin<Box<dyn Stream<Item = T> + Send + 'a>>;
 
 /// One turn's request: the transcript so far and the tool definitions, in [`Model::api`]'s
-/// shape (what [`Toolkit::definitions`](crate::Toolkit::definitions) returns for it).
+/// shape (what [`Toolkit::definitions`](crate::Toolkit::definitions) returns for it), and in a
+/// typed run the schema the final answer must fit.
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
 pub struct ModelRequest<'a> {
@@ -23,13 +24,40 @@ pub struct ModelRequest<'a> {
     pub messages: &'a [Message],
     /// The tool definitions, in [`Model::api`]'s shape.
     pub tools: &'a Value,
+    /// The schema of the final answer, in a [`run_typed`](crate::client::Client::run_typed)
+    /// run; `None` otherwise. [`request_body_for`](crate::client::request_body_for) renders it
+    /// by the API's own means.
+    pub answer: Option<&'a AnswerSchema>,
 }
 
 impl<'a> ModelRequest<'a> {
-    /// A request of `messages` and `tools`.
+    /// A request of `messages` and `tools`, asking for no particular answer.
     pub fn new(messages: &'a [Message], tools: &'a Value) -> Self {
-        Self { messages, tools }
+        Self {
+            messages,
+            tools,
+            answer: None,
+        }
     }
+
+    /// The request asking for a final answer in `answer`'s schema.
+    #[must_use]
+    pub fn with_answer(mut self, answer: &'a AnswerSchema) -> Self {
+        self.answer = Some(answer);
+        self
+    }
+}
+
+/// The schema a typed run's final answer must fit (SPEC §16B), as one API is sent it: built
+/// by [`AnswerSchema::of`] from a Rust type through that API's §11 profile.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct AnswerSchema {
+    /// The answer's name, `[a-zA-Z0-9_-]`, at most 64 characters: the type's schema name
+    /// (Chat's `json_schema.name`, Responses' `format.name`, Anthropic's answer tool).
+    pub name: String,
+    /// The schema, rewritten by the API's profile.
+    pub schema: Map<String, Value>,
 }
 
 /// A model's whole answer to one turn.

@@ -130,7 +130,7 @@ impl Run<'_> {
 
     /// The rest of a parked run: the pending call run once more with `answer` and recorded,
     /// the turn's other suspensions answered or parked on, then the turns.
-    async fn resume(
+    pub(crate) async fn resume(
         mut self,
         turn: ParkedTurn,
         at: usize,
@@ -193,7 +193,7 @@ impl Client {
 
     /// The parked turn of `parked` and the position of the call `answer` answers; or the
     /// refusal, nothing run.
-    fn unpark(
+    pub(crate) fn unpark(
         &self,
         mut parked: RunResult,
         answer: &Answer,

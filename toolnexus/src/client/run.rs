@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crate::client::Client;
 use crate::client::limits::{Watch, sleep};
 use crate::client::message::{Message, Usage};
-use crate::client::model::{ModelError, ModelEvent, ModelRequest, Reply};
+use crate::client::model::{AnswerSchema, ModelError, ModelEvent, ModelRequest, Reply};
 use crate::client::outcome::{Event, Limit, RunError, RunResult, Status};
 use crate::client::retry::wait_before_retry;
 use crate::tool::cancel::CancelSignal;
@@ -31,7 +31,29 @@ pub(crate) struct Run<'a> {
     pub(crate) watch: Watch,
     /// A limit reached while tools ran: the run ends after the turn.
     pub(crate) stopped: Option<Limit>,
+    /// What a typed run asks for; `None` for any other run.
+    pub(crate) asked: Option<Asked<'a>>,
     events: Option<Events>,
+}
+
+/// What a typed run asks the model for (SPEC §16B, `typed.rs`): the schema every request
+/// carries, and the check a candidate answer's JSON text must pass (`Err` says what is wrong).
+#[derive(Clone, Copy)]
+pub(crate) struct Asked<'a> {
+    pub(crate) schema: &'a AnswerSchema,
+    pub(crate) check: &'a (dyn Fn(&str) -> Result<(), String> + Sync),
+}
+
+/// What a typed run makes of a reply (`typed.rs`).
+pub(crate) enum Judged {
+    /// Tool calls to run, as in any run.
+    Calls(Reply),
+    /// The answer fits: the run is done.
+    Taken,
+    /// The answer was refused and the refusal appended: ask again.
+    Refused,
+    /// Refused past the retry budget: the run fails with this message.
+    Exhausted(String),
 }
 
 /// Why a model call gave no reply.
@@ -71,8 +93,23 @@ impl<'a> Run<'a> {
             ctx,
             watch: Watch::new(client.budgets.timeout, client.budgets.cancel.clone()),
             stopped: None,
+            asked: None,
             events,
         }
+    }
+
+    /// A fresh run of `prompt` after `history`: the system prompt first, nothing carried from
+    /// an earlier run.
+    pub(crate) fn fresh(
+        client: &'a Client,
+        toolkit: &'a Toolkit,
+        history: Vec<Message>,
+        prompt: String,
+        events: Option<Events>,
+    ) -> Self {
+        let messages = client.opening(history, prompt);
+        let result = Self::start(client, messages);
+        Self::new(client, toolkit, result, RunState::default(), events)
     }
 
     /// The empty result a fresh run over `messages` starts from.
@@ -117,6 +154,15 @@ impl<'a> Run<'a> {
             if let Some(hook) = &self.client.hooks.after_model {
                 hook(reply.clone()).await;
             }
+            let reply = match self.asked {
+                None => reply,
+                Some(asked) => match self.judge_answer(asked, reply) {
+                    Judged::Calls(reply) => reply,
+                    Judged::Taken => return Ok(self.end(Status::Done, None)),
+                    Judged::Refused => continue,
+                    Judged::Exhausted(message) => return Err(self.fail(ModelError::fatal(message))),
+                },
+            };
             if !reply.text.is_empty() || reply.tool_calls.is_empty() {
                 self.result.text.clone_from(&reply.text);
             }
@@ -171,7 +217,8 @@ impl<'a> Run<'a> {
         let budgets = &self.client.budgets;
         let mut attempt = 0;
         loop {
-            let request = ModelRequest::new(messages, tools);
+            let mut request = ModelRequest::new(messages, tools);
+            request.answer = self.asked.map(|asked| asked.schema);
             let call = self.call_model(request);
             #[cfg(feature = "tracing")]
             let call = crate::client::trace::chat(self.client.model.name(), call);
@@ -297,14 +344,7 @@ impl Client {
         prompt: impl Into<String>,
         toolkit: &Toolkit,
     ) -> Result<RunResult, RunError> {
-        let messages = self.opening(history, prompt.into());
-        let run = Run::new(
-            self,
-            toolkit,
-            Run::start(self, messages),
-            RunState::default(),
-            None,
-        );
+        let run = Run::fresh(self, toolkit, history, prompt.into(), None);
         self.drive(run.turns()).await
     }
 

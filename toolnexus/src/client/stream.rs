@@ -13,7 +13,6 @@ use crate::client::outcome::{Event, RunError, RunResult};
 use crate::client::run::{Events, Run};
 use crate::tool::future::BoxFuture;
 use crate::toolkit::Toolkit;
-use crate::toolkit::run_state::RunState;
 
 impl Client {
     /// [`run`](Self::run), as it happens: the model's text as it is written
@@ -30,12 +29,11 @@ impl Client {
         toolkit: &'a Toolkit,
     ) -> impl Stream<Item = Event> + Send + Unpin + 'a {
         let events = Events::default();
-        let messages = self.opening(Vec::new(), prompt.into());
-        let run = Run::new(
+        let run = Run::fresh(
             self,
             toolkit,
-            Run::start(self, messages),
-            RunState::default(),
+            Vec::new(),
+            prompt.into(),
             Some(events.clone()),
         );
         RunStream {

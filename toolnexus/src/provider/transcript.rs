@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 
 use crate::client::message::Message;
-use crate::client::model::{ModelEvent, Reply};
+use crate::client::model::{ModelEvent, ModelRequest, Reply};
 use crate::provider::anthropic::transcript::AnthropicStream;
 use crate::provider::gemini::transcript::GeminiStream;
 use crate::provider::openai::chat_transcript::ChatStream;
@@ -70,19 +70,72 @@ pub fn request_body(
     tools: &Value,
     stream: bool,
 ) -> Value {
+    request_body_for(api, model, ModelRequest::new(messages, tools), stream)
+}
+
+/// [`request_body`] of a whole [`ModelRequest`]: the same body, and when the request has an
+/// [`answer`](ModelRequest::answer) schema (a [`run_typed`](crate::client::Client::run_typed)
+/// run), the API's own way of asking for an answer in it (SPEC §16B):
+///
+/// - Chat: `response_format: {type: "json_schema", json_schema: {name, schema, strict: true}}`;
+/// - Responses: `text: {format: {type: "json_schema", name, schema, strict: true}}`;
+/// - Anthropic: a tool named after the answer, whose `input_schema` is the schema, after the
+///   other tools, and `tool_choice: {type: "any", disable_parallel_tool_use: true}`: every
+///   turn calls one tool, and calling that one is the answer;
+/// - Gemini: `generationConfig: {responseMimeType: "application/json", responseJsonSchema}`.
+///
+/// Without an answer schema the body is [`request_body`]'s, byte for byte.
+///
+/// ```
+/// use toolnexus::Api;
+/// use toolnexus::client::{AnswerSchema, Message, ModelRequest, request_body_for};
+/// use toolnexus::serde_json::json;
+///
+/// #[derive(toolnexus::JsonSchema, serde::Deserialize)]
+/// struct Verdict { guilty: bool }
+///
+/// let answer = AnswerSchema::of::<Verdict>(Api::OpenAiChat).unwrap();
+/// let (messages, tools) = ([Message::user("Guilty?")], json!([]));
+/// let request = ModelRequest::new(&messages, &tools).with_answer(&answer);
+/// let body = request_body_for(Api::OpenAiChat, "gpt-4.1", request, false);
+/// assert_eq!(body["response_format"], json!({
+///     "type": "json_schema",
+///     "json_schema": {
+///         "name": "Verdict",
+///         "schema": {
+///             "type": "object",
+///             "properties": {"guilty": {"type": "boolean"}},
+///             "required": ["guilty"],
+///             "additionalProperties": false,
+///         },
+///         "strict": true,
+///     },
+/// }));
+/// ```
+pub fn request_body_for(api: Api, model: &str, request: ModelRequest<'_>, stream: bool) -> Value {
     let mut body = Map::new();
     if api != Api::Gemini {
         body.insert("model".to_owned(), model.into());
     }
+    let messages = request.messages;
     match api {
         Api::OpenAiChat => openai::chat_transcript::render(messages, &mut body),
         Api::OpenAiResponses => openai::responses_transcript::render(messages, &mut body),
         Api::Anthropic => anthropic::transcript::render(messages, &mut body),
         Api::Gemini => gemini::transcript::render(messages, &mut body),
     }
+    let tools = request.tools;
     let no_tools = tools.is_null() || tools.as_array().is_some_and(Vec::is_empty);
     if !no_tools {
         body.insert("tools".to_owned(), tools.clone());
+    }
+    if let Some(answer) = request.answer {
+        match api {
+            Api::OpenAiChat => openai::chat_transcript::ask_answer(answer, &mut body),
+            Api::OpenAiResponses => openai::responses_transcript::ask_answer(answer, &mut body),
+            Api::Anthropic => anthropic::transcript::ask_answer(answer, &mut body),
+            Api::Gemini => gemini::transcript::ask_answer(answer, &mut body),
+        }
     }
     if stream {
         match api {

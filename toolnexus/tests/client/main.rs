@@ -11,3 +11,5 @@ mod loop_turns;
 mod scripted;
 mod streaming;
 mod suspensions;
+mod typed;
+mod typed_requests;

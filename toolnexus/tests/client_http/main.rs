@@ -7,6 +7,7 @@ mod requests;
 mod secrets;
 mod stand_in;
 mod tls;
+mod typed;
 mod wire;
 
 use std::future::poll_fn;

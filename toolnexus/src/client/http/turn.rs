@@ -17,7 +17,7 @@ use crate::client::http::endpoint;
 use crate::client::http::fault;
 use crate::client::model::{BoxStream, Model, ModelError, ModelEvent, ModelRequest, Reply};
 use crate::provider::tool_call::Api;
-use crate::provider::transcript::{ReplyStream, SseDecoder, read_reply, request_body};
+use crate::provider::transcript::{ReplyStream, SseDecoder, read_reply, request_body_for};
 use crate::tool::future::BoxFuture;
 
 impl Model for HttpModel {
@@ -64,13 +64,7 @@ impl HttpModel {
         stream: bool,
     ) -> Result<Response<Incoming>, ModelError> {
         let http = self.http()?;
-        let mut body = request_body(
-            self.api,
-            &self.model,
-            request.messages,
-            request.tools,
-            stream,
-        );
+        let mut body = request_body_for(self.api, &self.model, request, stream);
         if let Value::Object(fields) = &mut body {
             fields.extend(
                 self.params

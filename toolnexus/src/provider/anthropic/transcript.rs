@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use crate::client::message::{Echo, Message, Usage};
-use crate::client::model::{ModelEvent, Reply};
+use crate::client::model::{AnswerSchema, ModelEvent, Reply};
 use crate::provider::rendering::{WireIds, arguments_object, joined_system};
 use crate::provider::sse::{error_event, json_event};
 use crate::provider::tool_call::{Api, Reader, ResponseError, ToolCall};
@@ -257,4 +257,26 @@ fn index(reader: &Reader<'_>) -> Result<u64, ResponseError> {
         .value()
         .and_then(Value::as_u64)
         .ok_or_else(|| index.error("an index", index.value()))
+}
+
+/// Asks for a final answer in `answer`'s schema (SPEC §16B): a tool whose input is the answer,
+/// after the others, and a `tool_choice` that makes every turn call exactly one tool — so the
+/// answer comes as that tool's input, never as text, and never beside another call.
+pub(crate) fn ask_answer(answer: &AnswerSchema, body: &mut Map<String, Value>) {
+    let tool = json!({
+        "name": answer.name,
+        "description": "Gives your final answer: call it once you have everything you need; \
+                        its input is the answer.",
+        "input_schema": answer.schema,
+    });
+    match body.get_mut("tools") {
+        Some(Value::Array(tools)) => tools.push(tool),
+        _ => {
+            body.insert("tools".to_owned(), Value::Array(vec![tool]));
+        }
+    }
+    body.insert(
+        "tool_choice".to_owned(),
+        json!({"type": "any", "disable_parallel_tool_use": true}),
+    );
 }

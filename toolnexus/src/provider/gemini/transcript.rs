@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use super::function_calls::is_synthesized;
 use super::results::inline_data;
 use crate::client::message::{Echo, Message, Usage};
-use crate::client::model::{ModelEvent, Reply};
+use crate::client::model::{AnswerSchema, ModelEvent, Reply};
 use crate::provider::rendering::{WireIds, arguments_object, joined_system};
 use crate::provider::sse::json_event;
 use crate::provider::tool_call::{Api, Reader, ResponseError};
@@ -266,4 +266,16 @@ impl GeminiStream {
         }
         Ok(Value::Object(body))
     }
+}
+
+/// Asks for a final answer in `answer`'s schema (SPEC §16B): JSON output with the schema in
+/// `generationConfig.responseJsonSchema` (Gemini's JSON Schema field; its name is not sent).
+pub(crate) fn ask_answer(answer: &AnswerSchema, body: &mut Map<String, Value>) {
+    body.insert(
+        "generationConfig".to_owned(),
+        json!({
+            "responseMimeType": "application/json",
+            "responseJsonSchema": answer.schema,
+        }),
+    );
 }

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use crate::client::message::Message;
 use crate::client::message::Usage;
-use crate::client::model::{ModelEvent, Reply};
+use crate::client::model::{AnswerSchema, ModelEvent, Reply};
 use crate::provider::rendering::WireIds;
 use crate::provider::tool_call::{Api, Reader, ResponseError, ToolCall};
 use crate::provider::{Style, encode_or_placeholder, text_block};
@@ -221,4 +221,16 @@ impl ChatStream {
         }
         Ok(self.body())
     }
+}
+
+/// Asks for a final answer in `answer`'s schema (SPEC §16B): `response_format` with the
+/// strict schema.
+pub(crate) fn ask_answer(answer: &AnswerSchema, body: &mut Map<String, Value>) {
+    body.insert(
+        "response_format".to_owned(),
+        json!({
+            "type": "json_schema",
+            "json_schema": {"name": answer.name, "schema": answer.schema, "strict": true},
+        }),
+    );
 }

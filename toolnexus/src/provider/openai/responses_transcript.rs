@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use super::responses::{input_text, output_item};
 use crate::client::message::{Echo, Message, Usage};
-use crate::client::model::{ModelEvent, Reply};
+use crate::client::model::{AnswerSchema, ModelEvent, Reply};
 use crate::provider::rendering::WireIds;
 use crate::provider::sse::{error_event, json_event};
 use crate::provider::tool_call::{Api, Reader, ResponseError};
@@ -180,4 +180,18 @@ impl ResponsesStream {
             )
         })
     }
+}
+
+/// Asks for a final answer in `answer`'s schema (SPEC §16B): `text.format` with the strict
+/// schema.
+pub(crate) fn ask_answer(answer: &AnswerSchema, body: &mut Map<String, Value>) {
+    body.insert(
+        "text".to_owned(),
+        json!({"format": {
+            "type": "json_schema",
+            "name": answer.name,
+            "schema": answer.schema,
+            "strict": true,
+        }}),
+    );
 }
