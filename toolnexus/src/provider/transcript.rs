@@ -124,10 +124,8 @@ pub fn request_body_for(api: Api, model: &str, request: ModelRequest<'_>, stream
         Api::Anthropic => anthropic::transcript::render(messages, &mut body),
         Api::Gemini => gemini::transcript::render(messages, &mut body),
     }
-    let tools = request.tools;
-    let no_tools = tools.is_null() || tools.as_array().is_some_and(Vec::is_empty);
-    if !no_tools {
-        body.insert("tools".to_owned(), tools.clone());
+    if !declares_nothing(request.tools) {
+        body.insert("tools".to_owned(), request.tools.clone());
     }
     if let Some(answer) = request.answer {
         match api {
@@ -284,5 +282,24 @@ impl ReplyStream {
             State::Gemini(stream) => stream.finish()?,
         };
         read_reply(self.api, &body)
+    }
+}
+
+/// Whether `tools` sends no tool: `null`, `[]`, or only Gemini entries declaring no function
+/// (an empty toolkit's Gemini definitions), which Gemini reads as a tool of no kind and which
+/// older Gemini models refuse beside a JSON answer: such a request carries no `tools`.
+fn declares_nothing(tools: &Value) -> bool {
+    match tools {
+        Value::Null => true,
+        Value::Array(entries) => entries.iter().all(|entry| {
+            entry.as_object().is_some_and(|entry| {
+                entry.len() == 1
+                    && entry
+                        .get("functionDeclarations")
+                        .and_then(Value::as_array)
+                        .is_some_and(Vec::is_empty)
+            })
+        }),
+        _ => false,
     }
 }

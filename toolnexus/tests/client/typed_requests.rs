@@ -83,8 +83,7 @@ async fn each_api_is_asked_by_its_own_means() {
         *body(Api::Gemini),
         json!({
             "contents": [{"role": "user", "parts": [{"text": "Guilty?"}]}],
-            // What `Toolkit::definitions` gives Gemini for an empty toolkit, as in any run.
-            "tools": [{"functionDeclarations": []}],
+            // An empty toolkit's definitions declare no function: no `tools` beside the answer.
             "generationConfig": {
                 "responseMimeType": "application/json",
                 "responseJsonSchema": plain,

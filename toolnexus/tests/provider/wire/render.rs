@@ -84,7 +84,11 @@ fn tools_and_the_stream_flag_are_added_as_each_api_wants() {
         true,
     );
     assert_eq!((gemini.get("stream"), gemini.get("model")), (None, None));
-    assert_eq!(gemini["tools"], json!([{"functionDeclarations": []}]));
+    // An empty toolkit's Gemini definitions declare nothing: no `tools` at all.
+    assert_eq!(gemini.get("tools"), None);
+    let declared = json!([{"functionDeclarations": [{"name": "add"}]}]);
+    let gemini = request_body(Api::Gemini, "gemini-2.5-flash", &messages, &declared, false);
+    assert_eq!(gemini["tools"], declared);
     assert_eq!(
         request_body(Api::Anthropic, "m", &messages, &Value::Null, false)["max_tokens"],
         4096
