@@ -70,8 +70,8 @@ pub use compact::{Compactor, Summarize};
 #[cfg(feature = "redis")]
 pub use conversations::RedisConversations;
 pub use conversations::{
-    Conversation, ConversationError, ConversationRun, ConversationRunError, ConversationStore,
-    InMemoryConversations,
+    ClaimedRun, Conversation, ConversationError, ConversationRun, ConversationRunError,
+    ConversationStore, InMemoryConversations,
 };
 pub use estimate::{Estimate, TokenCounter, estimate_tokens};
 pub use hooks::ToolDecision;

@@ -174,6 +174,7 @@ async fn converse(plans: &[RunPlan]) -> Vec<Sent> {
             let stored = Conversation {
                 messages: transcript.clone(),
                 parked: None,
+                version: store.get(ID).await.unwrap().map_or(0, |c| c.version),
             };
             store.save(ID, &stored).await.unwrap();
             client.conversation(ID).run(prompt, &toolkit).await.unwrap()

@@ -1,9 +1,10 @@
 //! Conversations that outlive a context window, a process and a provider (SPEC §16B): the
 //! token estimate, the compactor over generated transcripts rendered for the four APIs, one
 //! conversation moving between the four APIs, and the conversation stores (in memory, and on
-//! a real `redis-server` in `redis/`).
+//! a real `redis-server` in `redis/`), runs of one conversation at once included.
 
 mod compact;
+mod concurrent;
 mod corpus;
 mod cross;
 mod estimate;

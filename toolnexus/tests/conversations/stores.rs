@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::{Value, json};
 use tokio::sync::Barrier;
 use toolnexus::client::{
-    Client, Conversation, ConversationError, ConversationRunError, ConversationStore,
-    InMemoryConversations, Message, ModelError, RunResult, Status,
+    ClaimedRun, Client, Conversation, ConversationError, ConversationRunError, ConversationStore,
+    InMemoryConversations, Message, ModelError, Status,
 };
 use toolnexus::{Answer, BoxFuture, Request, ToolContext, ToolResult, Toolkit, define_tool};
 
@@ -304,7 +304,7 @@ impl ConversationStore for FailingSaves {
     fn claim_parked<'a>(
         &'a self,
         id: &'a str,
-    ) -> BoxFuture<'a, Result<RunResult, ConversationError>> {
+    ) -> BoxFuture<'a, Result<ClaimedRun, ConversationError>> {
         self.inner.claim_parked(id)
     }
 }
@@ -334,11 +334,14 @@ async fn a_result_the_store_cannot_save_is_handed_back_and_nothing_runs_twice() 
     };
     assert_eq!(parked.pending.as_ref(), Some(&request));
     assert!(deployed(&log).is_empty(), "nothing ran");
-    // Saved again by its caller, it resumes — once.
+    // Saved again by its caller, over the version the claim left, it resumes — once.
     failing.failing.store(false, Ordering::SeqCst);
+    let claimed = store.get("c").await.unwrap().unwrap();
+    assert_eq!(claimed.parked, None);
     let again = Conversation {
         messages: parked.messages.clone(),
         parked: Some(*parked),
+        version: claimed.version,
     };
     store.save("c", &again).await.unwrap();
 

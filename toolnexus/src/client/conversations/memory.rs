@@ -3,25 +3,34 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
-use super::{Conversation, ConversationError, ConversationStore};
-use crate::client::outcome::RunResult;
+use super::{ClaimedRun, Conversation, ConversationError, ConversationStore};
 use crate::tool::future::BoxFuture;
 
 /// The conversations of this process, behind one mutex: the default [`ConversationStore`].
 ///
-/// A claim of a parked run takes it out under the lock, so of two tasks claiming it at the
-/// same moment one gets it and the other is refused. Nothing expires and nothing outlives the
-/// process; replicas share conversations through `RedisConversations` (feature `redis`).
+/// A save compares versions and a claim takes a parked run out under the lock, so of two
+/// tasks saving over the same version, or claiming the same parked run, at the same moment
+/// one succeeds and the other is refused. Nothing expires and nothing outlives the process;
+/// replicas share conversations through `RedisConversations` (feature `redis`).
 ///
 /// ```
-/// use toolnexus::client::{Conversation, ConversationStore, InMemoryConversations, Message};
+/// use toolnexus::client::{
+///     Conversation, ConversationError, ConversationStore, InMemoryConversations, Message,
+/// };
 ///
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let store = InMemoryConversations::new();
-/// let conversation = Conversation { messages: vec![Message::user("Hi")], parked: None };
-/// store.save("c-1", &conversation).await.unwrap();
-/// assert_eq!(store.get("c-1").await.unwrap(), Some(conversation));
+/// let hi = Conversation { messages: vec![Message::user("Hi")], ..Conversation::default() };
+/// store.save("c-1", &hi).await.unwrap();
+/// let stored = store.get("c-1").await.unwrap().unwrap();
+/// assert_eq!((stored.messages.len(), stored.version), (1, 1));
 /// assert_eq!(store.get("c-2").await.unwrap(), None);
+///
+/// // A second save over version 0 would overwrite the first: it is refused.
+/// let hello = Conversation { messages: vec![Message::user("Hello")], ..Conversation::default() };
+/// let refused = store.save("c-1", &hello).await.unwrap_err();
+/// assert_eq!(refused, ConversationError::Changed { id: "c-1".into() });
+/// assert_eq!(store.get("c-1").await.unwrap(), Some(stored));
 /// # });
 /// ```
 #[derive(Debug, Default)]
@@ -43,8 +52,8 @@ impl InMemoryConversations {
     }
 
     fn with_entries<T>(&self, act: impl FnOnce(&mut HashMap<String, Entry>) -> T) -> T {
-        // A panic elsewhere while holding the lock leaves whole entries: each change below is
-        // one assignment.
+        // A panic elsewhere while holding the lock leaves whole entries: no change below can
+        // panic halfway (a version only grows by one per write, so it never overflows).
         act(&mut self.entries.lock().unwrap_or_else(PoisonError::into_inner))
     }
 }
@@ -63,31 +72,43 @@ impl ConversationStore for InMemoryConversations {
         id: &'a str,
         conversation: &'a Conversation,
     ) -> BoxFuture<'a, Result<(), ConversationError>> {
-        self.with_entries(|entries| {
+        let saved = self.with_entries(|entries| {
+            let stored = entries.get(id);
+            if stored.map_or(0, |entry| entry.conversation.version) != conversation.version {
+                return Err(ConversationError::Changed { id: id.to_owned() });
+            }
             // Without a new parked run, the record that the last one was claimed stays: a
             // late second resume still hears "already resumed".
             let resumed =
-                conversation.parked.is_none() && entries.get(id).is_some_and(|entry| entry.resumed);
+                conversation.parked.is_none() && stored.is_some_and(|entry| entry.resumed);
             let entry = Entry {
-                conversation: conversation.clone(),
+                conversation: Conversation {
+                    version: conversation.version + 1,
+                    ..conversation.clone()
+                },
                 resumed,
             };
             entries.insert(id.to_owned(), entry);
+            Ok(())
         });
-        Box::pin(async move { Ok(()) })
+        Box::pin(async move { saved })
     }
 
     fn claim_parked<'a>(
         &'a self,
         id: &'a str,
-    ) -> BoxFuture<'a, Result<RunResult, ConversationError>> {
+    ) -> BoxFuture<'a, Result<ClaimedRun, ConversationError>> {
         let claimed = self.with_entries(|entries| {
             let Some(entry) = entries.get_mut(id) else {
                 return Err(ConversationError::NotParked { id: id.to_owned() });
             };
-            if let Some(parked) = entry.conversation.parked.take() {
+            if let Some(run) = entry.conversation.parked.take() {
                 entry.resumed = true;
-                Ok(parked)
+                entry.conversation.version += 1;
+                Ok(ClaimedRun {
+                    run,
+                    version: entry.conversation.version,
+                })
             } else if entry.resumed {
                 Err(ConversationError::AlreadyResumed { id: id.to_owned() })
             } else {
@@ -103,6 +124,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::client::outcome::RunResult;
 
     fn parked() -> RunResult {
         serde_json::from_value(serde_json::json!({
@@ -116,8 +138,8 @@ mod tests {
     fn of_many_claims_at_once_exactly_one_gets_the_parked_run() {
         let store = Arc::new(InMemoryConversations::new());
         let conversation = Conversation {
-            messages: Vec::new(),
             parked: Some(parked()),
+            ..Conversation::default()
         };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()

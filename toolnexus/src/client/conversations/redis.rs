@@ -6,19 +6,29 @@ use std::time::Duration;
 
 use redis::Script;
 
-use super::{Conversation, ConversationError, ConversationStore};
+use super::{ClaimedRun, Conversation, ConversationError, ConversationStore};
 use crate::client::message::Message;
 use crate::client::outcome::RunResult;
 use crate::mcp::RedisStore;
 use crate::tool::future::BoxFuture;
 
-/// Writes the transcript and the parked run (or removes it), every key with its expiry. A new
-/// parked run can be claimed again; without one, the record that the last was claimed stays
-/// (a late second resume still hears "already resumed").
+/// Writes the transcript and the parked run (or removes it), every key with its expiry, if
+/// the stored version is still the one the conversation was read at (`ARGV[4]`; none stored
+/// counts as `0`, whatever an expired conversation left in its version key): `1`, or `0` and
+/// nothing written. A new parked run can be claimed again; without one, the record that the
+/// last was claimed stays (a late second resume still hears "already resumed").
 static SAVE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
+local stored = '0'
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  stored = redis.call('GET', KEYS[4]) or '0'
+end
+if stored ~= ARGV[4] then
+  return 0
+end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+redis.call('SET', KEYS[4], ARGV[5], 'PX', ARGV[3])
 if ARGV[2] == '' then
   redis.call('DEL', KEYS[2])
   redis.call('PEXPIRE', KEYS[3], ARGV[3])
@@ -31,8 +41,9 @@ return 1
     )
 });
 
-/// Takes the parked run out and records that it was claimed, in one step: `{1, run}`, or
-/// `{2, ''}` when it was claimed before, or `{0, ''}` when there is none.
+/// Takes the parked run out, records that it was claimed and moves the version on, in one
+/// step, every key's expiry renewed: `{1, run, version}`, or `{2, '', 0}` when it was
+/// claimed before, or `{0, '', 0}` when there is none.
 static CLAIM: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -40,12 +51,15 @@ local parked = redis.call('GET', KEYS[1])
 if parked then
   redis.call('DEL', KEYS[1])
   redis.call('SET', KEYS[2], '1', 'PX', ARGV[1])
-  return {1, parked}
+  local version = redis.call('INCR', KEYS[4])
+  redis.call('PEXPIRE', KEYS[4], ARGV[1])
+  redis.call('PEXPIRE', KEYS[3], ARGV[1])
+  return {1, parked, version}
 end
 if redis.call('EXISTS', KEYS[2]) == 1 then
-  return {2, ''}
+  return {2, '', 0}
 end
-return {0, ''}
+return {0, '', 0}
 ",
     )
 });
@@ -54,7 +68,10 @@ return {0, ''}
 /// one replica continues on any other, and a parked run is resumed once across all of them —
 /// its claim is one Lua script on the server, so of two replicas claiming it at the same
 /// moment one gets it and the other is refused
-/// ([`AlreadyResumed`](ConversationError::AlreadyResumed)).
+/// ([`AlreadyResumed`](ConversationError::AlreadyResumed)). A save is one Lua script too,
+/// comparing the stored version with the one the conversation was read at before it writes:
+/// of two replicas saving over the same version, the second is refused
+/// ([`Changed`](ConversationError::Changed)) and writes nothing.
 ///
 /// It runs on a [`RedisStore`]'s connection (one `ConnectionManager`, reconnecting by itself;
 /// keys under the store's prefix). While Redis is out of reach every call is refused with
@@ -73,9 +90,10 @@ return {0, ''}
 /// | `conversation:ID` | the transcript (JSON) |
 /// | `parked:ID` | the parked [`RunResult`] (JSON), until it is claimed |
 /// | `resumed:ID` | `1`: the last parked run was claimed |
+/// | `version:ID` | the conversation's [version](Conversation::version); absent in a conversation stored before versions, which reads as 0 |
 ///
-/// Each expires [`ttl`](Self::with_ttl) after the conversation was last saved (default
-/// [`DEFAULT_TTL`](Self::DEFAULT_TTL), 7 days).
+/// Each expires [`ttl`](Self::with_ttl) after the conversation was last saved or its parked
+/// run claimed (default [`DEFAULT_TTL`](Self::DEFAULT_TTL), 7 days).
 ///
 /// ```no_run
 /// use toolnexus::client::RedisConversations;
@@ -139,12 +157,13 @@ impl ConversationStore for RedisConversations {
         Box::pin(async move {
             let mut mget = redis::cmd("MGET");
             mget.arg(self.store.key("conversation", id))
-                .arg(self.store.key("parked", id));
-            let (messages, parked): (Option<String>, Option<String>) = self
-                .store
-                .query(&mget)
-                .await
-                .map_err(|error| Self::unavailable(id, &*error))?;
+                .arg(self.store.key("parked", id))
+                .arg(self.store.key("version", id));
+            let (messages, parked, version): (Option<String>, Option<String>, Option<String>) =
+                self.store
+                    .query(&mget)
+                    .await
+                    .map_err(|error| Self::unavailable(id, &*error))?;
             let Some(messages) = messages else {
                 return Ok(None);
             };
@@ -154,7 +173,22 @@ impl ConversationStore for RedisConversations {
                 .map(|parked| serde_json::from_str::<RunResult>(&parked))
                 .transpose()
                 .map_err(|error| unreadable(id, "parked run", &error))?;
-            Ok(Some(Conversation { messages, parked }))
+            let version = match version {
+                Some(version) => {
+                    version
+                        .parse()
+                        .map_err(|error| ConversationError::Unreadable {
+                            id: id.to_owned(),
+                            reason: format!("its version `{version}` is not a count: {error}"),
+                        })?
+                }
+                None => 0,
+            };
+            Ok(Some(Conversation {
+                messages,
+                parked,
+                version,
+            }))
         })
     }
 
@@ -175,37 +209,47 @@ impl ConversationStore for RedisConversations {
             save.key(self.store.key("conversation", id))
                 .key(self.store.key("parked", id))
                 .key(self.store.key("resumed", id))
+                .key(self.store.key("version", id))
                 .arg(messages)
                 .arg(parked)
-                .arg(self.ttl_ms());
+                .arg(self.ttl_ms())
+                .arg(conversation.version.to_string())
+                .arg(conversation.version.saturating_add(1).to_string());
             let save = &save;
-            let _: i64 = self
+            let saved: i64 = self
                 .store
                 .run(|mut connection| async move { save.invoke_async(&mut connection).await })
                 .await
                 .map_err(|error| Self::unavailable(id, &*error))?;
-            Ok(())
+            if saved == 1 {
+                Ok(())
+            } else {
+                Err(ConversationError::Changed { id: id.to_owned() })
+            }
         })
     }
 
     fn claim_parked<'a>(
         &'a self,
         id: &'a str,
-    ) -> BoxFuture<'a, Result<RunResult, ConversationError>> {
+    ) -> BoxFuture<'a, Result<ClaimedRun, ConversationError>> {
         Box::pin(async move {
             let mut claim = CLAIM.prepare_invoke();
             claim
                 .key(self.store.key("parked", id))
                 .key(self.store.key("resumed", id))
+                .key(self.store.key("conversation", id))
+                .key(self.store.key("version", id))
                 .arg(self.ttl_ms());
             let claim = &claim;
-            let (found, parked): (i64, String) = self
+            let (found, parked, version): (i64, String, u64) = self
                 .store
                 .run(|mut connection| async move { claim.invoke_async(&mut connection).await })
                 .await
                 .map_err(|error| Self::unavailable(id, &*error))?;
             match found {
                 1 => serde_json::from_str(&parked)
+                    .map(|run| ClaimedRun { run, version })
                     .map_err(|error| unreadable(id, "parked run", &error)),
                 2 => Err(ConversationError::AlreadyResumed { id: id.to_owned() }),
                 _ => Err(ConversationError::NotParked { id: id.to_owned() }),

@@ -74,11 +74,14 @@ impl ConversationRun<'_> {
     /// the stored conversation as it was. A result the store could not save is
     /// [`ConversationRunError::NotSaved`], carrying it.
     ///
-    /// Runs of one conversation are meant to follow each other, as a chat's turns do: the
-    /// store keeps no version, so of two runs of the same id at the same moment the later
-    /// save wins and the other's turn is not in the stored transcript (each caller still has
-    /// its own [`RunResult`]). Serve one conversation from one place at a time (a per-id lock
-    /// or queue in front of it) where that can happen.
+    /// **Two runs of one conversation at once** (two replicas, two tabs) both read the same
+    /// [version](super::Conversation::version) and run; the first to save wins, and the other's
+    /// save is refused: [`ConversationRunError::NotSaved`] with
+    /// [`ConversationError::Changed`], carrying that run's [`RunResult`]. Nothing stored is
+    /// overwritten — in particular not a run the other one parked on a human, which stays
+    /// resumable, once. The refused turn is the caller's to show, retry on the new transcript
+    /// or drop; nothing is lost silently. Serve one conversation from one place at a time (a
+    /// per-id lock or queue) where refusals should not happen.
     pub async fn run(
         &self,
         prompt: impl Into<String>,
@@ -102,7 +105,7 @@ impl ConversationRun<'_> {
             .run_with_history(history, prompt, toolkit)
             .await
             .map_err(|error| ConversationRunError::Run(Box::new(error)))?;
-        self.keep(result).await
+        self.keep(result, stored.version).await
     }
 
     /// Resumes the conversation's parked run with `answer`, once across every process that
@@ -118,31 +121,43 @@ impl ConversationRun<'_> {
     /// failure, the tool's result in it — so the conversation goes on from there with
     /// [`run`](Self::run), and the tool is not run again. What "once" means when a process
     /// dies mid-resume is said on [`ConversationStore`].
+    ///
+    /// Each of these saves is made over the version the claim left
+    /// ([`ClaimedRun::version`](super::ClaimedRun::version)): if anything was saved in between (a run that read the
+    /// conversation after the claim and saved first), it is refused with
+    /// [`ConversationError::Changed`] as [`ConversationRunError::NotSaved`], carrying the
+    /// resumed run's result, and what was saved in between is kept.
     pub async fn resume(
         &self,
         answer: Answer,
         toolkit: &Toolkit,
     ) -> Result<RunResult, ConversationRunError> {
         let store = &self.client.conversations;
-        let parked = store.claim_parked(&self.id).await?;
-        match self.client.resume(parked, answer, toolkit).await {
-            Ok(result) => self.keep(result).await,
+        let claimed = store.claim_parked(&self.id).await?;
+        match self.client.resume(claimed.run, answer, toolkit).await {
+            Ok(result) => self.keep(result, claimed.version).await,
             Err(error) => {
                 // Refused before anything ran, the parked run comes back unchanged; failed
                 // after the tool ran, the transcript so far is kept, so neither is lost.
                 let so_far = (*error.so_far).clone();
-                self.keep(so_far).await?;
+                self.keep(so_far, claimed.version).await?;
                 Err(ConversationRunError::Run(Box::new(error)))
             }
         }
     }
 
-    /// Saves `result`'s transcript, and `result` itself when it is parked; gives it back, or
-    /// carries it in the error when the store refused it.
-    async fn keep(&self, result: RunResult) -> Result<RunResult, ConversationRunError> {
+    /// Saves `result`'s transcript, and `result` itself when it is parked, over `version` (the
+    /// one its run started from); gives it back, or carries it in the error when the store
+    /// refused it.
+    async fn keep(
+        &self,
+        result: RunResult,
+        version: u64,
+    ) -> Result<RunResult, ConversationRunError> {
         let conversation = Conversation {
             messages: result.messages.clone(),
             parked: (result.status == Status::Pending).then(|| result.clone()),
+            version,
         };
         match self
             .client
@@ -167,8 +182,10 @@ pub enum ConversationRunError {
     /// none to resume.
     Store(ConversationError),
     /// The run ended (or was refused and its parked run is to be put back) but the store
-    /// could not save it: the result is here, for the caller to keep or
-    /// [`save`](ConversationStore::save) again — a parked run in it is resumable once saved.
+    /// did not save it — it did not answer, or another run saved the conversation first
+    /// ([`ConversationError::Changed`]; what that run stored is kept): the result is here, for
+    /// the caller to keep or [`save`](ConversationStore::save) again over the version a
+    /// [`get`](ConversationStore::get) gives now — a parked run in it is resumable once saved.
     NotSaved {
         /// Why the store refused.
         error: ConversationError,

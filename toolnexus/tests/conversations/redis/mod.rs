@@ -1,7 +1,8 @@
 //! `RedisConversations` (SPEC §16B) on a real `redis-server`: the shared one `.ci/run`
 //! starts (`TOOLNEXUS_TEST_REDIS_URL`), and one of a test's own to stop and start. A parked
 //! run is resumed once by two tasks on two connections and by two processes (this test
-//! binary run again as a child); every key expires.
+//! binary run again as a child); of two runs at once the first save wins; a conversation
+//! stored before versions continues; every key expires.
 
 mod processes;
 #[path = "../../mcp/redis/redis_server.rs"]
@@ -10,9 +11,13 @@ mod redis_server;
 use std::sync::Arc;
 use std::time::Duration;
 
-use toolnexus::Answer;
-use toolnexus::client::{ConversationStore, RedisConversations};
+use toolnexus::client::{ConversationStore, Message, RedisConversations};
+use toolnexus::{Answer, Toolkit};
 
+use crate::concurrent::{
+    assert_a_run_parked_meanwhile_is_kept, assert_no_save_after_a_claim_undoes_it,
+    assert_the_first_save_wins,
+};
 use crate::scripted::answering;
 use crate::stores::{
     already_resumed, assert_a_failed_resume_keeps_what_ran, assert_continues_across_runs,
@@ -48,6 +53,76 @@ async fn two_tasks_on_two_connections_resume_a_parked_run_once() {
 async fn a_resume_whose_model_then_fails_keeps_what_ran_on_redis() {
     let Some(url) = shared_url() else { return };
     assert_a_failed_resume_keeps_what_ran(conversations(&url, &prefix()).await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn of_two_runs_at_once_on_two_connections_the_first_save_wins() {
+    let Some(url) = shared_url() else { return };
+    let prefix = prefix();
+    let a = conversations(&url, &prefix).await;
+    let b = conversations(&url, &prefix).await;
+    assert_the_first_save_wins(a, b).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_parked_while_another_is_in_flight_on_another_connection_is_kept() {
+    let Some(url) = shared_url() else { return };
+    let prefix = prefix();
+    let a = conversations(&url, &prefix).await;
+    let b = conversations(&url, &prefix).await;
+    assert_a_run_parked_meanwhile_is_kept(a, b).await;
+}
+
+#[tokio::test]
+async fn no_save_after_a_claim_undoes_it_on_redis() {
+    let Some(url) = shared_url() else { return };
+    assert_no_save_after_a_claim_undoes_it(conversations(&url, &prefix()).await).await;
+}
+
+/// A conversation written before versions (its transcript key, no `version:` key) reads as
+/// version 0 and continues; a version key that is not a count is reported, not guessed.
+#[tokio::test]
+async fn a_conversation_stored_before_versions_reads_as_version_0_and_continues() {
+    let Some(url) = shared_url() else { return };
+    let prefix = prefix();
+    let store = conversations(&url, &prefix).await;
+    let mut redis = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let transcript =
+        serde_json::to_string(&[Message::user("Hi"), Message::user("Still here")]).unwrap();
+    let _: () = redis::cmd("SET")
+        .arg(format!("{prefix}conversation:old"))
+        .arg(&transcript)
+        .arg("PX")
+        .arg(60_000)
+        .query(&mut redis)
+        .unwrap();
+    let old = store.get("old").await.unwrap().unwrap();
+    assert_eq!((old.messages.len(), old.version, old.parked), (2, 0, None));
+
+    let (client, model) = client_on(&store, vec![answering("Welcome back.")]);
+    let next = client
+        .conversation("old")
+        .run("Hello?", &Toolkit::new())
+        .await
+        .unwrap();
+    assert_eq!(model.seen.lock().unwrap()[0].0[1..3], old.messages[..]);
+    let stored = store.get("old").await.unwrap().unwrap();
+    assert_eq!((stored.messages, stored.version), (next.messages, 1));
+
+    let _: () = redis::cmd("SET")
+        .arg(format!("{prefix}version:old"))
+        .arg("many")
+        .query(&mut redis)
+        .unwrap();
+    let unreadable = store.get("old").await.unwrap_err().to_string();
+    assert!(
+        unreadable
+            .starts_with("conversation `old` could not be read: its version `many` is not a count"),
+        "{unreadable}"
+    );
 }
 
 #[tokio::test]
@@ -138,19 +213,19 @@ async fn every_key_the_conversation_store_writes_expires() {
     };
     let toolkit = deploy_toolkit(&log);
     let request = park(&store, "ttl", "prod", &log).await;
-    expiring("parked", &["conversation", "parked"]);
+    expiring("parked", &["conversation", "parked", "version"]);
     let (client, _) = client_on(&store, vec![answering("deployed"), answering("yes")]);
     let conversation = client.conversation("ttl");
     conversation
         .resume(Answer::approve(&request), &toolkit)
         .await
         .unwrap();
-    expiring("resumed", &["conversation", "resumed"]);
+    expiring("resumed", &["conversation", "resumed", "version"]);
     conversation
         .resume(Answer::approve(&request), &toolkit)
         .await
         .unwrap_err();
-    expiring("refused", &["conversation", "resumed"]);
+    expiring("refused", &["conversation", "resumed", "version"]);
     conversation.run("done?", &toolkit).await.unwrap();
-    expiring("continued", &["conversation", "resumed"]);
+    expiring("continued", &["conversation", "resumed", "version"]);
 }
