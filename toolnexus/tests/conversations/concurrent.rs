@@ -1,7 +1,7 @@
 //! Runs of one conversation at the same moment, on any `ConversationStore`: the first save
 //! wins and the other is refused with its result handed back, a run parked meanwhile stays
-//! parked and resumes once, and nothing saved after a claim puts the claimed run back or
-//! overwrites the resumed run's competitor. Run here on `InMemoryConversations` (and over
+//! parked and resumes once, nothing saved after a claim puts the claimed run back or
+//! overwrites the resumed run's competitor, and a refused answer puts it back itself. Run here on `InMemoryConversations` (and over
 //! generated interleavings); `redis` runs the same checks on `RedisConversations`.
 
 use std::sync::Arc;
@@ -14,7 +14,7 @@ use toolnexus::client::{
     Client, Conversation, ConversationError, ConversationRunError, ConversationStore,
     InMemoryConversations, Message, Model, ModelError, ModelRequest, Reply, RunResult,
 };
-use toolnexus::{Answer, Api, BoxFuture, Toolkit};
+use toolnexus::{Answer, Api, BoxFuture, Request, Toolkit};
 
 use crate::scripted::{Scripted, Turn, answering};
 use crate::stores::{already_resumed, client_on, deploy_toolkit, deployed, park};
@@ -221,6 +221,43 @@ pub async fn assert_no_save_after_a_claim_undoes_it(store: Arc<dyn ConversationS
     assert_eq!(deployed(&log), ["prod"]);
 }
 
+/// An answer the run refuses (to another request) puts the parked run back over the
+/// version its claim left: it is parked again, a copy read before the claim still cannot be
+/// saved over it, and it resumes once.
+pub async fn assert_a_refused_answer_puts_the_parked_run_back(store: Arc<dyn ConversationStore>) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("deployed");
+    let toolkit = deploy_toolkit(&log);
+    let request = park(&store, "back", "prod", &log).await;
+    let parked = store.get("back").await.unwrap().unwrap();
+    let (client, _) = client_on(&store, vec![answering("deployed")]);
+    let conversation = client.conversation("back");
+
+    let stranger = Answer::approve(&Request::new("approval", "Deploy?"));
+    let refused = conversation.resume(stranger, &toolkit).await.unwrap_err();
+    assert!(matches!(refused, ConversationRunError::Run(_)), "{refused}");
+    let put_back = store.get("back").await.unwrap().unwrap();
+    assert_eq!(put_back.parked, parked.parked, "parked again, unchanged");
+    assert_eq!(
+        put_back.version,
+        parked.version + 2,
+        "claimed, then put back"
+    );
+    let stale = store.save("back", &parked).await;
+    assert_eq!(stale, Err(ConversationError::Changed { id: "back".into() }));
+
+    let done = conversation
+        .resume(Answer::approve(&request), &toolkit)
+        .await
+        .unwrap();
+    assert_eq!(done.text, "deployed");
+    let again = conversation
+        .resume(Answer::approve(&request), &toolkit)
+        .await;
+    assert_eq!(again.unwrap_err().to_string(), already_resumed("back"));
+    assert_eq!(deployed(&log), ["prod"]);
+}
+
 fn assistant(text: &str) -> Message {
     Message::Assistant {
         text: text.into(),
@@ -244,6 +281,11 @@ async fn a_run_parked_while_another_is_in_flight_is_kept_in_memory() {
 #[tokio::test]
 async fn no_save_after_a_claim_undoes_it_in_memory() {
     assert_no_save_after_a_claim_undoes_it(Arc::new(InMemoryConversations::new())).await;
+}
+
+#[tokio::test]
+async fn a_refused_answer_puts_the_parked_run_back_in_memory() {
+    assert_a_refused_answer_puts_the_parked_run_back(Arc::new(InMemoryConversations::new())).await;
 }
 
 #[test]

@@ -15,8 +15,8 @@ use toolnexus::client::{ConversationStore, Message, RedisConversations};
 use toolnexus::{Answer, Toolkit};
 
 use crate::concurrent::{
-    assert_a_run_parked_meanwhile_is_kept, assert_no_save_after_a_claim_undoes_it,
-    assert_the_first_save_wins,
+    assert_a_refused_answer_puts_the_parked_run_back, assert_a_run_parked_meanwhile_is_kept,
+    assert_no_save_after_a_claim_undoes_it, assert_the_first_save_wins,
 };
 use crate::scripted::answering;
 use crate::stores::{
@@ -77,6 +77,12 @@ async fn a_run_parked_while_another_is_in_flight_on_another_connection_is_kept()
 async fn no_save_after_a_claim_undoes_it_on_redis() {
     let Some(url) = shared_url() else { return };
     assert_no_save_after_a_claim_undoes_it(conversations(&url, &prefix()).await).await;
+}
+
+#[tokio::test]
+async fn a_refused_answer_puts_the_parked_run_back_on_redis() {
+    let Some(url) = shared_url() else { return };
+    assert_a_refused_answer_puts_the_parked_run_back(conversations(&url, &prefix()).await).await;
 }
 
 /// A conversation written before versions (its transcript key, no `version:` key) reads as
