@@ -4,10 +4,12 @@
 //! overwrites the resumed run's competitor, and a refused answer puts it back itself. Run here on `InMemoryConversations` (and over
 //! generated interleavings); `redis` runs the same checks on `RedisConversations`.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use proptest::prelude::*;
 use serde_json::json;
+use tempfile::TempDir;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use toolnexus::client::{
@@ -167,16 +169,42 @@ pub async fn assert_a_run_parked_meanwhile_is_kept(
     assert_eq!(deployed(&log), ["prod"]);
 }
 
+/// A conversation parked on a `deploy` of `prod`, and what a test of it needs.
+struct Parked {
+    /// Holds the log's directory.
+    _dir: TempDir,
+    log: PathBuf,
+    toolkit: Toolkit,
+    request: Request,
+    /// The conversation as stored once parked.
+    stored: Conversation,
+}
+
+async fn parked(store: &Arc<dyn ConversationStore>, id: &str) -> Parked {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("deployed");
+    let request = park(store, id, "prod", &log).await;
+    Parked {
+        toolkit: deploy_toolkit(&log),
+        stored: store.get(id).await.unwrap().unwrap(),
+        _dir: dir,
+        log,
+        request,
+    }
+}
+
 /// After a claim, nothing saved puts the claimed run back or is overwritten: a copy read
 /// before the claim is refused; a run that reads after the claim and saves before the
 /// resumed run does is kept, and the resumed run's save is refused with its result handed
 /// back; the tool ran once and a later resume is still refused.
 pub async fn assert_no_save_after_a_claim_undoes_it(store: Arc<dyn ConversationStore>) {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("deployed");
-    let toolkit = deploy_toolkit(&log);
-    let request = park(&store, "claimed", "prod", &log).await;
-    let read_before_the_claim = store.get("claimed").await.unwrap().unwrap();
+    let Parked {
+        _dir,
+        log,
+        toolkit,
+        request,
+        stored: read_before_the_claim,
+    } = parked(&store, "claimed").await;
 
     let (resumer, held) = held_client(&store, answering("deployed"));
     let answer = Answer::approve(&request);
@@ -225,11 +253,13 @@ pub async fn assert_no_save_after_a_claim_undoes_it(store: Arc<dyn ConversationS
 /// version its claim left: it is parked again, a copy read before the claim still cannot be
 /// saved over it, and it resumes once.
 pub async fn assert_a_refused_answer_puts_the_parked_run_back(store: Arc<dyn ConversationStore>) {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("deployed");
-    let toolkit = deploy_toolkit(&log);
-    let request = park(&store, "back", "prod", &log).await;
-    let parked = store.get("back").await.unwrap().unwrap();
+    let Parked {
+        _dir,
+        log,
+        toolkit,
+        request,
+        stored: parked,
+    } = parked(&store, "back").await;
     let (client, _) = client_on(&store, vec![answering("deployed")]);
     let conversation = client.conversation("back");
 
