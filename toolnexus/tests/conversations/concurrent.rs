@@ -1,8 +1,9 @@
 //! Runs of one conversation at the same moment, on any `ConversationStore`: the first save
 //! wins and the other is refused with its result handed back, a run parked meanwhile stays
 //! parked and resumes once, nothing saved after a claim puts the claimed run back or
-//! overwrites the resumed run's competitor, and a refused answer puts it back itself. Run here on `InMemoryConversations` (and over
-//! generated interleavings); `redis` runs the same checks on `RedisConversations`.
+//! overwrites the resumed run's competitor, and a refused answer puts it back itself. Run
+//! here on `InMemoryConversations` (and over generated interleavings); `redis` runs the same
+//! checks on `RedisConversations`.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -375,6 +376,11 @@ async fn interleave(order: &[usize]) -> Vec<bool> {
     refused
 }
 
+/// `0, 0, 1, 1, …`: each of `runs` runs' read and save, to be shuffled.
+fn twice_each(runs: usize) -> Vec<usize> {
+    (0..runs).flat_map(|run| [run, run]).collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -383,8 +389,7 @@ proptest! {
     /// and the stored transcript is the last successful run's.
     #[test]
     fn a_save_succeeds_exactly_when_nothing_was_saved_since_its_read(
-        order in (2usize..6)
-            .prop_flat_map(|runs| Just((0..runs).flat_map(|run| [run, run]).collect::<Vec<_>>()).prop_shuffle())
+        order in (2usize..6).prop_flat_map(|runs| Just(twice_each(runs)).prop_shuffle())
     ) {
         let refused = tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -90,7 +90,7 @@ return {0, '', 0}
 /// | `conversation:ID` | the transcript (JSON) |
 /// | `parked:ID` | the parked [`RunResult`] (JSON), until it is claimed |
 /// | `resumed:ID` | `1`: the last parked run was claimed |
-/// | `version:ID` | the conversation's [version](Conversation::version); absent in a conversation stored before versions, which reads as 0 |
+/// | `version:ID` | the [version](Conversation::version); none (read as 0) if stored before versions |
 ///
 /// Each expires [`ttl`](Self::with_ttl) after the conversation was last saved or its parked
 /// run claimed (default [`DEFAULT_TTL`](Self::DEFAULT_TTL), 7 days).

@@ -123,10 +123,10 @@ impl ConversationRun<'_> {
     /// dies mid-resume is said on [`ConversationStore`].
     ///
     /// Each of these saves is made over the version the claim left
-    /// ([`ClaimedRun::version`](super::ClaimedRun::version)): if anything was saved in between (a run that read the
-    /// conversation after the claim and saved first), it is refused with
-    /// [`ConversationError::Changed`] as [`ConversationRunError::NotSaved`], carrying the
-    /// resumed run's result, and what was saved in between is kept.
+    /// ([`ClaimedRun::version`](super::ClaimedRun::version)): if anything was saved in
+    /// between (a run that read the conversation after the claim and saved first), it is
+    /// refused with [`ConversationError::Changed`] as [`ConversationRunError::NotSaved`],
+    /// carrying the resumed run's result, and what was saved in between is kept.
     pub async fn resume(
         &self,
         answer: Answer,
