@@ -195,9 +195,9 @@ async fn parked(store: &Arc<dyn ConversationStore>, id: &str) -> Parked {
 }
 
 /// After a claim, nothing saved puts the claimed run back or is overwritten: a copy read
-/// before the claim is refused; a run that reads after the claim and saves before the
-/// resumed run does is kept, and the resumed run's save is refused with its result handed
-/// back; the tool ran once and a later resume is still refused.
+/// before the claim is refused; a run while the resume holds the claim is refused before it
+/// calls a model (its calls would have no results); the resumed run's result is what is
+/// stored; the tool ran once and a later resume is still refused.
 pub async fn assert_no_save_after_a_claim_undoes_it(store: Arc<dyn ConversationStore>) {
     let Parked {
         _dir,
@@ -226,21 +226,23 @@ pub async fn assert_no_save_after_a_claim_undoes_it(store: Arc<dyn ConversationS
             id: "claimed".into()
         })
     );
-    let (client, _) = client_on(&store, vec![answering("Nothing else.")]);
+    let (client, model) = client_on(&store, vec![answering("Nothing else.")]);
     let between = client
         .conversation("claimed")
         .run("Anything else?", &toolkit)
         .await
-        .unwrap();
+        .unwrap_err();
+    assert!(
+        matches!(between, ConversationRunError::Resuming { .. }),
+        "{between}"
+    );
+    assert!(model.seen.lock().unwrap().is_empty(), "no model was called");
 
     held.go.notify_one();
-    let resumed = refused_as_changed("claimed", resuming.await.unwrap().unwrap_err());
+    let resumed = resuming.await.unwrap().unwrap();
     assert_eq!(resumed.text, "deployed");
     let stored = store.get("claimed").await.unwrap().unwrap();
-    assert_eq!(
-        stored.messages, between.messages,
-        "the run saved in between is kept"
-    );
+    assert_eq!(stored.messages, resumed.messages, "the resumed run is kept");
     assert_eq!(stored.parked, None);
     let again = client
         .conversation("claimed")

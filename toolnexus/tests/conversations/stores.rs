@@ -365,3 +365,30 @@ async fn a_result_the_store_cannot_save_is_handed_back_and_nothing_runs_twice() 
     assert_eq!(refused.unwrap_err().to_string(), already_resumed("c"));
     assert_eq!(deployed(&log), ["prod"]);
 }
+
+/// While a resume holds the claimed parked run (its result not saved yet), a run of the same
+/// conversation is refused before the model is called: its transcript would end with calls
+/// that have no results, which every API refuses.
+#[tokio::test]
+async fn a_run_while_a_resume_holds_the_parked_run_is_refused_and_calls_no_model() {
+    let store: Arc<dyn ConversationStore> = Arc::new(InMemoryConversations::new());
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("deployed");
+    park(&store, "busy", "prod", &log).await;
+    let ClaimedRun { .. } = store.claim_parked("busy").await.unwrap();
+
+    let (client, model) = client_on(&store, vec![answering("never sent")]);
+    let refused = client
+        .conversation("busy")
+        .run("Is it deployed?", &Toolkit::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(refused, ConversationRunError::Resuming { .. }));
+    assert_eq!(
+        refused.to_string(),
+        "conversation `busy` is being resumed (its calls have no results yet): try again once \
+         the resume is done; nothing ran"
+    );
+    assert!(model.seen.lock().unwrap().is_empty());
+    assert!(deployed(&log).is_empty());
+}

@@ -87,8 +87,9 @@ pub struct ClaimedRun {
 /// reply was lost, which is reported as [`Unavailable`](ConversationError::Unavailable)),
 /// the tool ran once or not at all, and the store cannot tell which: it keeps the
 /// transcript as it was when the run parked (ending with the call that has no result), no
-/// parked run, and the record that it was claimed — so every later resume is refused and
-/// nothing runs twice, but nothing resumes it by itself either. What is left to the user:
+/// parked run, and the record that it was claimed — so every later resume is refused, and
+/// every run too ([`ConversationRunError::Resuming`]), and nothing runs twice, but nothing
+/// resumes it by itself either. What is left to the user:
 /// find out from the tool's own record whether it ran (a tool worth an approval should keep
 /// one, e.g. keyed by the request's id, `ctx.answer.id`); if it did not, [`save`](Self::save)
 /// the parked run again (the [`RunResult`] the parking `run` returned, or one from a

@@ -95,6 +95,16 @@ impl ConversationRun<'_> {
                 request: parked.pending.as_ref().map(|r| r.id.clone()),
             });
         }
+        // Calls without their results: a resume claimed the parked run and has not saved yet
+        // (or died doing so). Every API refuses such a history, so the run is refused here.
+        if matches!(
+            stored.messages.last(),
+            Some(Message::Assistant { tool_calls, .. }) if !tool_calls.is_empty()
+        ) {
+            return Err(ConversationRunError::Resuming {
+                id: self.id.clone(),
+            });
+        }
         let history = stored
             .messages
             .into_iter()
@@ -200,6 +210,13 @@ pub enum ConversationRunError {
         /// The id of the request it waits on.
         request: Option<String>,
     },
+    /// The conversation's parked run was claimed by a resume that has not saved its result
+    /// yet: its calls have no results, which no API takes. Try again once the resume is done;
+    /// if the process resuming it died, settle it as [`ConversationStore`] says.
+    Resuming {
+        /// The conversation's id.
+        id: String,
+    },
     /// The run failed (or refused the answer), as [`Client::run`] and [`Client::resume`] do.
     Run(Box<RunError>),
 }
@@ -227,6 +244,11 @@ impl fmt::Display for ConversationRunError {
                 "conversation `{id}` waits on request `{}`: resume it before running another prompt",
                 request.as_deref().unwrap_or("?")
             ),
+            Self::Resuming { id } => write!(
+                f,
+                "conversation `{id}` is being resumed (its calls have no results yet): try again \
+                 once the resume is done; nothing ran"
+            ),
             Self::Run(error) => error.fmt(f),
         }
     }
@@ -236,7 +258,7 @@ impl std::error::Error for ConversationRunError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Self::Store(error) | Self::NotSaved { error, .. } => Some(error),
-            Self::Parked { .. } => None,
+            Self::Parked { .. } | Self::Resuming { .. } => None,
             Self::Run(error) => Some(error.as_ref()),
         }
     }
