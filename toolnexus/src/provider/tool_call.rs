@@ -294,12 +294,7 @@ impl<'a> Reader<'a> {
             found: match found {
                 None if self.value.is_some() => "null",
                 None => "nothing",
-                Some(Value::Null) => "null",
-                Some(Value::Bool(_)) => "a boolean",
-                Some(Value::Number(_)) => "a number",
-                Some(Value::String(_)) => "a string",
-                Some(Value::Array(_)) => "an array",
-                Some(Value::Object(_)) => "an object",
+                Some(value) => crate::decode::json_kind(value),
             },
         }
     }

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::decode::answers::asked_schema;
+use crate::decode::json_kind;
 use crate::mcp::server::incoming::quoted;
 use crate::result::suspend::{Answer, Reason, Request};
 
@@ -76,7 +77,7 @@ pub(crate) fn elicitation(request: &Request, modes: Modes) -> Option<ElicitReque
 /// integer: forms ask for `number` fields too.
 pub(crate) fn read_answer(request_id: &str, response: &Value) -> Result<Answer, String> {
     let Some(result) = response.as_object() else {
-        return Err(format!("it is {}, not an object", kind(response)));
+        return Err(format!("it is {}, not an object", json_kind(response)));
     };
     let (ok, reason) = match result.get("action") {
         None => return Err("it has no `action`".to_owned()),
@@ -89,15 +90,25 @@ pub(crate) fn read_answer(request_id: &str, response: &Value) -> Result<Answer, 
                 quoted(action)
             ));
         }
-        Some(other) => return Err(format!("its `action` is {}, not a string", kind(other))),
+        Some(other) => {
+            return Err(format!(
+                "its `action` is {}, not a string",
+                json_kind(other)
+            ));
+        }
     };
     if let Some(meta) = result.get("_meta").filter(|meta| !meta.is_object()) {
-        return Err(format!("its `_meta` is {}, not an object", kind(meta)));
+        return Err(format!("its `_meta` is {}, not an object", json_kind(meta)));
     }
     let content = match result.get("content") {
         None => None,
         Some(Value::Object(content)) => Some(content),
-        Some(other) => return Err(format!("its `content` is {}, not an object", kind(other))),
+        Some(other) => {
+            return Err(format!(
+                "its `content` is {}, not an object",
+                json_kind(other)
+            ));
+        }
     };
     for (key, value) in content.into_iter().flatten() {
         let sendable = match value {
@@ -109,7 +120,7 @@ pub(crate) fn read_answer(request_id: &str, response: &Value) -> Result<Answer, 
             return Err(format!(
                 "its `content.{}` is {}, not a string, number, boolean or array of strings",
                 quoted(key),
-                kind(value)
+                json_kind(value)
             ));
         }
     }
@@ -120,16 +131,4 @@ pub(crate) fn read_answer(request_id: &str, response: &Value) -> Result<Answer, 
         data: content.filter(|_| ok).cloned(),
         reason,
     })
-}
-
-/// What JSON `value` is, for a message.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
