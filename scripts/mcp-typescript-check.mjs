@@ -31,18 +31,18 @@
 //
 //   cargo build --example mcp_server --features mcp-http
 //   npm i --prefix /tmp/mcp-ts node@22 @modelcontextprotocol/client @modelcontextprotocol/sdk \
-//       @modelcontextprotocol/inspector
+//       @modelcontextprotocol/inspector@2.12.0
 //   MCP_TS_MODULES=/tmp/mcp-ts/node_modules /tmp/mcp-ts/node_modules/.bin/node \
 //       scripts/mcp-typescript-check.mjs [path/to/mcp_server]
 //
-// MCP_TS_MODULES defaults to ./node_modules. Not run by CI: it needs Node 22, the SDK, `sh` and
+// The Inspector is pinned: npm's `latest` tag resolved to 0.15.0 on 2026-12-05, whose CLI has
+// no `--protocol-era` (all 9 of its runs fail). MCP_TS_MODULES defaults to ./node_modules. Not run by CI: it needs Node 22, the SDK, `sh` and
 // `tee`, and free loopback ports. Prints one line per transport and client with the protocol
 // version negotiated; exits 1 if any check fails (~50 s, most of it the Inspector's start-up).
 //
-// Last run 2026-12-05 with node 22.23.3, @modelcontextprotocol/client 2.4.0 and
-// @modelcontextprotocol/sdk 1.32.2 (Inspector not installed): all 18 SDK runs (3 transports x
-// 6 SDK clients) ok, 0 failed checks. On 2026-12-02 with @modelcontextprotocol/inspector 2.12.0
-// too: all 27 runs (+ 3 transports x 3 Inspector eras) ok.
+// Last run 2026-12-05 with node 22.23.3, @modelcontextprotocol/client 2.4.0,
+// @modelcontextprotocol/sdk 1.32.2 and @modelcontextprotocol/inspector 2.12.0: all 27 runs
+// (3 transports x 6 SDK clients + 3 transports x 3 Inspector eras) ok, 0 failed checks.
 
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
