@@ -35,8 +35,9 @@
 //   MCP_TS_MODULES=/tmp/mcp-ts/node_modules /tmp/mcp-ts/node_modules/.bin/node \
 //       scripts/mcp-typescript-check.mjs [path/to/mcp_server]
 //
-// The Inspector is pinned: npm's `latest` tag resolved to 0.15.0 on 2026-12-05, whose CLI has
-// no `--protocol-era` (all 9 of its runs fail). MCP_TS_MODULES defaults to ./node_modules. Not run by CI: it needs Node 22, the SDK, `sh` and
+// The Inspector is pinned: npm's `latest` tag resolved to 0.15.0 on 2026-12-05, and all 9 CLI
+// runs failed against that one (no era on the wire). MCP_TS_MODULES defaults to ./node_modules.
+// Not run by CI: it needs Node 22, the SDK, `sh` and
 // `tee`, and free loopback ports. Prints one line per transport and client with the protocol
 // version negotiated; exits 1 if any check fails (~50 s, most of it the Inspector's start-up).
 //
