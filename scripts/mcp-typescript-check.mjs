@@ -12,6 +12,9 @@
 //   - `@modelcontextprotocol/sdk` (v1), which always offers its latest, 2025-11-25, and also calls
 //     the two task tools as 2025-11-25 core tasks (`experimental.tasks.callToolStream`: the
 //     task, `tasks/get`, `tasks/result` with the approval asked there); the row says how many.
+//     That approval's `elicitation/create` must name its task in `_meta` (related-task), and
+//     over HTTP sessions a second session's `tasks/get` of the task must get exactly the
+//     unknown-id -32602 while the owner still reads it.
 //
 // The approval (`delete_note`: note 1 approved, note 2 declined) and the form (`pick_environment`)
 // are answered by the client's `elicitation/create` handler, `count_to`'s progress is counted by
@@ -28,15 +31,17 @@
 //
 //   cargo build --example mcp_server --features mcp-http
 //   npm i --prefix /tmp/mcp-ts node@22 @modelcontextprotocol/client @modelcontextprotocol/sdk \
-//       @modelcontextprotocol/inspector
+//       @modelcontextprotocol/inspector@2.12.0
 //   MCP_TS_MODULES=/tmp/mcp-ts/node_modules /tmp/mcp-ts/node_modules/.bin/node \
 //       scripts/mcp-typescript-check.mjs [path/to/mcp_server]
 //
-// MCP_TS_MODULES defaults to ./node_modules. Not run by CI: it needs Node 22, the SDK, `sh` and
+// The Inspector is pinned: npm's `latest` tag resolved to 0.15.0 on 2026-12-05, and all 9 CLI
+// runs failed against that one (no era on the wire). MCP_TS_MODULES defaults to ./node_modules.
+// Not run by CI: it needs Node 22, the SDK, `sh` and
 // `tee`, and free loopback ports. Prints one line per transport and client with the protocol
 // version negotiated; exits 1 if any check fails (~50 s, most of it the Inspector's start-up).
 //
-// Last run 2026-12-02 with node 22.23.3, @modelcontextprotocol/client 2.4.0,
+// Last run 2026-12-05 with node 22.23.3, @modelcontextprotocol/client 2.4.0,
 // @modelcontextprotocol/sdk 1.32.2 and @modelcontextprotocol/inspector 2.12.0: all 27 runs
 // (3 transports x 6 SDK clients + 3 transports x 3 Inspector eras) ok, 0 failed checks.
 
@@ -324,6 +329,40 @@ async function check(client, target, stateless) {
       const created = wire.filter((m) => m.result?.task?.taskId).length;
       if (created !== 2) fail(`tasks created: ${created}, expected 2`);
       note = ` (${created} tasks)`;
+      // 2025-11-25: the approval asked while serving `tasks/result` names its task (issue 51).
+      const taskIds = wire.filter((m) => m.result?.task?.taskId).map((m) => m.result.task.taskId);
+      if (canAsk) {
+        const related = wire
+          .filter((m) => m.method === "elicitation/create" && m.params?.message === "Publish report q3?")
+          .map((m) => m.params?._meta?.["io.modelcontextprotocol/related-task"]?.taskId);
+        if (related.length !== 1 || related[0] !== taskIds[1]) {
+          fail(`publish_report's elicitation related-task: ${JSON.stringify(related)}, task ${taskIds[1]}`);
+        }
+      }
+      // A task is bound to the session that started it: another session of the same server
+      // gets what an unknown id gets, and the owner still reads it.
+      if (target.url !== undefined && !stateless) {
+        const other = new sdk.Client({ name: "toolnexus-typescript-check-other", version: "1.0.0" }, {});
+        await other.connect(new sdk.StreamableHTTPClientTransport(new URL(target.url)));
+        try {
+          const answers = [];
+          for (const id of [taskIds[0], "no-such-task"]) {
+            try {
+              answers.push(`answered ${JSON.stringify(await other.experimental.tasks.getTask(id))}`);
+            } catch (error) {
+              answers.push(`${error.code}: ${String(error.message).replaceAll(id, "ID")}`);
+            }
+          }
+          if (answers[0] !== answers[1] || !answers[0].startsWith("-32602")) {
+            fail(`tasks/get from another session: ${answers[0]}; unknown id: ${answers[1]}`);
+          }
+          const own = await tasks.getTask(taskIds[0]);
+          if (own?.status !== "completed") fail(`owner's tasks/get after: ${JSON.stringify(own)}`);
+        } finally {
+          await other.close();
+        }
+        note = ` (${created} tasks, foreign tasks/get refused)`;
+      }
     }
   } finally {
     await mcp.close();
